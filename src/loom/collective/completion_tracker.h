@@ -1,0 +1,38 @@
+// Per-member bookkeeping shared by the algorithms: counts each member's arrived sends and
+// receives and reports a member finished (in Progress::finished_members) the moment both reach
+// the number the algorithm gives it. Members with nothing to send or receive (n == 1) are
+// reported by start().
+//
+// Memory: two 32-bit counters per member. All operations O(1) (start: O(n)).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "loom/collective/collective.h"
+
+namespace loom::collective {
+
+class CompletionTracker {
+ public:
+  // Every member sends `sends_per_member` and receives `receives_per_member` transfers.
+  CompletionTracker(std::uint32_t members, std::uint32_t sends_per_member,
+                    std::uint32_t receives_per_member);
+
+  // Reports the members that have nothing to do.
+  void start(Progress& out);
+  // Counts `done` as a send of done.src and a receive of done.dst; reports either if finished.
+  void on_done(const Transfer& done, Progress& out);
+  bool finished() const { return finished_members_ == sends_done_.size(); }
+
+ private:
+  void report_if_finished(std::uint32_t member, Progress& out);
+
+  std::uint32_t sends_per_member_;
+  std::uint32_t receives_per_member_;
+  std::vector<std::uint32_t> sends_done_;
+  std::vector<std::uint32_t> receives_done_;
+  std::uint32_t finished_members_ = 0;
+};
+
+}  // namespace loom::collective

@@ -1,0 +1,188 @@
+// A tiny event-driven timing harness: every transfer takes a duration fixed by the transfer
+// alone (alpha + bytes * ps_per_byte, or a given function) from the moment it becomes ready, as
+// on a contention-free fabric, so the dependency structure alone decides when each member
+// finishes. The closed forms are the ones collective.h promises.
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <queue>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "loom/collective/collective.h"
+
+namespace loom::collective {
+namespace {
+
+struct Timing {
+  std::uint64_t end_ps = 0;                 // when the last member finished
+  std::vector<std::uint64_t> member_end_ps;  // when each member was reported finished
+  std::uint64_t transfers = 0;
+  std::uint64_t max_in_flight = 0;
+  std::vector<std::pair<Transfer, std::uint64_t>> arrivals;  // each transfer and when it arrived
+};
+
+struct Pending {
+  std::uint64_t at_ps;
+  std::uint64_t sequence;  // ties complete in the order they became ready
+  Transfer transfer;
+  bool operator>(const Pending& other) const {
+    return std::tie(at_ps, sequence) > std::tie(other.at_ps, other.sequence);
+  }
+};
+
+using Duration = std::function<std::uint64_t(const Transfer&)>;
+
+Timing run_timed(Algorithm algorithm, const CollectiveSpec& spec, const Duration& duration) {
+  auto execution = make_execution(algorithm, spec);
+  Timing timing;
+  timing.member_end_ps.assign(spec.members, UINT64_MAX);
+  std::priority_queue<Pending, std::vector<Pending>, std::greater<>> pending;
+  std::uint64_t now = 0;
+  std::uint64_t sequence = 0;
+  Progress progress;
+  auto absorb = [&] {
+    for (const Transfer& t : progress.ready) {
+      pending.push({now + duration(t), sequence++, t});
+      ++timing.transfers;
+    }
+    for (const std::uint32_t m : progress.finished_members) {
+      EXPECT_EQ(timing.member_end_ps[m], UINT64_MAX) << "member " << m << " finished twice";
+      timing.member_end_ps[m] = now;
+      timing.end_ps = now;
+    }
+    timing.max_in_flight = std::max<std::uint64_t>(timing.max_in_flight, pending.size());
+    progress = {};
+  };
+  execution->start(progress);
+  absorb();
+  while (!pending.empty()) {
+    const Pending next = pending.top();
+    pending.pop();
+    now = next.at_ps;
+    timing.arrivals.emplace_back(next.transfer, now);
+    execution->on_done(next.transfer, progress);
+    absorb();
+  }
+  EXPECT_TRUE(execution->finished());
+  return timing;
+}
+
+// alpha + bytes / B for every transfer.
+Timing run_timed(Algorithm algorithm, const CollectiveSpec& spec, std::uint64_t alpha_ps,
+                 std::uint64_t ps_per_byte) {
+  return run_timed(algorithm, spec, [=](const Transfer& t) { return alpha_ps + t.bytes * ps_per_byte; });
+}
+
+constexpr std::uint64_t kAlphaPs = 1'000'000;  // 1 us
+constexpr std::uint64_t kPsPerByte = 10;        // 800 Gb/s
+constexpr Bytes kBlock = 4096;                  // S / n
+
+const std::uint32_t kSizes[] = {2, 3, 4, 5, 7, 8, 13, 16, 31, 64, 100};
+
+// The closed forms: steps * (alpha + S/(nB)), with every member finishing at the end.
+void expect_steps(Algorithm algorithm, CollectiveOp op, std::uint32_t window,
+                  std::uint64_t (*steps)(std::uint32_t n, std::uint32_t window)) {
+  for (const std::uint32_t n : kSizes) {
+    const CollectiveSpec spec{.op = op, .members = n, .size = kBlock * n, .window = window};
+    const Timing timing = run_timed(algorithm, spec, kAlphaPs, kPsPerByte);
+    const std::uint64_t step_ps = kAlphaPs + kBlock * kPsPerByte;
+    EXPECT_EQ(timing.end_ps, steps(n, window) * step_ps)
+        << to_string(algorithm) << " " << to_string(op) << " n=" << n << " window=" << window;
+    for (std::uint32_t m = 0; m < n; ++m) {
+      EXPECT_EQ(timing.member_end_ps[m], timing.end_ps) << "member " << m << " n=" << n;
+    }
+  }
+}
+
+std::uint64_t one_pass(std::uint32_t n, std::uint32_t) { return n - 1; }
+std::uint64_t two_passes(std::uint32_t n, std::uint32_t) { return 2 * (n - 1); }
+std::uint64_t windowed_pass(std::uint32_t n, std::uint32_t w) { return (n - 1 + w - 1) / w; }
+std::uint64_t two_windowed_passes(std::uint32_t n, std::uint32_t w) { return 2 * windowed_pass(n, w); }
+
+TEST(Timing, RingAllReduceTakesTwoNMinusOneSteps) {
+  expect_steps(Algorithm::kRing, CollectiveOp::kAllReduce, 1, two_passes);
+}
+
+TEST(Timing, RingGatherScatterAndAllToAllTakeNMinusOneSteps) {
+  expect_steps(Algorithm::kRing, CollectiveOp::kAllGather, 1, one_pass);
+  expect_steps(Algorithm::kRing, CollectiveOp::kReduceScatter, 1, one_pass);
+  expect_steps(Algorithm::kRing, CollectiveOp::kAllToAll, 1, one_pass);
+}
+
+TEST(Timing, DirectWithWindowOneTakesNMinusOneStepsPerPhase) {
+  expect_steps(Algorithm::kDirect, CollectiveOp::kAllGather, 1, one_pass);
+  expect_steps(Algorithm::kDirect, CollectiveOp::kReduceScatter, 1, one_pass);
+  expect_steps(Algorithm::kDirect, CollectiveOp::kAllToAll, 1, one_pass);
+  expect_steps(Algorithm::kDirect, CollectiveOp::kAllReduce, 1, two_passes);
+}
+
+TEST(Timing, DirectWindowSendsThatManyPeersAtOnce) {
+  for (const std::uint32_t window : {2u, 3u, 8u, 1000u}) {
+    expect_steps(Algorithm::kDirect, CollectiveOp::kAllGather, window, windowed_pass);
+    expect_steps(Algorithm::kDirect, CollectiveOp::kReduceScatter, window, windowed_pass);
+    expect_steps(Algorithm::kDirect, CollectiveOp::kAllToAll, window, windowed_pass);
+    expect_steps(Algorithm::kDirect, CollectiveOp::kAllReduce, window, two_windowed_passes);
+  }
+  // n = 6, window 2: 5 peers in batches of 2, 2, 1 -> 3 steps; all-reduce 6.
+  EXPECT_EQ(windowed_pass(6, 2), 3u);
+  EXPECT_EQ(two_windowed_passes(6, 2), 6u);
+}
+
+TEST(Timing, RingAllToAllMembersAdvanceAtTheirOwnPace) {
+  // Member i's transfers take (i+1) ps: each member's step s follows its own step s-1, so its
+  // step s arrives at (s+1)(i+1) ps whatever the others do.
+  constexpr std::uint32_t n = 6;
+  const Timing timing = run_timed(Algorithm::kRing, {.op = CollectiveOp::kAllToAll, .members = n, .size = 600},
+                                  [](const Transfer& t) { return std::uint64_t{t.src} + 1; });
+  ASSERT_EQ(timing.arrivals.size(), n * (n - 1));
+  for (const auto& [t, at] : timing.arrivals) {
+    const std::uint32_t step = (t.dst + n - t.src) % n - 1;
+    EXPECT_EQ(t.tag, step);
+    EXPECT_EQ(at, (step + 1) * (t.src + 1)) << t.src << " -> " << t.dst;
+  }
+}
+
+TEST(Timing, RingForwardsEachBlockWhenItArrives) {
+  // Member i's transfers take (i+1) ps. In a ring all-gather member i's step s forwards what
+  // step s-1 of member i-1 delivered, so block b's k-th hop (sent by member b+k) arrives at
+  // sum_{j=0..k} (b+j+1) ps (indices mod n).
+  constexpr std::uint32_t n = 5;
+  const Timing timing = run_timed(Algorithm::kRing, {.op = CollectiveOp::kAllGather, .members = n, .size = 500},
+                                  [](const Transfer& t) { return std::uint64_t{t.src} + 1; });
+  ASSERT_EQ(timing.arrivals.size(), n * (n - 1));
+  for (const auto& [t, at] : timing.arrivals) {
+    std::uint64_t expected = 0;
+    for (std::uint32_t j = 0; j <= t.tag; ++j) expected += (t.block + j) % n + 1;
+    EXPECT_EQ(t.src, (t.block + t.tag) % n);
+    EXPECT_EQ(at, expected) << "block " << t.block << " step " << t.tag;
+  }
+}
+
+TEST(Timing, InFlightStaysLinearInMembers) {
+  // A ring never has more than n transfers in flight; direct at most n * window.
+  const Timing ring = run_timed(Algorithm::kRing, {.op = CollectiveOp::kAllReduce, .members = 512, .size = 1 << 20},
+                                kAlphaPs, kPsPerByte);
+  EXPECT_EQ(ring.max_in_flight, 512u);
+  EXPECT_EQ(ring.transfers, 2u * 511 * 512);
+  const Timing direct = run_timed(Algorithm::kDirect,
+                                  {.op = CollectiveOp::kAllToAll, .members = 512, .size = 1 << 20, .window = 2},
+                                  kAlphaPs, kPsPerByte);
+  EXPECT_EQ(direct.max_in_flight, 1024u);
+  EXPECT_EQ(direct.transfers, 511u * 512);
+}
+
+TEST(Timing, UnevenBlocksAreBoundByTheLargest) {
+  // n = 4, S = 10: blocks of 3, 3, 2, 2 bytes; alpha 0, 1 ps per byte. In a ring all-gather
+  // each block is forwarded the moment it arrives, so block b travels its own chain of three
+  // hops of bytes(b) ps each: the 3-byte blocks end last, at 9 ps.
+  const Timing timing = run_timed(Algorithm::kRing, {.op = CollectiveOp::kAllGather, .members = 4, .size = 10}, 0, 1);
+  EXPECT_EQ(timing.end_ps, 9u);  // three steps of at most 3 bytes
+  EXPECT_EQ(timing.transfers, 12u);
+}
+
+}  // namespace
+}  // namespace loom::collective
