@@ -1,0 +1,249 @@
+#include "loom/topology/routing.h"
+
+#include <fmt/format.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+#include "loom/topology/blueprints.h"
+#include "topology/error_message.h"
+
+namespace loom::topology {
+namespace {
+
+using namespace time_literals;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using testing::user_error_of;
+
+// 4 hosts x 4 GPUs, 2 hosts per leaf (2 leaves), 3 spines, `links_per_pair` cables per pair.
+LeafSpineParams small_fabric(std::uint32_t links_per_pair) {
+  LeafSpineParams p;
+  p.hosts = 4;
+  p.host.gpus_per_host = 4;
+  p.hosts_per_leaf = 2;
+  p.spines = 3;
+  p.links_per_pair = links_per_pair;
+  return p;
+}
+
+NodeId id(const Topology& t, std::string_view name) {
+  const auto found = t.find(name);
+  EXPECT_TRUE(found.has_value()) << name;
+  return found.value_or(kNone);
+}
+
+// The names of the nodes a path visits, src first.
+std::vector<std::string> visited(const Topology& t, const std::vector<LinkId>& path) {
+  std::vector<std::string> names;
+  if (path.empty()) return names;
+  names.push_back(t.node(t.link(path.front()).src).name);
+  for (LinkId l : path) names.push_back(t.node(t.link(l).dst).name);
+  return names;
+}
+
+std::vector<LinkId> route_of(const Routing& r, NodeId src, NodeId dst, std::uint64_t hash) {
+  std::vector<LinkId> path;
+  r.route(src, dst, hash, path);
+  return path;
+}
+
+class LeafSpineRouting : public ::testing::Test {
+ protected:
+  Topology topology_ = make_leaf_spine(small_fabric(1));
+  Routing routing_{topology_};
+};
+
+TEST_F(LeafSpineRouting, IntraHostGoesOverTheScaleUpSwitch) {
+  const auto path =
+      route_of(routing_, id(topology_, "host.1.gpu.0"), id(topology_, "host.1.gpu.3"), 0);
+  EXPECT_THAT(visited(topology_, path),
+              ElementsAre("host.1.gpu.0", "host.1.nvswitch.0", "host.1.gpu.3"));
+  EXPECT_EQ(routing_.hop_count(id(topology_, "host.1.gpu.0"), id(topology_, "host.1.gpu.3")), 2u);
+  EXPECT_EQ(routing_.path_count(id(topology_, "host.1.gpu.0"), id(topology_, "host.1.gpu.3")), 1u);
+}
+
+TEST_F(LeafSpineRouting, SameLeafGoesNicLeafNic) {
+  const NodeId src = id(topology_, "host.0.gpu.1");
+  const NodeId dst = id(topology_, "host.1.gpu.2");
+  EXPECT_THAT(
+      visited(topology_, route_of(routing_, src, dst, 42)),
+      ElementsAre("host.0.gpu.1", "host.0.nic.1", "leaf.0", "host.1.nic.2", "host.1.gpu.2"));
+  EXPECT_EQ(routing_.hop_count(src, dst), 4u);
+  EXPECT_EQ(routing_.path_count(src, dst), 1u);
+}
+
+TEST_F(LeafSpineRouting, CrossLeafGoesThroughASpine) {
+  const NodeId src = id(topology_, "host.0.gpu.0");
+  const NodeId dst = id(topology_, "host.3.gpu.1");
+  const auto names = visited(topology_, route_of(routing_, src, dst, 7));
+  ASSERT_EQ(names.size(), 7u);
+  EXPECT_EQ(names[0], "host.0.gpu.0");
+  EXPECT_EQ(names[1], "host.0.nic.0");
+  EXPECT_EQ(names[2], "leaf.0");
+  EXPECT_THAT(names[3], HasSubstr("spine."));
+  EXPECT_EQ(names[4], "leaf.1");
+  EXPECT_EQ(names[5], "host.3.nic.1");
+  EXPECT_EQ(names[6], "host.3.gpu.1");
+  EXPECT_EQ(routing_.hop_count(src, dst), 6u);
+  EXPECT_EQ(routing_.path_count(src, dst), 3u);  // one per spine
+}
+
+TEST_F(LeafSpineRouting, FlowHashesSpreadEvenlyOverSpines) {
+  const NodeId src = id(topology_, "host.1.gpu.0");
+  const NodeId dst = id(topology_, "host.2.gpu.3");
+  std::map<std::string, int> uses;
+  for (std::uint64_t h = 0; h < 64; ++h)
+    ++uses[visited(topology_, route_of(routing_, src, dst, h))[3]];
+  EXPECT_EQ(uses.size(), 3u) << "every spine carries some of 64 flows";
+  uses.clear();
+  for (std::uint64_t h = 0; h < 3000; ++h)
+    ++uses[visited(topology_, route_of(routing_, src, dst, h))[3]];
+  for (const auto& [spine, count] : uses) {
+    EXPECT_GT(count, 850) << spine;
+    EXPECT_LT(count, 1150) << spine;
+  }
+}
+
+TEST_F(LeafSpineRouting, SameHashSamePath) {
+  const NodeId src = id(topology_, "host.0.gpu.2");
+  const NodeId dst = id(topology_, "host.2.gpu.0");
+  for (std::uint64_t h = 0; h < 32; ++h) {
+    const auto first = route_of(routing_, src, dst, h * 0x1234567ull);
+    EXPECT_EQ(route_of(routing_, src, dst, h * 0x1234567ull), first);
+    // A second Routing over the same topology agrees too.
+    EXPECT_EQ(route_of(Routing(topology_), src, dst, h * 0x1234567ull), first);
+  }
+}
+
+TEST_F(LeafSpineRouting, RouteAppendsToOut) {
+  std::vector<LinkId> out = {12345};
+  routing_.route(id(topology_, "host.0.gpu.0"), id(topology_, "host.0.gpu.1"), 0, out);
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_EQ(out[0], 12345u);
+}
+
+TEST_F(LeafSpineRouting, SourceEqualsDestination) {
+  const NodeId g = id(topology_, "host.2.gpu.2");
+  EXPECT_TRUE(route_of(routing_, g, g, 5).empty());
+  EXPECT_EQ(routing_.hop_count(g, g), 0u);
+  EXPECT_EQ(routing_.path_count(g, g), 1u);
+}
+
+TEST_F(LeafSpineRouting, EveryGpuPairGetsAValidShortestPath) {
+  const std::uint32_t n = topology_.gpu_count();
+  for (std::uint32_t a = 0; a < n; ++a) {
+    for (std::uint32_t b = 0; b < n; ++b) {
+      if (a == b) continue;
+      const NodeId src = topology_.gpu_node(a);
+      const NodeId dst = topology_.gpu_node(b);
+      const std::uint32_t ha = topology_.host_of_rank(a);
+      const std::uint32_t hb = topology_.host_of_rank(b);
+      const std::uint32_t expected = ha == hb ? 2 : ha / 2 == hb / 2 ? 4 : 6;
+      ASSERT_EQ(routing_.hop_count(src, dst), expected) << a << "->" << b;
+      for (std::uint64_t h = 0; h < 4; ++h) {
+        const auto path = route_of(routing_, src, dst, h);
+        ASSERT_EQ(path.size(), expected);
+        EXPECT_EQ(topology_.link(path.front()).src, src);
+        EXPECT_EQ(topology_.link(path.back()).dst, dst);
+        for (std::size_t i = 1; i < path.size(); ++i) {
+          const NodeId via = topology_.link(path[i]).src;
+          EXPECT_EQ(via, topology_.link(path[i - 1]).dst) << "path is contiguous";
+          EXPECT_NE(topology_.node(via).kind, NodeKind::kGpu) << "GPUs never forward";
+        }
+      }
+    }
+  }
+}
+
+TEST(Routing, ParallelLinksMultiplyPathsAndHashesReachThemAll) {
+  const Topology t = make_leaf_spine(small_fabric(2));
+  const Routing r(t);
+  const NodeId src = id(t, "host.0.gpu.0");
+  const NodeId dst = id(t, "host.2.gpu.0");
+  // 3 spines x 2 cables up x 2 cables down.
+  EXPECT_EQ(r.path_count(src, dst), 12u);
+  std::set<std::vector<LinkId>> distinct;
+  for (std::uint64_t h = 0; h < 512; ++h) distinct.insert(route_of(r, src, dst, h));
+  EXPECT_EQ(distinct.size(), 12u);
+}
+
+TEST(Routing, SingleSwitchInterHostPath) {
+  SingleSwitchParams p;
+  p.hosts = 3;
+  p.host.gpus_per_host = 2;
+  const Topology t = make_single_switch(p);
+  const Routing r(t);
+  EXPECT_THAT(
+      visited(t, route_of(r, id(t, "host.0.gpu.1"), id(t, "host.2.gpu.0"), 1)),
+      ElementsAre("host.0.gpu.1", "host.0.nic.1", "switch.0", "host.2.nic.0", "host.2.gpu.0"));
+  EXPECT_EQ(r.table_bytes(), std::size_t{6} * t.node_count());
+}
+
+TEST(Routing, RoutesToNodesThatAreNotGpus) {
+  const Topology t = make_leaf_spine(small_fabric(1));
+  const Routing r(t);
+  const NodeId src = id(t, "host.0.gpu.0");
+  EXPECT_THAT(visited(t, route_of(r, src, id(t, "spine.2"), 0)),
+              ElementsAre("host.0.gpu.0", "host.0.nic.0", "leaf.0", "spine.2"));
+  EXPECT_EQ(r.hop_count(src, id(t, "host.0.nvswitch.0")), 1u);
+  EXPECT_EQ(r.path_count(id(t, "leaf.0"), id(t, "leaf.1")), 3u);
+  EXPECT_EQ(r.hop_count(id(t, "spine.0"), src), 3u);
+}
+
+TEST(Routing, AvoidsShortcutsThroughGpus) {
+  // a - b - c joined directly by GPU links (2 hops via b), and by a 4-hop switch chain.
+  Topology t;
+  const NodeId a = t.add_node(NodeKind::kGpu, "host.0.gpu.0", 0);
+  const NodeId b = t.add_node(NodeKind::kGpu, "host.0.gpu.1", 0);
+  const NodeId c = t.add_node(NodeKind::kGpu, "host.0.gpu.2", 0);
+  const NodeId s1 = t.add_node(NodeKind::kSwitch, "s.1");
+  const NodeId s2 = t.add_node(NodeKind::kSwitch, "s.2");
+  const NodeId s3 = t.add_node(NodeKind::kSwitch, "s.3");
+  const Bandwidth bw = Bandwidth::gbps(100);
+  t.add_duplex_link(a, b, bw, 1_ns);
+  t.add_duplex_link(b, c, bw, 1_ns);
+  t.add_duplex_link(a, s1, bw, 1_ns);
+  t.add_duplex_link(s1, s2, bw, 1_ns);
+  t.add_duplex_link(s2, s3, bw, 1_ns);
+  t.add_duplex_link(s3, c, bw, 1_ns);
+  const Routing r(t);
+  EXPECT_EQ(r.hop_count(a, c), 4u);
+  EXPECT_EQ(r.hop_count(a, b), 1u);
+  EXPECT_THAT(visited(t, route_of(r, a, c, 0)),
+              ElementsAre("host.0.gpu.0", "s.1", "s.2", "s.3", "host.0.gpu.2"));
+}
+
+TEST(Routing, UnreachableDestinationIsAUserError) {
+  Topology t;
+  const NodeId a = t.add_node(NodeKind::kGpu, "host.0.gpu.0", 0);
+  const NodeId b = t.add_node(NodeKind::kGpu, "host.1.gpu.0", 1);
+  const NodeId sw = t.add_node(NodeKind::kSwitch, "switch.0");
+  t.add_duplex_link(a, sw, Bandwidth::gbps(100), 1_ns);
+  const Routing r(t);
+  EXPECT_EQ(r.hop_count(a, b), kNone);
+  EXPECT_EQ(r.path_count(a, b), 0u);
+  std::vector<LinkId> out;
+  EXPECT_THAT(user_error_of([&] { r.route(a, b, 0, out); }),
+              HasSubstr("no path from 'host.0.gpu.0' to 'host.1.gpu.0'"));
+  EXPECT_THAT(user_error_of([&] { r.route(b, sw, 0, out); }),
+              HasSubstr("no path from 'host.1.gpu.0' to 'switch.0'"));
+  EXPECT_TRUE(out.empty());
+}
+
+TEST(Routing, RejectsPathsLongerThan254Hops) {
+  Topology t;
+  NodeId previous = t.add_node(NodeKind::kGpu, "host.0.gpu.0", 0);
+  for (int i = 0; i < 255; ++i) {
+    const NodeId next = t.add_node(NodeKind::kSwitch, fmt::format("s.{}", i));
+    t.add_duplex_link(previous, next, Bandwidth::gbps(1), 1_ns);
+    previous = next;
+  }
+  EXPECT_THAT(user_error_of([&] { Routing r(t); }),
+              HasSubstr("a shortest path from 's.254' to 'host.0.gpu.0' has more than 254 hops"));
+}
+
+}  // namespace
+}  // namespace loom::topology
