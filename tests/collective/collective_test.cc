@@ -136,10 +136,14 @@ TEST(MakeExecution, RingAllReduceFirstStepsFollowTheRing) {
     EXPECT_EQ(t.bytes, expected_bytes[i]);
     EXPECT_EQ(t.action, DataAction::kReduce);
   }
-  // Member 1 receives block 3 from member 0 and forwards it (step 1) to member 2.
+  // Member 1 receives block 3 from member 0, but forwards it (step 1) to member 2 only once its
+  // own step-0 send has arrived too: one connection, one step at a time.
   const Transfer first = progress.ready[0];
+  const Transfer second = progress.ready[1];
   progress = {};
   execution->on_done(first, progress);
+  EXPECT_TRUE(progress.ready.empty());
+  execution->on_done(second, progress);
   ASSERT_EQ(progress.ready.size(), 1u);
   EXPECT_EQ(progress.ready[0].src, 1u);
   EXPECT_EQ(progress.ready[0].dst, 2u);
@@ -156,10 +160,14 @@ TEST(MakeExecution, LargeCommunicatorsStartWithOneTransferPerMemberAndWindow) {
     Progress progress;
     ring->start(progress);
     EXPECT_EQ(progress.ready.size(), n) << to_string(op);
-    const Transfer first = progress.ready.front();
+    const Transfer first = progress.ready[0];
+    const Transfer second = progress.ready[1];
     progress = {};
+    // All-to-all members move on when their own send arrives; the others also wait to receive.
     ring->on_done(first, progress);
-    EXPECT_EQ(progress.ready.size(), 1u) << to_string(op);
+    EXPECT_EQ(progress.ready.size(), op == CollectiveOp::kAllToAll ? 1u : 0u) << to_string(op);
+    ring->on_done(second, progress);
+    EXPECT_EQ(progress.ready.size(), op == CollectiveOp::kAllToAll ? 2u : 1u) << to_string(op);
     EXPECT_FALSE(ring->finished());
 
     auto direct = make_execution(Algorithm::kDirect, {.op = op, .members = n, .size = 1u << 30, .window = 4});

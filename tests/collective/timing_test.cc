@@ -146,20 +146,33 @@ TEST(Timing, RingAllToAllMembersAdvanceAtTheirOwnPace) {
   }
 }
 
-TEST(Timing, RingForwardsEachBlockWhenItArrives) {
-  // Member i's transfers take (i+1) ps. In a ring all-gather member i's step s forwards what
-  // step s-1 of member i-1 delivered, so block b's k-th hop (sent by member b+k) arrives at
-  // sum_{j=0..k} (b+j+1) ps (indices mod n).
+TEST(Timing, RingStepWaitsForItsReceiveAndItsOwnPreviousSend) {
+  // Member i's transfers take (i+1) ps. Member i's step s starts once step s-1 of member i-1 has
+  // arrived (the block it forwards) and its own step s-1 has arrived (one connection), so
+  //   A(i, 0) = i+1,   A(i, s) = max(A(i-1, s-1), A(i, s-1)) + i+1.
   constexpr std::uint32_t n = 5;
   const Timing timing = run_timed(Algorithm::kRing, {.op = CollectiveOp::kAllGather, .members = n, .size = 500},
                                   [](const Transfer& t) { return std::uint64_t{t.src} + 1; });
   ASSERT_EQ(timing.arrivals.size(), n * (n - 1));
-  for (const auto& [t, at] : timing.arrivals) {
-    std::uint64_t expected = 0;
-    for (std::uint32_t j = 0; j <= t.tag; ++j) expected += (t.block + j) % n + 1;
-    EXPECT_EQ(t.src, (t.block + t.tag) % n);
-    EXPECT_EQ(at, expected) << "block " << t.block << " step " << t.tag;
+  std::uint64_t expected[n][n - 1];
+  for (std::uint32_t s = 0; s < n - 1; ++s) {
+    for (std::uint32_t i = 0; i < n; ++i) {
+      const std::uint64_t ready = s == 0 ? 0 : std::max(expected[(i + n - 1) % n][s - 1], expected[i][s - 1]);
+      expected[i][s] = ready + i + 1;
+    }
   }
+  for (const auto& [t, at] : timing.arrivals) {
+    EXPECT_EQ(t.src, (t.block + t.tag) % n);
+    EXPECT_EQ(at, expected[t.src][t.tag]) << "member " << t.src << " step " << t.tag;
+  }
+}
+
+TEST(Timing, RingIsPacedByItsSlowestLink) {
+  // n = 4 all-gather, member 0's link takes 10 ps, the others 1 ps: member 0 sends its three
+  // steps back to back, so the ring ends at 3 x 10 ps, not at 10 + 2 x 1 ps.
+  const Timing timing = run_timed(Algorithm::kRing, {.op = CollectiveOp::kAllGather, .members = 4, .size = 400},
+                                  [](const Transfer& t) { return t.src == 0 ? std::uint64_t{10} : std::uint64_t{1}; });
+  EXPECT_EQ(timing.end_ps, 30u);
 }
 
 TEST(Timing, InFlightStaysLinearInMembers) {
@@ -176,9 +189,9 @@ TEST(Timing, InFlightStaysLinearInMembers) {
 }
 
 TEST(Timing, UnevenBlocksAreBoundByTheLargest) {
-  // n = 4, S = 10: blocks of 3, 3, 2, 2 bytes; alpha 0, 1 ps per byte. In a ring all-gather
-  // each block is forwarded the moment it arrives, so block b travels its own chain of three
-  // hops of bytes(b) ps each: the 3-byte blocks end last, at 9 ps.
+  // n = 4, S = 10: blocks of 3, 3, 2, 2 bytes; alpha 0, 1 ps per byte. With the recurrence of
+  // RingStepWaitsForItsReceiveAndItsOwnPreviousSend (durations = block bytes) the last arrival
+  // is member 2's and member 3's step 2, at 9 ps.
   const Timing timing = run_timed(Algorithm::kRing, {.op = CollectiveOp::kAllGather, .members = 4, .size = 10}, 0, 1);
   EXPECT_EQ(timing.end_ps, 9u);  // three steps of at most 3 bytes
   EXPECT_EQ(timing.transfers, 12u);

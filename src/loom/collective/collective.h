@@ -108,7 +108,9 @@ class Execution {
 //   all-gather: n-1 steps; at step s member i sends block (i-s) mod n, kCopy.
 //   all-reduce: 2(n-1) steps: reduce-scatter steps, then all-gather steps.
 //   Step 0 of every member is ready at start; step s+1 of member i becomes ready when member i
-//   has received step s from member i-1 (that transfer is what fills the block step s+1 sends).
+//   has received step s from member i-1 (that transfer is what fills the block step s+1 sends)
+//   and its own step s has arrived (one connection to the next peer, one step at a time, so a
+//   ring with one slow link runs at that link's pace).
 //   all-to-all: member i at step s = 0..n-2 sends block (i, (i+s+1) mod n) straight to member
 //   (i+s+1) mod n; step s+1 becomes ready when member i's step s transfer has arrived.
 //   Tag: the step.

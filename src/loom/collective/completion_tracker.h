@@ -24,6 +24,8 @@ class CompletionTracker {
   // Counts `done` as a send of done.src and a receive of done.dst; reports either if finished.
   void on_done(const Transfer& done, Progress& out);
   bool finished() const { return finished_members_ == sends_done_.size(); }
+  std::uint32_t sends_done(std::uint32_t member) const { return sends_done_[member]; }
+  std::uint32_t receives_done(std::uint32_t member) const { return receives_done_[member]; }
 
  private:
   void report_if_finished(std::uint32_t member, Progress& out);

@@ -23,7 +23,8 @@ std::uint32_t ring_back(std::uint32_t member, std::uint64_t back, std::uint32_t 
 RingExecution::RingExecution(const CollectiveSpec& spec)
     : spec_(spec),
       steps_(ring_steps(spec)),
-      tracker_(spec.members, ring_steps(spec), ring_steps(spec)) {}
+      tracker_(spec.members, ring_steps(spec), ring_steps(spec)),
+      issued_(spec.members, 0) {}
 
 Transfer RingExecution::step_transfer(std::uint32_t member, std::uint32_t step) const {
   const std::uint32_t n = spec_.members;
@@ -59,9 +60,7 @@ void RingExecution::start(Progress& out) {
   started_ = true;
   if (steps_ > 0) {
     out.ready.reserve(out.ready.size() + spec_.members);
-    for (std::uint32_t member = 0; member < spec_.members; ++member) {
-      out.ready.push_back(step_transfer(member, 0));
-    }
+    for (std::uint32_t member = 0; member < spec_.members; ++member) advance(member, out);
   }
   tracker_.start(out);
 }
@@ -70,12 +69,16 @@ void RingExecution::on_done(const Transfer& done, Progress& out) {
   LOOM_ASSERT(started_, "RingExecution::on_done before start");
   LOOM_ASSERT(done.tag < steps_, fmt::format("ring step {} of {}", done.tag, steps_));
   tracker_.on_done(done, out);
-  const std::uint32_t next_step = done.tag + 1;
-  if (next_step == steps_) return;
-  // All-to-all: the sender moves on to its next peer. The others: the receiver forwards the
-  // block this transfer just filled.
-  const std::uint32_t member = spec_.op == CollectiveOp::kAllToAll ? done.src : done.dst;
-  out.ready.push_back(step_transfer(member, next_step));
+  advance(done.src, out);
+  if (spec_.op != CollectiveOp::kAllToAll) advance(done.dst, out);
+}
+
+void RingExecution::advance(std::uint32_t member, Progress& out) {
+  const std::uint32_t step = issued_[member];
+  if (step == steps_ || tracker_.sends_done(member) < step) return;
+  if (spec_.op != CollectiveOp::kAllToAll && tracker_.receives_done(member) < step) return;
+  issued_[member] = step + 1;
+  out.ready.push_back(step_transfer(member, step));
 }
 
 }  // namespace loom::collective
