@@ -1,0 +1,151 @@
+#include "loom/core/event_queue.h"
+
+#include <algorithm>
+#include <iterator>
+
+namespace loom {
+
+EventQueue::EventQueue() {
+  for (auto& level : minimum_) std::fill(std::begin(level), std::end(level), ~std::uint64_t{0});
+}
+
+bool EventQueue::cancel(EventId id) {
+  if (!contains(id)) return false;
+  free_slot(id.slot);
+  --live_;
+  note_stale();
+  return true;
+}
+
+EventId EventQueue::reschedule(EventId id, Time when) {
+  if (!contains(id)) return EventId{};
+  check_not_before_floor(when);
+  // The slot stays with the event; only its generation moves on, which retires the old entry.
+  Slot& record = slots_[id.slot];
+  const std::uint32_t generation = ++record.generation;
+  insert(Entry{key_of(when), record.fn, record.context, record.arg, id.slot, generation});
+  note_stale();
+  return EventId{id.slot, generation};
+}
+
+Time EventQueue::next_time() const {
+  LOOM_ASSERT(live_ != 0, "next_time() on an empty event queue");
+  bool found = false;
+  std::uint64_t best = ~std::uint64_t{0};
+  const auto consider = [&](const Entry& e) {
+    if (stale_ != 0 && !live(e)) return;
+    best = std::min(best, e.key);
+    found = true;
+  };
+  pool_.for_each(current_, consider);
+  if (found) return floor();
+  // Buckets are ordered, so the first one holding a live entry holds the minimum.
+  for (std::uint32_t levels = level_mask_; levels != 0; levels &= levels - 1) {
+    const auto level = static_cast<unsigned>(std::countr_zero(levels));
+    for (std::uint64_t digits = digit_mask_[level]; digits != 0; digits &= digits - 1) {
+      pool_.for_each(buckets_[level][std::countr_zero(digits)], consider);
+      if (found) return Time::ps(static_cast<std::int64_t>(best));
+    }
+  }
+  LOOM_ASSERT(false, "event queue holds " + std::to_string(live_) + " events but no live entry");
+  return Time::max();
+}
+
+void EventQueue::reserve(std::size_t events) {
+  if (events > slot_limit_) grow_slots(events);
+}
+
+void EventQueue::grow_slots(std::size_t events) {
+  std::size_t words = std::max<std::size_t>(in_use_.size(), 1);
+  while (words * 64 / 4 * 3 < events) words *= 2;
+  LOOM_ASSERT(words * 64 < std::size_t{1} << 32, "more than 2^32 slots for simultaneous events");
+  cursor_ = in_use_.size() % words;  // the search continues in the new, empty words
+  in_use_.resize(words, 0);
+  slots_.resize(words * 64, Slot{});
+  slot_limit_ = words * 64 / 4 * 3;
+}
+
+std::size_t EventQueue::memory_bytes() const {
+  return pool_.memory_bytes() + slots_.capacity() * sizeof(Slot) +
+         in_use_.capacity() * sizeof(std::uint64_t);
+}
+
+bool EventQueue::settle_slow(std::uint64_t limit) {
+  for (;;) {
+    while (!current_.empty()) {
+      if (stale_ == 0 || live(pool_.front(current_))) return last_ <= limit;
+      pool_.pop_front(current_);
+      --stale_;
+    }
+    if (!refill(limit)) return false;
+  }
+}
+
+bool EventQueue::refill(std::uint64_t limit) {
+  while (level_mask_ != 0) {
+    const auto level = static_cast<unsigned>(std::countr_zero(level_mask_));
+    const auto digit = static_cast<unsigned>(std::countr_zero(digit_mask_[level]));
+    Pool::List& source = buckets_[level][digit];
+    std::uint64_t minimum = minimum_[level][digit];
+    if (stale_ != 0) {
+      // The recorded minimum may belong to a cancelled entry: purge, then recompute.
+      stale_ -= purge(source);
+      if (source.empty()) {
+        mark_empty(level, digit);
+        continue;
+      }
+      minimum = minimum_[level][digit] = smallest_key(source);
+    }
+    if (minimum > limit) return false;
+    last_ = minimum;
+    Pool::List taken = source;
+    source = Pool::List{};
+    mark_empty(level, digit);
+    if (level == 0 || taken.single()) {
+      // A level-0 bucket holds one key (last_'s higher digits and this digit): all of it is
+      // due now, as is a lone entry. current_ is empty here.
+      current_ = taken;
+      return true;
+    }
+    // The entries agree with the minimum on this level's digit and above, so relative to the
+    // new last_ each one lands on a lower level (or in current_).
+    pool_.consume(taken, [this](const Entry& e) { insert(e); });
+    return true;
+  }
+  return false;
+}
+
+void EventQueue::note_stale() {
+  ++stale_;
+  if (stale_ > live_ + kStaleSlack) compact();
+}
+
+std::size_t EventQueue::purge(Pool::List& list) {
+  return pool_.erase_if(list, [this](const Entry& e) { return !live(e); });
+}
+
+std::uint64_t EventQueue::smallest_key(const Pool::List& list) const {
+  std::uint64_t minimum = ~std::uint64_t{0};
+  pool_.for_each(list, [&minimum](const Entry& e) { minimum = std::min(minimum, e.key); });
+  return minimum;
+}
+
+void EventQueue::compact() {
+  purge(current_);
+  for (std::uint32_t levels = level_mask_; levels != 0; levels &= levels - 1) {
+    const auto level = static_cast<unsigned>(std::countr_zero(levels));
+    for (std::uint64_t digits = digit_mask_[level]; digits != 0; digits &= digits - 1) {
+      const auto digit = static_cast<unsigned>(std::countr_zero(digits));
+      Pool::List& bucket = buckets_[level][digit];
+      purge(bucket);
+      if (bucket.empty()) {
+        mark_empty(level, digit);
+      } else {
+        minimum_[level][digit] = smallest_key(bucket);  // it may have been a cancelled key
+      }
+    }
+  }
+  stale_ = 0;
+}
+
+}  // namespace loom

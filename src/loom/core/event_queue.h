@@ -1,0 +1,273 @@
+// The pending-event set of a discrete-event simulation: a monotone radix heap.
+//
+// Order: events leave by time, and events at equal times in the order they were scheduled
+// (push() or reschedule()), so every run is deterministic.
+//
+// Monotonicity: a push may not be earlier than the time of the last popped event (the queue's
+// floor(), initially zero); times are never negative. Violations are bugs (LOOM_ASSERT). This
+// is what a simulator needs (nothing is scheduled in the past) and what the radix heap exploits.
+//
+// Structure: a radix heap with base-64 digits. Let `last` be the key (time in ps) of the last
+// popped event. Keys equal to `last` sit in the `current` list, consumed from the front. Any
+// other key k first differs from `last` at bit h = bit_width(k XOR last) - 1 and sits in
+// bucket (level h / 6, digit = k's 6-bit digit at that level); that digit is larger than
+// last's. Buckets are ordered: every key in (level, d) is smaller than every key in
+// (level, d') for d < d' and than every key on a higher level. Per-level 64-bit masks find the
+// lowest non-empty bucket in O(1), and each bucket records its smallest key as entries arrive.
+// When `current` runs out, pop() takes that bucket, makes its minimum the new `last` and
+// redistributes its entries, in their stored order, to lower levels (those equal to the
+// minimum into `current`); entries elsewhere keep their bucket. A level-0 bucket holds a
+// single key, so it becomes `current` whole, without copying; so does a bucket of one entry.
+//
+// Why ties come out in scheduling order without sequence numbers: the bucket of an entry
+// depends only on its key and `last`, so all entries with one key share a bucket. A push
+// appends, and a redistribution moves all entries of a key together, keeping their order, into
+// a bucket that held none of that key. So within each bucket the entries of one key are always
+// in scheduling order, and `current` is consumed front to back.
+//
+// Complexity: push O(1). An entry only ever moves to a lower level, so it is moved at most
+// once per level below its first one: ceil(bit_width(when XOR floor) / 6) <= 11 times, 2 or 3
+// for delays around a microsecond. pop is O(1) plus those moves, amortised. cancel and
+// reschedule are O(1) amortised; while cancelled entries are pending, a redistribution also
+// rescans its bucket. next_time() is O(1) while events at floor() are pending, else O(size of
+// the lowest non-empty bucket).
+//
+// Cancellation is lazy: a cancelled (or rescheduled) entry stays in its bucket and is
+// recognised by its slot's bit or generation; when such entries outnumber live ones by more
+// than a small constant, all buckets are compacted, so entries stay within about twice the
+// live count.
+//
+// Memory: entries (40 bytes: time and action) are stored by value in chunked lists drawn from
+// one ChunkPool, so memory follows the number of entries, not the largest size each bucket
+// ever had (with per-bucket vectors, every high bucket would in time hold capacity for all
+// events as the clock crosses powers of two). Slots (the identities behind EventIds, 32 bytes
+// each) are kept at most three quarters full and handed out in address order from a bitmap,
+// so the hot path never writes to a random slot: firing an event only clears its bit. Once
+// the queue has reached its working size, push, pop, cancel and reschedule allocate nothing.
+//
+// Event ids are (slot, generation). An id is pending while its slot's bit is set and the
+// slot's generation still matches; the generation advances whenever the slot takes a new
+// event or its event is rescheduled, so stale ids are detected and ignored. A slot has to be
+// reused 2^32 times before an old id could match again.
+//
+// Movable, not copyable. Not thread-safe: one queue per thread (a Simulator owns one).
+#pragma once
+
+#include <algorithm>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "loom/core/chunk_pool.h"
+#include "loom/core/error.h"
+#include "loom/core/time.h"
+
+namespace loom {
+
+// An event's action: a plain function called with the context pointer and the argument given
+// when it was scheduled. No allocation, no virtual call, no std::function.
+using EventFn = void (*)(void* context, std::uint64_t arg);
+
+// Names a scheduled event. Default-constructed ids are invalid; ids of events that have fired
+// or were cancelled are stale (valid() but no longer pending).
+struct EventId {
+  std::uint32_t slot = ~0u;
+  std::uint32_t generation = 0;
+
+  bool valid() const { return slot != ~0u; }
+  friend bool operator==(const EventId&, const EventId&) = default;
+};
+
+class EventQueue {
+ public:
+  // What pop() hands back: the event's time and its action.
+  struct Fired {
+    Time time;
+    EventFn fn;
+    void* context;
+    std::uint64_t arg;
+  };
+
+  EventQueue();
+
+  // Adds an event at `when` (>= floor()). fn must not be null. O(1).
+  EventId push(Time when, EventFn fn, void* context, std::uint64_t arg);
+
+  // Removes a pending event. Returns false (and changes nothing) if `id` is invalid, has fired,
+  // was cancelled or was rescheduled. O(1) amortised.
+  bool cancel(EventId id);
+
+  // Moves a pending event to `when` (>= floor()), keeping its action. It counts as scheduled
+  // now, i.e. it runs after the events already scheduled at `when`. Returns the new id (the
+  // old one becomes stale), or an invalid id if `id` was not pending. O(1) amortised.
+  EventId reschedule(EventId id, Time when);
+
+  // True while the event named by `id` is pending.
+  bool contains(EventId id) const {
+    return id.slot < slots_.size() && in_use(id.slot) &&
+           slots_[id.slot].generation == id.generation;
+  }
+
+  // Number of pending (not cancelled) events.
+  std::size_t size() const { return live_; }
+  bool empty() const { return live_ == 0; }
+
+  // Time of the last popped event: the earliest time a push may use.
+  Time floor() const { return Time::ps(static_cast<std::int64_t>(last_)); }
+
+  // Time of the earliest pending event. Requires !empty(). Does not change the queue's order
+  // or floor. O(1) when events at floor() are pending, else O(lowest non-empty bucket).
+  Time next_time() const;
+
+  // Removes and returns the earliest pending event (ties in scheduling order). Requires
+  // !empty().
+  Fired pop();
+
+  // Like pop() for an event due no later than `limit`: returns false and leaves floor()
+  // unchanged if no pending event is that early.
+  bool pop_due(Time limit, Fired& out);
+
+  // Pre-sizes slot storage for `events` simultaneous events.
+  void reserve(std::size_t events);
+
+  // Bytes of heap memory held (entries, free chunks and slots).
+  std::size_t memory_bytes() const;
+
+ private:
+  struct Entry {
+    std::uint64_t key;
+    EventFn fn;
+    void* context;
+    std::uint64_t arg;
+    std::uint32_t slot;
+    std::uint32_t generation;
+  };
+  // The identity behind an EventId: its generation counts the events the slot has held (and
+  // reschedules); the action is kept for reschedule(), pop() reads the copy in the entry.
+  struct Slot {
+    EventFn fn;
+    void* context;
+    std::uint64_t arg;
+    std::uint32_t generation;
+  };
+  static constexpr unsigned kDigitBits = 6;
+  static constexpr unsigned kDigits = 1u << kDigitBits;
+  static constexpr unsigned kLevels = 11;  // ceil(63 / 6): keys are non-negative int64
+  using Pool = ChunkPool<Entry, 32>;
+  // Cancelled entries are purged when they exceed the live ones by this many.
+  static constexpr std::size_t kStaleSlack = 64;
+
+  static std::uint64_t key_of(Time t) { return static_cast<std::uint64_t>(t.picoseconds()); }
+  bool in_use(std::uint32_t slot) const { return (in_use_[slot / 64] >> (slot % 64)) & 1; }
+  bool live(const Entry& e) const {
+    return in_use(e.slot) && slots_[e.slot].generation == e.generation;
+  }
+  void free_slot(std::uint32_t slot) { in_use_[slot / 64] &= ~(std::uint64_t{1} << (slot % 64)); }
+  // Takes the next free slot at or after the cursor. Slots are handed out in address order
+  // (wrapping around), so scheduling writes slot records almost sequentially, and firing only
+  // clears a bit: no random access into the slot records on the hot path.
+  std::uint32_t allocate_slot() {
+    if (live_ >= slot_limit_) [[unlikely]] grow_slots(live_ + 1);
+    for (;;) {
+      const std::uint64_t free_bits = ~in_use_[cursor_];
+      if (free_bits != 0) {
+        const int bit = std::countr_zero(free_bits);
+        in_use_[cursor_] |= std::uint64_t{1} << bit;
+        return static_cast<std::uint32_t>(cursor_ * 64 + static_cast<std::size_t>(bit));
+      }
+      if (++cursor_ == in_use_.size()) cursor_ = 0;
+    }
+  }
+  // Doubles the slot capacity until `events` fit within its three quarters.
+  void grow_slots(std::size_t events);
+  void check_not_before_floor(Time when) const {
+    LOOM_ASSERT(when.picoseconds() >= 0 && key_of(when) >= last_,
+                "event scheduled at " + to_string(when) + ", before the queue's floor " +
+                    to_string(floor()));
+  }
+  void insert(const Entry& e) {
+    const std::uint64_t differing = e.key ^ last_;
+    if (differing == 0) {
+      pool_.push_back(current_, e);
+      return;
+    }
+    const unsigned level = (static_cast<unsigned>(std::bit_width(differing)) - 1) / kDigitBits;
+    const unsigned digit = static_cast<unsigned>(e.key >> (level * kDigitBits)) & (kDigits - 1);
+    pool_.push_back(buckets_[level][digit], e);
+    std::uint64_t& minimum = minimum_[level][digit];
+    minimum = std::min(minimum, e.key);
+    digit_mask_[level] |= std::uint64_t{1} << digit;
+    level_mask_ |= 1u << level;
+  }
+  // Resets the bookkeeping of a bucket that has just become empty.
+  void mark_empty(unsigned level, unsigned digit) {
+    minimum_[level][digit] = ~std::uint64_t{0};
+    digit_mask_[level] &= ~(std::uint64_t{1} << digit);
+    if (digit_mask_[level] == 0) level_mask_ &= ~(1u << level);
+  }
+  // Makes the front of `current_` a live entry with key <= limit; false if there is none.
+  bool settle(std::uint64_t limit) {
+    if (!current_.empty() && stale_ == 0) return last_ <= limit;
+    return settle_slow(limit);
+  }
+  bool settle_slow(std::uint64_t limit);
+  // Redistributes the lowest non-empty bucket if its live minimum is <= limit.
+  bool refill(std::uint64_t limit);
+  Fired take_head();
+  // Removes cancelled entries from a list; returns how many.
+  std::size_t purge(Pool::List& list);
+  std::uint64_t smallest_key(const Pool::List& list) const;
+  void note_stale();
+  void compact();
+
+  Pool pool_;
+  Pool::List current_;                       // entries with key == last_
+  Pool::List buckets_[kLevels][kDigits];
+  // Smallest key pushed into each bucket since it was last empty (cancelled entries included).
+  std::uint64_t minimum_[kLevels][kDigits];
+  std::uint64_t digit_mask_[kLevels] = {};   // bit d set iff buckets_[level][d] is non-empty
+  std::uint32_t level_mask_ = 0;             // bit l set iff digit_mask_[l] != 0
+  std::uint64_t last_ = 0;                   // key of the last popped event
+  std::size_t live_ = 0;                     // pending events
+  std::size_t stale_ = 0;  // cancelled or rescheduled entries still in the lists
+  std::vector<Slot> slots_;
+  std::vector<std::uint64_t> in_use_;  // bit per slot: holds a pending event
+  std::size_t cursor_ = 0;             // word of in_use_ where the search for a free slot starts
+  std::size_t slot_limit_ = 0;         // live events allowed before the slots grow
+};
+
+inline EventId EventQueue::push(Time when, EventFn fn, void* context, std::uint64_t arg) {
+  check_not_before_floor(when);
+  LOOM_ASSERT(fn != nullptr, "event pushed without an action");
+  const std::uint32_t slot = allocate_slot();
+  Slot& record = slots_[slot];
+  const std::uint32_t generation = record.generation + 1;
+  record = Slot{fn, context, arg, generation};
+  insert(Entry{key_of(when), fn, context, arg, slot, generation});
+  ++live_;
+  return EventId{slot, generation};
+}
+
+inline EventQueue::Fired EventQueue::take_head() {
+  const Entry e = pool_.front(current_);
+  pool_.pop_front(current_);
+  free_slot(e.slot);
+  --live_;
+  return Fired{Time::ps(static_cast<std::int64_t>(e.key)), e.fn, e.context, e.arg};
+}
+
+inline EventQueue::Fired EventQueue::pop() {
+  LOOM_ASSERT(live_ != 0, "pop() on an empty event queue");
+  settle(~std::uint64_t{0});
+  return take_head();
+}
+
+inline bool EventQueue::pop_due(Time limit, Fired& out) {
+  if (live_ == 0 || limit.picoseconds() < 0 || !settle(key_of(limit))) return false;
+  out = take_head();
+  return true;
+}
+
+}  // namespace loom

@@ -1,0 +1,428 @@
+#include "loom/core/event_queue.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <map>
+#include <utility>
+#include <vector>
+
+#include "loom/core/chunk_pool.h"
+#include "loom/core/random.h"
+
+namespace loom {
+namespace {
+
+using namespace time_literals;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+void noop(void*, std::uint64_t) {}
+
+// Pops everything and returns the args in pop order.
+std::vector<std::uint64_t> drain(EventQueue& q) {
+  std::vector<std::uint64_t> args;
+  while (!q.empty()) args.push_back(q.pop().arg);
+  return args;
+}
+
+TEST(EventQueue, PopsByTimeThenInsertionOrder) {
+  EventQueue q;
+  q.push(5_ns, noop, nullptr, 0);
+  q.push(3_ns, noop, nullptr, 1);
+  q.push(5_ns, noop, nullptr, 2);
+  q.push(1_ns, noop, nullptr, 3);
+  q.push(3_ns, noop, nullptr, 4);
+  q.push(0_ns, noop, nullptr, 5);
+  EXPECT_EQ(q.size(), 6u);
+  EXPECT_EQ(q.next_time(), 0_ns);
+  EXPECT_THAT(drain(q), ElementsAre(5, 3, 1, 4, 0, 2));
+  EXPECT_EQ(q.floor(), 5_ns);
+}
+
+TEST(EventQueue, PopReturnsTheAction) {
+  EventQueue q;
+  int context = 0;
+  q.push(7_us, noop, &context, 42);
+  const EventQueue::Fired f = q.pop();
+  EXPECT_EQ(f.time, 7_us);
+  EXPECT_EQ(f.fn, &noop);
+  EXPECT_EQ(f.context, &context);
+  EXPECT_EQ(f.arg, 42u);
+  EXPECT_TRUE(q.empty());
+}
+
+TEST(EventQueue, EqualTimesInterleavedWithPushesKeepSchedulingOrder) {
+  // 100 events at 10ns, pushed among events at other times. While the 10ns batch is being
+  // processed, every even event pushes a follow-up at 10ns and every odd one at 11ns. Expected:
+  // the 100 originals in push order, then the 50 follow-ups in push order, then 11ns ones.
+  EventQueue q;
+  for (std::uint64_t i = 0; i < 100; ++i) {
+    q.push(10_ns, noop, nullptr, i);
+    q.push(Time::ns(20 + static_cast<std::int64_t>(i)), noop, nullptr, 10'000 + i);
+  }
+  std::vector<std::uint64_t> order;
+  while (q.next_time() <= 11_ns) {
+    const auto f = q.pop();
+    order.push_back(f.arg);
+    if (f.arg < 100) q.push(f.arg % 2 == 0 ? 10_ns : 11_ns, noop, nullptr, 1'000 + f.arg);
+  }
+  std::vector<std::uint64_t> expected;
+  for (std::uint64_t i = 0; i < 100; ++i) expected.push_back(i);
+  for (std::uint64_t i = 0; i < 100; i += 2) expected.push_back(1'000 + i);
+  for (std::uint64_t i = 1; i < 100; i += 2) expected.push_back(1'000 + i);
+  EXPECT_EQ(order, expected);
+  EXPECT_EQ(q.size(), 100u);
+  EXPECT_EQ(q.next_time(), 20_ns);
+}
+
+TEST(EventQueue, TiesKeepSchedulingOrderAcrossRedistributions) {
+  // Events at 1000ps are pushed while the floor moves up in steps, so some of them are
+  // redistributed several times and others land directly in lower buckets.
+  EventQueue q;
+  q.push(1000_ps, noop, nullptr, 0);
+  q.push(3_ps, noop, nullptr, 100);
+  EXPECT_EQ(q.pop().arg, 100u);
+  q.push(1000_ps, noop, nullptr, 1);
+  q.push(600_ps, noop, nullptr, 101);
+  q.push(1000_ps, noop, nullptr, 2);
+  EXPECT_EQ(q.pop().arg, 101u);
+  q.push(1000_ps, noop, nullptr, 3);
+  q.push(999_ps, noop, nullptr, 102);
+  q.push(1001_ps, noop, nullptr, 103);
+  EXPECT_EQ(q.pop().arg, 102u);
+  q.push(1000_ps, noop, nullptr, 4);
+  EXPECT_THAT(drain(q), ElementsAre(0, 1, 2, 3, 4, 103));
+}
+
+TEST(EventQueue, PushBeforeFloorIsABug) {
+  EventQueue q;
+  q.push(5_ns, noop, nullptr, 0);
+  q.pop();
+  q.push(5_ns, noop, nullptr, 1);  // equal to the floor is fine
+  try {
+    q.push(4_ns, noop, nullptr, 2);
+    FAIL() << "expected InternalError";
+  } catch (const InternalError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("event scheduled at 4ns, before the queue's floor 5ns"));
+  }
+  EXPECT_THROW(EventQueue().push(Time::ps(-1), noop, nullptr, 0), InternalError);
+  EXPECT_THROW(EventQueue().push(1_ns, nullptr, nullptr, 0), InternalError);
+}
+
+TEST(EventQueue, PopOnEmptyIsABug) {
+  EventQueue q;
+  EXPECT_THROW(q.pop(), InternalError);
+  EXPECT_THROW(q.next_time(), InternalError);
+}
+
+TEST(EventQueue, CancelRemovesExactlyOnce) {
+  EventQueue q;
+  const EventId a = q.push(1_ns, noop, nullptr, 1);
+  const EventId b = q.push(2_ns, noop, nullptr, 2);
+  const EventId c = q.push(3_ns, noop, nullptr, 3);
+  EXPECT_TRUE(q.contains(b));
+  EXPECT_TRUE(q.cancel(b));
+  EXPECT_FALSE(q.contains(b));
+  EXPECT_FALSE(q.cancel(b));
+  EXPECT_EQ(q.size(), 2u);
+  EXPECT_EQ(q.pop().arg, 1u);
+  EXPECT_FALSE(q.cancel(a)) << "a has fired";
+  EXPECT_TRUE(q.cancel(c));
+  EXPECT_TRUE(q.empty());
+  EXPECT_FALSE(q.cancel(EventId{}));
+  EXPECT_FALSE(q.cancel(EventId{12345, 0}));
+}
+
+TEST(EventQueue, StaleIdDoesNotTouchTheEventReusingItsSlot) {
+  EventQueue q;
+  const EventId old_id = q.push(1_ns, noop, nullptr, 1);
+  ASSERT_TRUE(q.cancel(old_id));
+  const EventId new_id = q.push(2_ns, noop, nullptr, 2);
+  EXPECT_EQ(new_id.slot, old_id.slot) << "the freed slot is reused";
+  EXPECT_NE(new_id.generation, old_id.generation);
+  EXPECT_FALSE(q.cancel(old_id));
+  EXPECT_FALSE(q.reschedule(old_id, 5_ns).valid());
+  EXPECT_EQ(q.size(), 1u);
+  EXPECT_EQ(q.pop().arg, 2u);
+}
+
+TEST(EventQueue, CancelledMinimumIsSkippedByNextTimeAndPop) {
+  EventQueue q;
+  const EventId first = q.push(1_ns, noop, nullptr, 1);
+  q.push(1_ns, noop, nullptr, 2);
+  const EventId third = q.push(4_ns, noop, nullptr, 3);
+  q.push(9_ns, noop, nullptr, 4);
+  q.cancel(first);
+  EXPECT_EQ(q.next_time(), 1_ns);
+  EXPECT_EQ(q.pop().arg, 2u);
+  q.cancel(third);
+  EXPECT_EQ(q.next_time(), 9_ns);
+  EXPECT_EQ(q.pop().arg, 4u);
+  EXPECT_TRUE(q.empty());
+}
+
+TEST(EventQueue, RescheduleMovesTheEventAndKeepsItsAction) {
+  EventQueue q;
+  int context = 0;
+  const EventId a = q.push(10_ns, noop, &context, 7);
+  q.push(5_ns, noop, nullptr, 8);
+  q.push(3_ns, noop, nullptr, 9);
+  const EventId moved = q.reschedule(a, 3_ns);
+  ASSERT_TRUE(moved.valid());
+  EXPECT_FALSE(q.contains(a));
+  EXPECT_TRUE(q.contains(moved));
+  EXPECT_FALSE(q.cancel(a));
+  EXPECT_EQ(q.size(), 3u);
+  // Rescheduled to 3ns after event 9 was pushed at 3ns: it runs after it.
+  EXPECT_EQ(q.pop().arg, 9u);
+  const auto f = q.pop();
+  EXPECT_EQ(f.time, 3_ns);
+  EXPECT_EQ(f.arg, 7u);
+  EXPECT_EQ(f.context, &context);
+  EXPECT_FALSE(q.reschedule(moved, 4_ns).valid()) << "it has fired";
+  // Later is allowed too, and a rescheduled id can be rescheduled again.
+  const EventId b = q.push(6_ns, noop, nullptr, 10);
+  const EventId b2 = q.reschedule(q.reschedule(b, 20_ns), 15_ns);
+  EXPECT_EQ(q.next_time(), 5_ns);
+  EXPECT_THAT(drain(q), ElementsAre(8, 10));
+  EXPECT_FALSE(q.contains(b2));
+}
+
+TEST(EventQueue, RescheduleBeforeFloorIsABug) {
+  EventQueue q;
+  const EventId a = q.push(10_ns, noop, nullptr, 1);
+  q.push(5_ns, noop, nullptr, 2);
+  q.pop();
+  EXPECT_THROW(q.reschedule(a, 4_ns), InternalError);
+}
+
+TEST(EventQueue, PopDueStopsAtTheLimitWithoutRaisingTheFloor) {
+  EventQueue q;
+  q.push(2_ns, noop, nullptr, 1);
+  q.push(5_ns, noop, nullptr, 2);
+  q.push(9_ns, noop, nullptr, 3);
+  EventQueue::Fired f{};
+  ASSERT_TRUE(q.pop_due(5_ns, f));
+  EXPECT_EQ(f.arg, 1u);
+  ASSERT_TRUE(q.pop_due(5_ns, f));
+  EXPECT_EQ(f.arg, 2u);
+  EXPECT_FALSE(q.pop_due(8_ns, f));
+  EXPECT_EQ(q.floor(), 5_ns);
+  q.push(6_ns, noop, nullptr, 4);  // between the floor and the next event: allowed
+  EXPECT_THAT(drain(q), ElementsAre(4, 3));
+  EXPECT_FALSE(q.pop_due(100_ns, f));
+}
+
+TEST(EventQueue, ManyCancellationsAreCompactedWithoutChangingOrder) {
+  EventQueue q;
+  RandomStream rng(3, "compact");
+  std::vector<EventId> ids;
+  for (std::uint64_t i = 0; i < 5'000; ++i) {
+    ids.push_back(q.push(Time::ps(static_cast<std::int64_t>(rng.uniform_int(0, 999))), noop,
+                         nullptr, i));
+  }
+  // Cancel all but every tenth: far more stale entries than live ones, forcing compaction.
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    if (i % 10 != 0) {
+      EXPECT_TRUE(q.cancel(ids[i]));
+    }
+  }
+  EXPECT_EQ(q.size(), 500u);
+  Time previous = Time::zero();
+  std::uint64_t previous_arg = 0;
+  std::size_t popped = 0;
+  while (!q.empty()) {
+    const auto f = q.pop();
+    EXPECT_EQ(f.arg % 10, 0u);
+    ASSERT_GE(f.time, previous);
+    if (f.time == previous && popped > 0) {
+      EXPECT_GT(f.arg, previous_arg);
+    }
+    previous = f.time;
+    previous_arg = f.arg;
+    ++popped;
+  }
+  EXPECT_EQ(popped, 500u);
+}
+
+TEST(EventQueue, PopDueAfterCompactionKeepsTheFloor) {
+  // 100ps and 110ps share a bucket, whose recorded minimum is 100ps. Cancelling 100ps and then
+  // enough others to force a compaction must not leave 100ps as the bucket's minimum: else
+  // pop_due(105ps) would raise the floor to 100ps and refuse a legal push at 50ps.
+  EventQueue q;
+  const EventId early = q.push(100_ps, noop, nullptr, 1);
+  q.push(110_ps, noop, nullptr, 2);
+  std::vector<EventId> others;
+  for (std::uint64_t i = 0; i < 100; ++i) others.push_back(q.push(5_ns, noop, nullptr, 100 + i));
+  ASSERT_TRUE(q.cancel(early));
+  // After cancelling k of the others, 1 + k cancelled entries face 101 - k live ones; the
+  // queue compacts once they outnumber them by more than 64, at k = 83. Stopping right there
+  // leaves no cancelled entry behind, so nothing else would correct the bucket's minimum.
+  for (int k = 0; k < 83; ++k) ASSERT_TRUE(q.cancel(others[static_cast<std::size_t>(k)]));
+  EventQueue::Fired f{};
+  EXPECT_FALSE(q.pop_due(105_ps, f));
+  EXPECT_EQ(q.floor(), Time::zero());
+  q.push(50_ps, noop, nullptr, 3);
+  EXPECT_EQ(q.pop().arg, 3u);
+  EXPECT_EQ(q.pop().arg, 2u);
+  EXPECT_EQ(q.size(), 17u);
+}
+
+TEST(EventQueue, IdsStayDistinctAcrossSlotGrowth) {
+  // Past the initial slot capacity the slots grow; every pending id must stay cancellable.
+  EventQueue q;
+  std::vector<EventId> ids;
+  for (std::uint64_t i = 0; i < 1'000; ++i) ids.push_back(q.push(Time::ns(1), noop, nullptr, i));
+  for (std::size_t i = 0; i < ids.size(); i += 2) EXPECT_TRUE(q.cancel(ids[i]));
+  std::vector<std::uint64_t> expected;
+  for (std::uint64_t i = 1; i < 1'000; i += 2) expected.push_back(i);
+  EXPECT_EQ(drain(q), expected);
+  for (const EventId id : ids) EXPECT_FALSE(q.contains(id));
+}
+
+TEST(EventQueue, ExtremeTimesUseTheTopBuckets) {
+  EventQueue q;
+  q.push(Time::max(), noop, nullptr, 1);
+  q.push(Time::ps(std::int64_t{1} << 62), noop, nullptr, 2);
+  q.push(Time::zero(), noop, nullptr, 3);
+  q.push(Time::max(), noop, nullptr, 4);
+  EXPECT_THAT(drain(q), ElementsAre(3, 2, 1, 4));
+  EXPECT_EQ(q.floor(), Time::max());
+}
+
+// Differential test against a std::map keyed by (time, sequence): ~10^5 random operations
+// mixing push (with ties and wide spreads), pop, pop_due, cancel and reschedule, including
+// stale ids.
+TEST(EventQueue, MatchesReferenceUnderRandomOperations) {
+  EventQueue q;
+  std::map<std::pair<std::int64_t, std::uint64_t>, std::uint64_t> reference;  // -> arg
+  struct Issued {
+    EventId id;
+    std::pair<std::int64_t, std::uint64_t> key;
+  };
+  std::vector<Issued> issued;  // every id ever handed out, fired or not
+  std::uint64_t sequence = 0;
+  std::int64_t floor = 0;
+  RandomStream rng(2024, "differential");
+
+  const auto random_time = [&] {
+    switch (rng.uniform_int(0, 3)) {
+      case 0: return floor;                                                      // tie
+      case 1: return floor + static_cast<std::int64_t>(rng.uniform_int(0, 15));  // near
+      case 2: return floor + static_cast<std::int64_t>(rng.uniform_int(0, 100'000));
+      default: return floor + static_cast<std::int64_t>(rng.uniform_int(0, 1ull << 40));
+    }
+  };
+  const auto check_pop = [&](const EventQueue::Fired& f) {
+    ASSERT_FALSE(reference.empty());
+    const auto it = reference.begin();
+    ASSERT_EQ(f.time.picoseconds(), it->first.first);
+    ASSERT_EQ(f.arg, it->second);
+    floor = it->first.first;
+    reference.erase(it);
+  };
+
+  for (int step = 0; step < 100'000; ++step) {
+    const auto op = rng.uniform_int(0, 99);
+    if (op < 45) {
+      const std::int64_t t = random_time();
+      const std::uint64_t arg = rng.next();
+      const EventId id = q.push(Time::ps(t), noop, nullptr, arg);
+      reference[{t, sequence}] = arg;
+      issued.push_back({id, {t, sequence}});
+      ++sequence;
+    } else if (op < 75) {
+      if (q.empty()) continue;
+      ASSERT_EQ(q.next_time().picoseconds(), reference.begin()->first.first);
+      check_pop(q.pop());
+    } else if (op < 82) {
+      const std::int64_t limit = floor + static_cast<std::int64_t>(rng.uniform_int(0, 50'000));
+      EventQueue::Fired f{};
+      const bool due = !reference.empty() && reference.begin()->first.first <= limit;
+      ASSERT_EQ(q.pop_due(Time::ps(limit), f), due);
+      if (due) check_pop(f);
+    } else if (op < 93) {
+      if (issued.empty()) continue;
+      Issued& victim = issued[rng.uniform_int(0, issued.size() - 1)];
+      const bool pending = reference.erase(victim.key) == 1;
+      ASSERT_EQ(q.cancel(victim.id), pending);
+    } else {
+      if (issued.empty()) continue;
+      Issued& victim = issued[rng.uniform_int(0, issued.size() - 1)];
+      const std::int64_t t = random_time();
+      const auto node = reference.extract(victim.key);
+      const EventId moved = q.reschedule(victim.id, Time::ps(t));
+      ASSERT_EQ(moved.valid(), !node.empty());
+      if (!node.empty()) {
+        reference[{t, sequence}] = node.mapped();
+        const Issued retired = victim;  // its id is now stale
+        victim = {moved, {t, sequence}};
+        issued.push_back(retired);
+        ++sequence;
+      }
+    }
+    ASSERT_EQ(q.size(), reference.size());
+  }
+  while (!q.empty()) check_pop(q.pop());
+  EXPECT_TRUE(reference.empty());
+}
+
+using SmallPool = ChunkPool<std::uint64_t, 4>;
+
+std::vector<std::uint64_t> contents(const SmallPool& pool, const SmallPool::List& list) {
+  std::vector<std::uint64_t> items;
+  pool.for_each(list, [&items](std::uint64_t x) { items.push_back(x); });
+  return items;
+}
+
+TEST(ChunkPool, FifoAcrossChunks) {
+  SmallPool pool;
+  SmallPool::List list;
+  EXPECT_TRUE(list.empty());
+  for (std::uint64_t i = 0; i < 10; ++i) pool.push_back(list, i);
+  EXPECT_EQ(pool.chunk_count(), 16u) << "one slab of 16 chunks";
+  std::vector<std::uint64_t> popped;
+  for (int i = 0; i < 6; ++i) {
+    popped.push_back(pool.front(list));
+    pool.pop_front(list);
+  }
+  EXPECT_THAT(popped, ElementsAre(0, 1, 2, 3, 4, 5));
+  EXPECT_THAT(contents(pool, list), ElementsAre(6, 7, 8, 9));
+  pool.push_back(list, 10);
+  EXPECT_FALSE(list.single());
+  for (int i = 0; i < 4; ++i) pool.pop_front(list);
+  EXPECT_TRUE(list.single());
+  EXPECT_EQ(pool.front(list), 10u);
+  pool.pop_front(list);
+  EXPECT_TRUE(list.empty());
+}
+
+TEST(ChunkPool, EraseIfKeepsOrderAndFreesChunks) {
+  SmallPool pool;
+  SmallPool::List list;
+  for (std::uint64_t i = 0; i < 20; ++i) pool.push_back(list, i);
+  pool.pop_front(list);  // a consumed prefix, which erase_if compacts away
+  EXPECT_EQ(pool.erase_if(list, [](std::uint64_t x) { return x % 3 != 0; }), 13u);
+  EXPECT_THAT(contents(pool, list), ElementsAre(3, 6, 9, 12, 15, 18));
+  pool.push_back(list, 21);
+  EXPECT_THAT(contents(pool, list), ElementsAre(3, 6, 9, 12, 15, 18, 21));
+  EXPECT_EQ(pool.erase_if(list, [](std::uint64_t) { return true; }), 7u);
+  EXPECT_TRUE(list.empty());
+}
+
+TEST(ChunkPool, ConsumeRecyclesChunksForOtherLists) {
+  SmallPool pool;
+  SmallPool::List source, even, odd;
+  for (std::uint64_t i = 0; i < 48; ++i) pool.push_back(source, i);  // 12 of 16 chunks
+  pool.consume(source, [&](std::uint64_t x) { pool.push_back(x % 2 == 0 ? even : odd, x); });
+  EXPECT_TRUE(source.empty());
+  EXPECT_EQ(pool.chunk_count(), 16u) << "chunks freed by consume were reused";
+  EXPECT_EQ(contents(pool, even).size(), 24u);
+  EXPECT_EQ(contents(pool, odd).front(), 1u);
+  EXPECT_EQ(contents(pool, odd).back(), 47u);
+}
+
+}  // namespace
+}  // namespace loom
