@@ -1,0 +1,38 @@
+// Analytical backend: every transfer takes its route's latency plus its size over the route's
+// bottleneck bandwidth, with no contention between transfers (alpha-beta model):
+//
+//   T(transfer) = sum over links of propagation latency
+//               + sum over forwarding nodes on the path of their forwarding latency
+//               + serialization_time(bytes, min over links of bandwidth)
+//
+// This is the fastest fidelity and the closed form other backends are compared against: on a
+// fabric where no link is shared, flow and packet modes must agree with it. Routes come from
+// topology::Routing (ECMP by the request's flow_hash). Cost per transfer: O(path length).
+#pragma once
+
+#include <vector>
+
+#include "loom/core/simulator.h"
+#include "loom/network/backend.h"
+#include "loom/topology/routing.h"
+
+namespace loom::network {
+
+class AnalyticalBackend final : public Backend {
+ public:
+  AnalyticalBackend(Simulator& simulator, const topology::Topology& topology, const topology::Routing& routing);
+
+  std::string_view name() const override { return "analytical"; }
+  void start(const TransferRequest& request, CompletionHandler& handler, std::uint64_t cookie) override;
+
+  // The modelled duration of a transfer, without scheduling anything.
+  Time transfer_time(const TransferRequest& request) const;
+
+ private:
+  Simulator& simulator_;
+  const topology::Topology& topology_;
+  const topology::Routing& routing_;
+  mutable std::vector<topology::LinkId> path_;  // scratch, reused to avoid allocation per transfer
+};
+
+}  // namespace loom::network

@@ -1,0 +1,43 @@
+// The network backend interface: the system runtime hands it point-to-point transfers between
+// topology nodes and is told when each has fully arrived.
+//
+// A backend owns the model of the fabric (analytical, flow or packet) and schedules completions
+// on the shared Simulator; it never calls back synchronously from start(). Transfers are
+// independent: a backend does not know about collectives or workloads. Completion handlers are
+// plain interfaces (one virtual call per transfer, none per packet).
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "loom/core/units.h"
+#include "loom/topology/topology.h"
+
+namespace loom::network {
+
+struct TransferRequest {
+  topology::NodeId src = 0;
+  topology::NodeId dst = 0;
+  Bytes bytes = 0;
+  std::uint64_t flow_hash = 0;  // chooses among equal-cost paths (ECMP); stable per flow
+};
+
+class CompletionHandler {
+ public:
+  // The transfer started with `cookie` has delivered its last byte at the simulator's now().
+  virtual void on_transfer_complete(std::uint64_t cookie) = 0;
+
+ protected:
+  ~CompletionHandler() = default;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string_view name() const = 0;
+  // Starts `request` at the simulator's now(); `handler.on_transfer_complete(cookie)` runs as
+  // an event when the last byte arrives. src != dst; bytes may be zero (latency only).
+  virtual void start(const TransferRequest& request, CompletionHandler& handler, std::uint64_t cookie) = 0;
+};
+
+}  // namespace loom::network
