@@ -1,0 +1,51 @@
+// Test fabrics with closed-form per-transfer latency (alpha) and bottleneck bandwidth (B).
+#pragma once
+
+#include "loom/core/simulator.h"
+#include "loom/network/analytical.h"
+#include "loom/system/runtime.h"
+#include "loom/topology/blueprints.h"
+#include "loom/topology/routing.h"
+#include "loom/workload/microbenchmark.h"
+
+namespace loom::system::testing {
+
+using namespace time_literals;
+
+// n hosts with one GPU each on one switch. Every GPU pair's path is
+// gpu -pcie-> nic -link-> switch -link-> nic -pcie-> gpu, forwarding through nic, switch, nic:
+//   alpha = 2*pcie_latency + 2*link_latency + 2*nic_latency + switch_latency = 2500ns,
+//   B = min(pcie 800Gbps, nic 400Gbps) = 400Gbps.
+struct StarFabric {
+  static constexpr Time kAlpha = Time::ns(2 * 100 + 2 * 700 + 2 * 150 + 600);
+  static Bandwidth bottleneck() { return Bandwidth::gbps(400); }
+
+  explicit StarFabric(std::uint32_t n) : topology(make(n)), routing(topology) {}
+
+  static topology::Topology make(std::uint32_t n) {
+    topology::SingleSwitchParams p;
+    p.hosts = n;
+    p.host.gpus_per_host = 1;
+    p.host.pcie_bandwidth = Bandwidth::gbps(800);
+    p.host.pcie_latency = 100_ns;
+    p.host.nic_bandwidth = Bandwidth::gbps(400);
+    p.host.nic_latency = 150_ns;
+    p.link_latency = 700_ns;
+    p.switch_latency = 600_ns;
+    return topology::make_single_switch(p);
+  }
+
+  topology::Topology topology;
+  topology::Routing routing;
+};
+
+// Runs `workload` on `topology` with the analytical backend.
+inline RunResult run_analytical(const topology::Topology& topology, const topology::Routing& routing,
+                                const workload::Workload& workload, RuntimeOptions options = {}) {
+  Simulator simulator;
+  network::AnalyticalBackend backend(simulator, topology, routing);
+  Runtime runtime(simulator, topology, workload, backend, options);
+  return runtime.run();
+}
+
+}  // namespace loom::system::testing
