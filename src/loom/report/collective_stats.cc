@@ -1,0 +1,54 @@
+#include "loom/report/collective_stats.h"
+
+#include <algorithm>
+#include <map>
+
+namespace loom::report {
+
+namespace {
+Bandwidths bandwidths_for(collective::CollectiveOp op, std::uint32_t members, Bytes bytes, Time time) {
+  if (time <= Time::zero()) return {};
+  const double algbw = static_cast<double>(bytes) / time.seconds() * 1e-9;
+  return {algbw, algbw * collective::bus_bandwidth_factor(op, members)};
+}
+}  // namespace
+
+Bandwidths bandwidths(const system::CollectiveRecord& r) {
+  return bandwidths_for(r.op, r.members, r.bytes, r.duration());
+}
+
+std::vector<EntryStats> entry_stats(const workload::Workload& workload, const system::RunResult& result) {
+  struct Accumulator {
+    EntryStats stats;
+    __extension__ __int128 total_ps = 0;
+  };
+  std::map<workload::LabelId, Accumulator> by_label;
+  for (const system::CollectiveRecord& r : result.collectives) {
+    auto [it, fresh] = by_label.try_emplace(r.label);
+    EntryStats& s = it->second.stats;
+    if (fresh) {
+      s.label = std::string(workload.label(r.label));
+      s.group = workload.communicator(r.communicator).group;
+      s.op = r.op;
+      s.algorithm = r.algorithm;
+      s.bytes = r.bytes;
+      s.members = r.members;
+      s.min_time = r.duration();
+      s.max_time = r.duration();
+    }
+    s.instances += 1;
+    s.min_time = std::min(s.min_time, r.duration());
+    s.max_time = std::max(s.max_time, r.duration());
+    it->second.total_ps += r.duration().picoseconds();
+  }
+  std::vector<EntryStats> out;
+  for (auto& [label, acc] : by_label) {
+    EntryStats& s = acc.stats;
+    s.mean_time = Time::ps(static_cast<std::int64_t>(acc.total_ps / static_cast<std::int64_t>(s.instances)));
+    s.mean_bandwidth = bandwidths_for(s.op, s.members, s.bytes, s.mean_time);
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+}  // namespace loom::report

@@ -1,0 +1,31 @@
+// The run record: `summary.json` (effective configuration, seed, version, per-entry statistics,
+// per-collective records, totals) and the same statistics as a short table for a terminal.
+//
+// summary.json holds nothing that varies between identical runs (no wall-clock time, no host
+// name), so the same inputs and seed give a byte-identical file.
+#pragma once
+
+#include <filesystem>
+#include <ostream>
+
+#include <nlohmann/json.hpp>
+
+#include "loom/report/collective_stats.h"
+
+namespace loom::report {
+
+struct RunInfo {
+  std::uint64_t seed = 0;
+  std::string backend;               // "analytical", ...
+  nlohmann::json effective_config;   // what the run actually used, after defaults and overrides
+};
+
+nlohmann::json make_summary(const RunInfo& info, const workload::Workload& workload, const system::RunResult& result);
+
+// Writes `dir/summary.json`, creating `dir`. UserError naming the path when that fails.
+std::filesystem::path write_summary(const std::filesystem::path& dir, const nlohmann::json& summary);
+
+// One line per entry: op, group, size, algorithm, members, instances, mean time, algbw, busbw.
+void print_table(std::ostream& out, const std::vector<EntryStats>& entries, const system::RunResult& result);
+
+}  // namespace loom::report
