@@ -1,0 +1,22 @@
+// The `loom` subcommands, separated from argument parsing so they read as plain functions.
+// Each returns the process exit code and throws loom::UserError for the user's mistakes.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace loom::app {
+
+struct RunArguments {
+  std::optional<std::string> experiment_file;  // none: the built-in default experiment
+  std::optional<std::string> out_dir;          // overrides output.dir
+  std::vector<std::string> overrides;          // "a.b.c=value", applied in order
+  std::optional<std::uint64_t> seed;           // overrides seed
+};
+
+int run_command(const RunArguments& args);
+int version_command();
+
+}  // namespace loom::app

@@ -1,0 +1,66 @@
+// `loom`: the command-line front end. Parses arguments, dispatches to a subcommand, and turns
+// errors into one line on stderr: exit code 2 for the user's mistakes (bad arguments, bad input
+// files), 3 for an internal error (a Loom bug).
+#include <exception>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "commands.h"
+#include "loom/core/error.h"
+
+namespace {
+
+constexpr const char* kExamples = R"(Examples:
+  loom run                                   run the built-in default experiment
+  loom run examples/default.yaml --out results/mine
+  loom run exp.yaml --set network.mode=analytical --set topology.hosts=16 --seed 7
+  loom version
+
+Exit codes: 0 success, 2 bad arguments or input (one line on stderr), 3 internal error.)";
+
+int report_error(const std::string& message, int code) {
+  std::cerr << "loom: " << message << '\n';
+  return code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Loom: a simulator of AI-training clusters.", "loom"};
+  app.footer(kExamples);
+  app.require_subcommand(1);
+
+  loom::app::RunArguments run_args;
+  CLI::App* run = app.add_subcommand("run", "Run an experiment and write its results.");
+  run->add_option("experiment", run_args.experiment_file,
+                  "Experiment YAML file (default: the built-in default experiment)");
+  run->add_option("--out", run_args.out_dir, "Output directory (overrides output.dir)");
+  run->add_option("--set", run_args.overrides, "Override a key: --set a.b.c=value (repeatable)")
+      ->allow_extra_args(false);
+  run->add_option("--seed", run_args.seed, "Experiment seed (overrides seed)");
+  CLI::App* version = app.add_subcommand("version", "Print Loom's version and git revision.");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    return report_error(fmt::format("{} (see 'loom --help')", e.what()), 2);
+  }
+
+  try {
+    if (run->parsed()) return loom::app::run_command(run_args);
+    if (version->parsed()) return loom::app::version_command();
+  } catch (const loom::UserError& e) {
+    return report_error(e.what(), 2);
+  } catch (const loom::InternalError& e) {
+    return report_error(e.what(), 3);
+  } catch (const std::exception& e) {
+    return report_error(fmt::format("internal error (a Loom bug): {}", e.what()), 3);
+  }
+  return 0;
+}

@@ -1,0 +1,53 @@
+// An experiment: the YAML file that says which topology, workload, collective choices and
+// network fidelity to simulate, turned into ready-to-run objects; and running it.
+//
+// Sections (see README.md at the project root for every key and default):
+//   seed        the experiment seed (default 1); every random stream derives from it
+//   topology    a blueprint and its parameters
+//   workload    what the ranks run (today: type microbenchmark)
+//   collective  default algorithm and its options
+//   network     mode: analytical
+//   output      dir: where results go
+// Every key is read through config::Reader, so an unknown key, a wrong type, a missing key or a
+// bad unit is a UserError at file:line:col, and the effective configuration (after defaults and
+// --set overrides) is recorded for the run record.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "loom/config/document.h"
+#include "loom/report/collective_stats.h"
+#include "loom/system/run_result.h"
+#include "loom/system/runtime.h"
+#include "loom/topology/topology.h"
+#include "loom/workload/workload.h"
+
+namespace loom::experiment {
+
+struct Experiment {
+  std::uint64_t seed = 1;
+  topology::Topology topology;
+  workload::Workload workload{1};
+  system::RuntimeOptions runtime;
+  std::string network_mode;
+  std::filesystem::path output_dir;
+  nlohmann::json effective_config;
+};
+
+// Reads every section of `document` (overrides already applied) and checks for unknown keys.
+Experiment load(config::Document& document);
+
+struct Outcome {
+  system::RunResult result;
+  std::vector<report::EntryStats> entries;
+  std::filesystem::path summary_path;
+};
+
+// Simulates the experiment and writes its results into its output directory.
+Outcome run(const Experiment& experiment);
+
+}  // namespace loom::experiment

@@ -1,0 +1,159 @@
+#include "loom/experiment/sections.h"
+
+#include <algorithm>
+#include <array>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "loom/topology/blueprints.h"
+#include "loom/workload/microbenchmark.h"
+
+namespace loom::experiment {
+
+namespace {
+
+// A whole number in [min, max] that fits 32 bits, with the default recorded when absent.
+std::uint32_t read_count(config::Reader& s, std::string_view key, std::uint32_t fallback,
+                         std::uint32_t min = 1, std::uint32_t max = std::numeric_limits<std::uint32_t>::max()) {
+  const std::uint64_t value = s.optional<std::uint64_t>(key, fallback);
+  if (value < min || value > max) {
+    s.fail(key, fmt::format("must be between {} and {}, got {}", min, max, value));
+  }
+  return static_cast<std::uint32_t>(value);
+}
+
+std::uint32_t read_required_count(config::Reader& s, std::string_view key) {
+  const std::uint64_t value = s.required<std::uint64_t>(key);
+  if (value < 1 || value > std::numeric_limits<std::uint32_t>::max()) {
+    s.fail(key, fmt::format("must be a positive whole number below 2^32, got {}", value));
+  }
+  return static_cast<std::uint32_t>(value);
+}
+
+topology::HostParams read_host(config::Reader& s) {
+  topology::HostParams h;
+  h.gpus_per_host = read_count(s, "gpus_per_host", h.gpus_per_host);
+  h.nvlink_bandwidth = s.optional<Bandwidth>("nvlink_bandwidth", h.nvlink_bandwidth);
+  h.nvlink_latency = s.optional<Time>("nvlink_latency", h.nvlink_latency);
+  h.nvswitch_latency = s.optional<Time>("nvswitch_latency", h.nvswitch_latency);
+  h.pcie_bandwidth = s.optional<Bandwidth>("pcie_bandwidth", h.pcie_bandwidth);
+  h.pcie_latency = s.optional<Time>("pcie_latency", h.pcie_latency);
+  h.nic_bandwidth = s.optional<Bandwidth>("nic_bandwidth", h.nic_bandwidth);
+  h.nic_latency = s.optional<Time>("nic_latency", h.nic_latency);
+  return h;
+}
+
+// Errors from a builder name the parameter but not the file; place them at the section.
+template <class Build>
+auto located(config::Reader& s, Build build) {
+  try {
+    return build();
+  } catch (const UserError& e) {
+    if (e.where().known()) throw;
+    throw e.located(s.location());
+  }
+}
+
+}  // namespace
+
+topology::Topology read_topology(config::Reader s) {
+  static constexpr std::array<std::string_view, 2> kBlueprints = {"single-switch", "leaf-spine"};
+  const std::string blueprint = s.choice("blueprint", kBlueprints, "single-switch");
+  if (blueprint == "single-switch") {
+    topology::SingleSwitchParams p;
+    p.hosts = read_required_count(s, "hosts");
+    p.host = read_host(s);
+    p.link_latency = s.optional<Time>("link_latency", p.link_latency);
+    p.switch_latency = s.optional<Time>("switch_latency", p.switch_latency);
+    s.finish();
+    return located(s, [&] { return topology::make_single_switch(p); });
+  }
+  topology::LeafSpineParams p;
+  p.hosts = read_required_count(s, "hosts");
+  p.host = read_host(s);
+  p.hosts_per_leaf = read_count(s, "hosts_per_leaf", p.hosts_per_leaf);
+  p.spines = read_count(s, "spines", p.spines);
+  p.spine_link_bandwidth = s.optional<Bandwidth>("spine_link_bandwidth", p.spine_link_bandwidth);
+  p.link_latency = s.optional<Time>("link_latency", p.link_latency);
+  p.switch_latency = s.optional<Time>("switch_latency", p.switch_latency);
+  s.finish();
+  return located(s, [&] { return topology::make_leaf_spine(p); });
+}
+
+namespace {
+
+workload::GroupSpec read_group(config::Reader g, std::string name, std::uint32_t rank_count) {
+  workload::GroupSpec spec;
+  spec.name = std::move(name);
+  const bool block = g.has("block"), stride = g.has("stride"), ranks = g.has("ranks");
+  if (block + stride + ranks != 1) {
+    g.fail("", "a group needs exactly one of 'block: K' (consecutive blocks of K ranks), "
+               "'stride: K' (ranks equal modulo K) or 'ranks: [list]'");
+  }
+  if (block) {
+    spec.shape = workload::GroupSpec::Shape::kBlock;
+    spec.k = read_required_count(g, "block");
+  } else if (stride) {
+    spec.shape = workload::GroupSpec::Shape::kStride;
+    spec.k = read_required_count(g, "stride");
+  } else {
+    spec.shape = workload::GroupSpec::Shape::kExplicit;
+    for (std::uint64_t r : g.list<std::uint64_t>("ranks")) {
+      if (r > std::numeric_limits<std::uint32_t>::max()) g.fail("ranks", fmt::format("rank {} is too large", r));
+      spec.ranks.push_back(static_cast<std::uint32_t>(r));
+    }
+  }
+  g.finish();
+  located(g, [&] { return workload::make_group(spec, rank_count); });  // shape errors point here
+  return spec;
+}
+
+workload::CollectiveEntry read_entry(config::Reader c, const std::vector<workload::GroupSpec>& groups) {
+  workload::CollectiveEntry entry;
+  const std::string op = c.required<std::string>("op");
+  entry.op = located(c, [&] { return collective::parse_collective_op(op); });
+  entry.group = c.optional<std::string>("group", "world");
+  const bool known = entry.group == "world" ||
+                     std::any_of(groups.begin(), groups.end(), [&](const auto& g) { return g.name == entry.group; });
+  if (!known) c.fail("group", fmt::format("unknown group '{}'; define it under workload.groups", entry.group));
+  entry.size = c.required<config::Size>("size");
+  if (entry.size == 0) c.fail("size", "must be positive");
+  entry.repeat = read_count(c, "repeat", 1);
+  if (c.has("algorithm")) {
+    const std::string algorithm = c.required<std::string>("algorithm");
+    entry.algorithm = located(c, [&] { return collective::parse_algorithm(algorithm); });
+  }
+  c.finish();
+  return entry;
+}
+
+}  // namespace
+
+workload::Workload read_workload(config::Reader s, std::uint32_t gpu_count) {
+  static constexpr std::array<std::string_view, 1> kTypes = {"microbenchmark"};
+  s.choice("type", kTypes, "microbenchmark");
+  const std::uint32_t ranks = read_count(s, "ranks", gpu_count, 1, gpu_count);
+  workload::MicrobenchmarkSpec spec;
+  if (auto groups = s.optional_child("groups")) {
+    for (const std::string& name : groups->keys()) {
+      spec.groups.push_back(read_group(groups->child(name), name, ranks));
+    }
+    groups->finish();
+  }
+  for (config::Reader entry : s.list_of_maps("collectives")) spec.collectives.push_back(read_entry(entry, spec.groups));
+  s.finish();
+  return located(s, [&] { return workload::make_microbenchmark(spec, ranks); });
+}
+
+system::RuntimeOptions read_collective(config::Reader s) {
+  static constexpr std::array<std::string_view, 2> kAlgorithms = {"ring", "direct"};
+  system::RuntimeOptions options;
+  options.default_algorithm =
+      collective::parse_algorithm(s.choice("algorithm", kAlgorithms, collective::to_string(options.default_algorithm)));
+  options.direct_window = read_count(s, "direct_window", options.direct_window);
+  s.finish();
+  return options;
+}
+
+}  // namespace loom::experiment

@@ -1,0 +1,104 @@
+// The `loom` binary as a user meets it: exit codes, one-line errors on stderr, outputs.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string slurp(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// One folder per test process: CTest runs the cases in parallel.
+fs::path scratch() {
+  const fs::path dir = fs::temp_directory_path() / ("loom_cli_test." + std::to_string(getpid()));
+  fs::create_directories(dir);
+  return dir;
+}
+
+Result loom(const std::string& args) {
+  const fs::path out = scratch() / "stdout.txt", err = scratch() / "stderr.txt";
+  const std::string command = std::string(LOOM_BINARY) + " " + args + " >" + out.string() + " 2>" + err.string();
+  const int status = std::system(command.c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
+}
+
+int lines(const std::string& text) {
+  int n = 0;
+  for (char c : text) n += c == '\n';
+  return n;
+}
+
+TEST(Cli, MissingExperimentFileIsOneLineAndExitTwo) {
+  const Result r = loom("run missing.yaml");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "loom: cannot open experiment file 'missing.yaml': No such file or directory\n");
+}
+
+TEST(Cli, MisspelledKeyIsOneLocatedLineAndExitTwo) {
+  const fs::path file = scratch() / "misspelled.yaml";
+  std::ofstream(file) << "topology:\n  blueprint: single-switch\n  hosts: 2\n  nic_bandwdith: 400Gbps\n"
+                         "workload:\n  collectives: [{op: all-reduce, size: 1MiB}]\n";
+  const Result r = loom("run " + file.string());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "loom: " + file.string() +
+                       ":4:3: unknown key 'nic_bandwdith' in topology; did you mean 'nic_bandwidth'?\n");
+}
+
+TEST(Cli, BadArgumentsExitTwo) {
+  for (const char* args : {"", "frob", "run a.yaml b.yaml", "run --seed abc", "run --set nodot"}) {
+    const Result r = loom(args);
+    EXPECT_EQ(r.exit_code, 2) << args;
+    EXPECT_EQ(lines(r.err), 1) << args << ": " << r.err;
+  }
+}
+
+TEST(Cli, DefaultRunSaysSoPrintsTheTableAndWritesTheSummary) {
+  const fs::path out = scratch() / "default_run";
+  fs::remove_all(out);
+  const Result r = loom("run --out " + out.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("running the built-in default experiment"), std::string::npos);
+  EXPECT_NE(r.out.find("busbw GB/s"), std::string::npos);
+  EXPECT_NE(r.out.find("all-to-all"), std::string::npos);
+  EXPECT_TRUE(fs::exists(out / "summary.json"));
+  EXPECT_TRUE(r.err.empty()) << r.err;
+}
+
+TEST(Cli, SeedAndSetOverridesReachTheRunRecord) {
+  const fs::path out = scratch() / "overrides";
+  const Result r = loom("run --out " + out.string() + " --seed 42 --set topology.hosts=2 --set workload.ranks=8");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string summary = slurp(out / "summary.json");
+  EXPECT_NE(summary.find("\"seed\": 42"), std::string::npos);
+  EXPECT_NE(summary.find("\"ranks\": 8"), std::string::npos);
+}
+
+TEST(Cli, HelpAndVersion) {
+  const Result help = loom("--help");
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_NE(help.out.find("Examples:"), std::string::npos);
+  const Result version = loom("version");
+  EXPECT_EQ(version.exit_code, 0);
+  EXPECT_EQ(version.out.rfind("loom ", 0), 0u);
+}
+
+}  // namespace

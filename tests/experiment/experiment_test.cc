@@ -1,0 +1,126 @@
+#include "loom/experiment/experiment.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "loom/core/error.h"
+
+namespace loom::experiment {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string default_experiment_text() { return read_file(fs::path(LOOM_SOURCE_DIR) / "examples/default.yaml"); }
+
+fs::path scratch_dir(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("loom_experiment_test_" + name);
+  fs::remove_all(dir);
+  return dir;
+}
+
+Outcome run_text(const std::string& text, const std::vector<std::string>& overrides) {
+  config::Document document = config::Document::parse(text, "exp.yaml");
+  for (const auto& o : overrides) document.apply_override(o);
+  return run(load(document));
+}
+
+std::string error_of(const std::string& text, const std::vector<std::string>& overrides = {}) {
+  try {
+    run_text(text, overrides);
+  } catch (const UserError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(Experiment, SameInputsAndSeedGiveByteIdenticalSummaries) {
+  const fs::path a = scratch_dir("a"), b = scratch_dir("b");
+  const Outcome first = run_text(default_experiment_text(), {"output.dir=" + a.string()});
+  const Outcome second = run_text(default_experiment_text(), {"output.dir=" + b.string()});
+  const std::string summary_a = read_file(first.summary_path);
+  ASSERT_FALSE(summary_a.empty());
+  // The output directory is part of the effective configuration; align it before comparing.
+  std::string summary_b = read_file(second.summary_path);
+  const auto at = summary_b.find(b.string());
+  ASSERT_NE(at, std::string::npos);
+  summary_b.replace(at, b.string().size(), a.string());
+  EXPECT_EQ(summary_a, summary_b);
+}
+
+TEST(Experiment, SummaryRecordsEffectiveConfigurationWithDefaults) {
+  const fs::path dir = scratch_dir("effective");
+  const Outcome outcome = run_text(default_experiment_text(), {"output.dir=" + dir.string(), "topology.hosts=2"});
+  const auto summary = nlohmann::json::parse(read_file(outcome.summary_path));
+  EXPECT_EQ(summary["config"]["topology"]["hosts"], 2);
+  // Defaults the file never mentions are recorded too, in canonical units.
+  EXPECT_EQ(summary["config"]["topology"]["link_latency"], "500ns");
+  EXPECT_EQ(summary["config"]["collective"]["direct_window"], 1);
+  EXPECT_EQ(summary["config"]["workload"]["ranks"], 16);
+  EXPECT_EQ(summary["seed"], 1);
+  EXPECT_EQ(summary["backend"], "analytical");
+  EXPECT_EQ(summary["entries"].size(), 5u);
+  EXPECT_EQ(summary["entries"][0]["op"], "all-reduce");
+  EXPECT_EQ(summary["totals"]["collectives"], summary["collectives"].size());
+}
+
+TEST(Experiment, EntryBandwidthsFollowNcclTestsDefinitions) {
+  const fs::path dir = scratch_dir("bandwidth");
+  const Outcome outcome = run_text(default_experiment_text(), {"output.dir=" + dir.string()});
+  ASSERT_FALSE(outcome.entries.empty());
+  for (const report::EntryStats& s : outcome.entries) {
+    const double algbw = static_cast<double>(s.bytes) / s.mean_time.seconds() / 1e9;
+    EXPECT_DOUBLE_EQ(s.mean_bandwidth.algbw_gbytes_per_s, algbw) << s.label;
+    EXPECT_DOUBLE_EQ(s.mean_bandwidth.busbw_gbytes_per_s,
+                     algbw * collective::bus_bandwidth_factor(s.op, s.members)) << s.label;
+  }
+}
+
+TEST(Experiment, ConfigurationMistakesAreLocatedOneLineErrors) {
+  const std::string base =
+      "topology:\n"
+      "  blueprint: single-switch\n"
+      "  hosts: 2\n"
+      "workload:\n"
+      "  collectives:\n"
+      "    - {op: all-reduce, size: 1MiB}\n";
+  struct Case {
+    std::string text;
+    std::vector<std::string> overrides;
+    std::string expected;
+  };
+  const Case cases[] = {
+      {"topology:\n  blueprint: single-switch\n  hosts: 2\n  nic_bandwdith: 400Gbps\nworkload:\n  collectives: []\n",
+       {},
+       "exp.yaml:4:3: unknown key 'nic_bandwdith' in topology; did you mean 'nic_bandwidth'?"},
+      {base, {"topology.nic_bandwidth=400"},
+       "--set topology.nic_bandwidth=400: topology.nic_bandwidth: '400' is not a bandwidth: the number has no "
+       "unit; expected e.g. 400Gbps, 100 Gb/s or 50GB/s"},
+      {base, {"network.mode=flow"},
+       "--set network.mode=flow: network.mode: unknown value 'flow'; expected one of analytical"},
+      {base, {"workload.groups={tp: {block: 3}}"},
+       "--set workload.groups={tp: {block: 3}}: group 'tp': block 3 must be a positive divisor of the rank count 16"},
+      {base, {"workload.collectives=[{op: all-sum, size: 1MiB}]"},
+       "--set workload.collectives=[{op: all-sum, size: 1MiB}]: unknown collective operation 'all-sum'; expected "
+       "one of: all-reduce, all-gather, reduce-scatter, all-to-all"},
+      {base, {"seed=-1"}, "--set seed=-1: seed: expected a non-negative integer, got '-1'"},
+      {"topology:\n  hosts: 2\n", {}, "exp.yaml:1:1: missing required key 'workload' at the top level; expected a map of settings (key: value "
+       "lines)"},
+      {base, {"workload.collectives=[{op: all-gather, group: tp, size: 1MiB}]"},
+       "--set workload.collectives=[{op: all-gather, group: tp, size: 1MiB}]: workload.collectives[0].group: "
+       "unknown group 'tp'; define it under workload.groups"},
+  };
+  for (const Case& c : cases) EXPECT_EQ(error_of(c.text, c.overrides), c.expected);
+}
+
+}  // namespace
+}  // namespace loom::experiment
