@@ -10,6 +10,7 @@
 #include "loom/core/build_info.h"
 #include "loom/experiment/experiment.h"
 #include "loom/report/summary.h"
+#include "loom/topology/blueprint_catalog.h"
 
 namespace loom::app {
 
@@ -34,6 +35,21 @@ int run_command(const RunArguments& args) {
 
 int version_command() {
   fmt::print("loom {} ({})\n", kVersion, kGitSha);
+  return 0;
+}
+
+int list_command() {
+  fmt::print("Topology blueprints (topology.blueprint):\n");
+  for (const topology::BlueprintInfo& blueprint : topology::blueprint_catalog()) {
+    fmt::print("\n  {} — {}\n", blueprint.name, blueprint.doc);
+    for (const topology::ParameterInfo& p : blueprint.parameters) {
+      fmt::print("    {:<22} {:<10} {:>9}  {}\n", p.name, p.unit, p.default_value, p.doc);
+    }
+  }
+  fmt::print("\nWorkload types (workload.type): microbenchmark\n");
+  fmt::print("Collective operations (op): all-reduce, all-gather, reduce-scatter, all-to-all\n");
+  fmt::print("Collective algorithms (collective.algorithm, algorithm): ring, direct\n");
+  fmt::print("Network modes (network.mode): analytical\n");
   return 0;
 }
 

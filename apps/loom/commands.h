@@ -18,5 +18,8 @@ struct RunArguments {
 
 int run_command(const RunArguments& args);
 int version_command();
+// Prints every blueprint with its parameters (unit, default, doc), and the names the
+// experiment file accepts for workloads, collectives, algorithms and network modes.
+int list_command();
 
 }  // namespace loom::app

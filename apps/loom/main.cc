@@ -16,6 +16,7 @@ constexpr const char* kExamples = R"(Examples:
   loom run                                   run the built-in default experiment
   loom run examples/default.yaml --out results/mine
   loom run exp.yaml --set network.mode=analytical --set topology.hosts=16 --seed 7
+  loom list                                  blueprints, parameters, defaults and model names
   loom version
 
 Exit codes: 0 success, 2 bad arguments or input (one line on stderr), 3 internal error.)";
@@ -40,6 +41,7 @@ int main(int argc, char** argv) {
   run->add_option("--set", run_args.overrides, "Override a key: --set a.b.c=value (repeatable)")
       ->allow_extra_args(false);
   run->add_option("--seed", run_args.seed, "Experiment seed (overrides seed)");
+  CLI::App* list = app.add_subcommand("list", "List blueprints, their parameters and defaults, and model names.");
   CLI::App* version = app.add_subcommand("version", "Print Loom's version and git revision.");
 
   try {
@@ -54,6 +56,7 @@ int main(int argc, char** argv) {
 
   try {
     if (run->parsed()) return loom::app::run_command(run_args);
+    if (list->parsed()) return loom::app::list_command();
     if (version->parsed()) return loom::app::version_command();
   } catch (const loom::UserError& e) {
     return report_error(e.what(), 2);

@@ -92,6 +92,14 @@ TEST(Cli, SeedAndSetOverridesReachTheRunRecord) {
   EXPECT_NE(summary.find("\"ranks\": 8"), std::string::npos);
 }
 
+TEST(Cli, ListShowsBlueprintsWithTheirParameters) {
+  const Result r = loom("list");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("leaf-spine"), std::string::npos);
+  EXPECT_NE(r.out.find("nic_bandwidth"), std::string::npos);
+  EXPECT_NE(r.out.find("400Gbps"), std::string::npos);
+}
+
 TEST(Cli, HelpAndVersion) {
   const Result help = loom("--help");
   EXPECT_EQ(help.exit_code, 0);

@@ -6,7 +6,10 @@
 #include <fstream>
 #include <sstream>
 
+#include <fmt/format.h>
+
 #include "loom/core/error.h"
+#include "loom/topology/blueprint_catalog.h"
 
 namespace loom::experiment {
 namespace {
@@ -120,6 +123,33 @@ TEST(Experiment, ConfigurationMistakesAreLocatedOneLineErrors) {
        "unknown group 'tp'; define it under workload.groups"},
   };
   for (const Case& c : cases) EXPECT_EQ(error_of(c.text, c.overrides), c.expected);
+}
+
+TEST(Experiment, EveryCatalogParameterIsAnExperimentKeyWithItsDocumentedDefault) {
+  for (const topology::BlueprintInfo& blueprint : topology::blueprint_catalog()) {
+    // Absent keys: the effective configuration must show the catalog's defaults.
+    config::Document defaults = config::Document::parse(
+        fmt::format("topology: {{blueprint: {}}}\nworkload: {{collectives: [{{op: all-reduce, size: 1MiB}}]}}\n",
+                    blueprint.name),
+        "exp.yaml");
+    load(defaults);
+    // Every key written out with its documented default must be accepted.
+    std::string explicit_text = fmt::format("topology:\n  blueprint: {}\n", blueprint.name);
+    for (const topology::ParameterInfo& p : blueprint.parameters) {
+      const auto& recorded = defaults.effective()["topology"][std::string(p.name)];
+      const std::string shown = recorded.is_string() ? recorded.get<std::string>() : recorded.dump();
+      // Same value, compared in canonical notation ("3600Gbps" is recorded as "3.6Tbps").
+      const std::string documented = p.unit == "bandwidth" ? to_string(parse_bandwidth(p.default_value))
+                                     : p.unit == "time"    ? to_string(parse_time(p.default_value))
+                                                           : std::string(p.default_value);
+      EXPECT_EQ(shown, documented) << blueprint.name << "." << p.name;
+      explicit_text += fmt::format("  {}: {}\n", p.name, p.default_value);
+    }
+    explicit_text += "workload: {collectives: [{op: all-reduce, size: 1MiB}]}\n";
+    config::Document written = config::Document::parse(explicit_text, "exp.yaml");
+    EXPECT_NO_THROW(load(written)) << explicit_text;
+    EXPECT_EQ(written.effective()["topology"], defaults.effective()["topology"]);
+  }
 }
 
 }  // namespace

@@ -17,24 +17,24 @@ using Value = std::variant<std::uint64_t, Bandwidth, Time>;
 // The struct defaults, keyed by catalog name, written out field by field.
 std::map<std::string, Value> host_defaults() {
   const HostParams h;
-  return {{"host.gpus_per_host", std::uint64_t{h.gpus_per_host}},
-          {"host.nvlink_bandwidth", h.nvlink_bandwidth},
-          {"host.nvlink_latency", h.nvlink_latency},
-          {"host.nvswitch_latency", h.nvswitch_latency},
-          {"host.pcie_bandwidth", h.pcie_bandwidth},
-          {"host.pcie_latency", h.pcie_latency},
-          {"host.nic_bandwidth", h.nic_bandwidth},
-          {"host.nic_latency", h.nic_latency}};
+  return {{"gpus_per_host", std::uint64_t{h.gpus_per_host}},
+          {"nvlink_bandwidth", h.nvlink_bandwidth},
+          {"nvlink_latency", h.nvlink_latency},
+          {"nvswitch_latency", h.nvswitch_latency},
+          {"pcie_bandwidth", h.pcie_bandwidth},
+          {"pcie_latency", h.pcie_latency},
+          {"nic_bandwidth", h.nic_bandwidth},
+          {"nic_latency", h.nic_latency}};
 }
 
 std::map<std::string, Value> defaults_of(std::string_view blueprint) {
   std::map<std::string, Value> values = host_defaults();
-  if (blueprint == "single_switch") {
+  if (blueprint == "single-switch") {
     const SingleSwitchParams p;
     values.insert({{"hosts", std::uint64_t{p.hosts}},
                    {"link_latency", p.link_latency},
                    {"switch_latency", p.switch_latency}});
-  } else if (blueprint == "leaf_spine") {
+  } else if (blueprint == "leaf-spine") {
     const LeafSpineParams p;
     values.insert({{"hosts", std::uint64_t{p.hosts}},
                    {"hosts_per_leaf", std::uint64_t{p.hosts_per_leaf}},
@@ -60,8 +60,8 @@ Value parse(const ParameterInfo& info) {
 TEST(BlueprintCatalog, ListsBothBlueprints) {
   const auto catalog = blueprint_catalog();
   ASSERT_EQ(catalog.size(), 2u);
-  EXPECT_EQ(catalog[0].name, "single_switch");
-  EXPECT_EQ(catalog[1].name, "leaf_spine");
+  EXPECT_EQ(catalog[0].name, "single-switch");
+  EXPECT_EQ(catalog[1].name, "leaf-spine");
   EXPECT_EQ(catalog[0].parameters.size(), 3u + 8u);
   EXPECT_EQ(catalog[1].parameters.size(), 7u + 8u);
 }

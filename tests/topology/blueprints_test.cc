@@ -139,7 +139,7 @@ TEST(Blueprints, RejectBadParametersNamingThem) {
   LeafSpineParams p;
   p.hosts = 0;
   EXPECT_THAT(user_error_of([&] { make_leaf_spine(p); }),
-              HasSubstr("leaf_spine blueprint: hosts = 0: expected a count from 1 to 131072"));
+              HasSubstr("leaf-spine blueprint: hosts = 0: expected a count from 1 to 131072"));
   p = {};
   p.hosts = 200'000;
   EXPECT_THAT(user_error_of([&] { make_leaf_spine(p); }),
@@ -163,7 +163,7 @@ TEST(Blueprints, RejectBadParametersNamingThem) {
   p = {};
   p.spines = 0;
   EXPECT_THAT(user_error_of([&] { oversubscription(p); }),
-              HasSubstr("leaf_spine blueprint: spines = 0: expected a count from 1 to 65536"));
+              HasSubstr("leaf-spine blueprint: spines = 0: expected a count from 1 to 65536"));
   p = {};
   p.links_per_pair = 65;
   EXPECT_THAT(user_error_of([&] { make_leaf_spine(p); }),
@@ -181,11 +181,11 @@ TEST(Blueprints, RejectBadParametersNamingThem) {
   SingleSwitchParams s;
   s.hosts = 0;
   EXPECT_THAT(user_error_of([&] { make_single_switch(s); }),
-              HasSubstr("single_switch blueprint: hosts = 0: expected a count from 1 to 131072"));
+              HasSubstr("single-switch blueprint: hosts = 0: expected a count from 1 to 131072"));
   s = {};
   s.switch_latency = Time::ns(-3);
   EXPECT_THAT(user_error_of([&] { make_single_switch(s); }),
-              HasSubstr("single_switch blueprint: switch_latency = -3ns: expected a time of zero"));
+              HasSubstr("single-switch blueprint: switch_latency = -3ns: expected a time of zero"));
 }
 
 }  // namespace

@@ -62,7 +62,7 @@ topology::Topology read_topology(config::Reader s) {
   const std::string blueprint = s.choice("blueprint", kBlueprints, "single-switch");
   if (blueprint == "single-switch") {
     topology::SingleSwitchParams p;
-    p.hosts = read_required_count(s, "hosts");
+    p.hosts = read_count(s, "hosts", p.hosts);
     p.host = read_host(s);
     p.link_latency = s.optional<Time>("link_latency", p.link_latency);
     p.switch_latency = s.optional<Time>("switch_latency", p.switch_latency);
@@ -70,10 +70,11 @@ topology::Topology read_topology(config::Reader s) {
     return located(s, [&] { return topology::make_single_switch(p); });
   }
   topology::LeafSpineParams p;
-  p.hosts = read_required_count(s, "hosts");
+  p.hosts = read_count(s, "hosts", p.hosts);
   p.host = read_host(s);
   p.hosts_per_leaf = read_count(s, "hosts_per_leaf", p.hosts_per_leaf);
   p.spines = read_count(s, "spines", p.spines);
+  p.links_per_pair = read_count(s, "links_per_pair", p.links_per_pair);
   p.spine_link_bandwidth = s.optional<Bandwidth>("spine_link_bandwidth", p.spine_link_bandwidth);
   p.link_latency = s.optional<Time>("link_latency", p.link_latency);
   p.switch_latency = s.optional<Time>("switch_latency", p.switch_latency);

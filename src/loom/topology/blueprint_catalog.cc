@@ -8,18 +8,18 @@ namespace loom::topology {
 namespace {
 
 constexpr std::array kHostParameters = {
-    ParameterInfo{"host.gpus_per_host", "count", "8", "GPUs per host, each with its own NIC"},
-    ParameterInfo{"host.nvlink_bandwidth", "bandwidth", "3600Gbps",
+    ParameterInfo{"gpus_per_host", "count", "8", "GPUs per host, each with its own NIC"},
+    ParameterInfo{"nvlink_bandwidth", "bandwidth", "3600Gbps",
                   "GPU <-> scale-up switch, per GPU per direction (H100 NVLink4: 450 GB/s)"},
-    ParameterInfo{"host.nvlink_latency", "time", "150ns", "GPU <-> scale-up switch link delay"},
-    ParameterInfo{"host.nvswitch_latency", "time", "100ns",
+    ParameterInfo{"nvlink_latency", "time", "150ns", "GPU <-> scale-up switch link delay"},
+    ParameterInfo{"nvswitch_latency", "time", "100ns",
                   "forwarding latency of the scale-up switch"},
-    ParameterInfo{"host.pcie_bandwidth", "bandwidth", "512Gbps",
+    ParameterInfo{"pcie_bandwidth", "bandwidth", "512Gbps",
                   "GPU <-> NIC per direction (PCIe Gen5 x16: 64 GB/s)"},
-    ParameterInfo{"host.pcie_latency", "time", "250ns", "GPU <-> NIC one-way PCIe latency"},
-    ParameterInfo{"host.nic_bandwidth", "bandwidth", "400Gbps",
+    ParameterInfo{"pcie_latency", "time", "250ns", "GPU <-> NIC one-way PCIe latency"},
+    ParameterInfo{"nic_bandwidth", "bandwidth", "400Gbps",
                   "speed of each NIC's fabric port, per direction"},
-    ParameterInfo{"host.nic_latency", "time", "300ns", "forwarding latency of a NIC"},
+    ParameterInfo{"nic_latency", "time", "300ns", "forwarding latency of a NIC"},
 };
 
 constexpr std::array kSingleSwitchOwn = {
@@ -52,8 +52,8 @@ constexpr auto kSingleSwitchParameters = join(kSingleSwitchOwn, kHostParameters)
 constexpr auto kLeafSpineParameters = join(kLeafSpineOwn, kHostParameters);
 
 constexpr std::array kBlueprints = {
-    BlueprintInfo{"single_switch", "every NIC on one non-blocking switch", kSingleSwitchParameters},
-    BlueprintInfo{"leaf_spine", "two-tier Clos: hosts on leaves, every leaf cabled to every spine",
+    BlueprintInfo{"single-switch", "every NIC on one non-blocking switch", kSingleSwitchParameters},
+    BlueprintInfo{"leaf-spine", "two-tier Clos: hosts on leaves, every leaf cabled to every spine",
                   kLeafSpineParameters},
 };
 

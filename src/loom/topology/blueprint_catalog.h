@@ -1,8 +1,8 @@
 // A static description of every blueprint and its parameters, for `loom list` and for
 // configuration loaders that map keys onto the parameter structs of blueprints.h.
 //
-// Parameter names are the struct field names; host template fields are prefixed "host."
-// (e.g. "host.gpus_per_host"). Units are "count", "bandwidth" (written like "400Gbps") or
+// Parameter names are the experiment-file keys: the struct field names, with the host
+// template's fields listed flat (e.g. "gpus_per_host"). Units are "count", "bandwidth" (written like "400Gbps") or
 // "time" (written like "500ns"). Each default_value is the struct's default in that notation
 // and parses back to it exactly (parse_bandwidth / parse_time / a decimal integer).
 #pragma once
@@ -20,7 +20,7 @@ struct ParameterInfo {
 };
 
 struct BlueprintInfo {
-  std::string_view name;                      // "single_switch", "leaf_spine"
+  std::string_view name;                      // "single-switch", "leaf-spine"
   std::string_view doc;                       // one line
   std::span<const ParameterInfo> parameters;  // blueprint fields first, then "host.*"
 };

@@ -32,7 +32,7 @@ void check_hosts(std::uint32_t hosts, const HostParams& host) {
 }
 
 void check(const SingleSwitchParams& p) {
-  check_blueprint("single_switch", [&] {
+  check_blueprint("single-switch", [&] {
     check_hosts(p.hosts, p.host);
     require_non_negative("link_latency", p.link_latency);
     require_non_negative("switch_latency", p.switch_latency);
@@ -40,7 +40,7 @@ void check(const SingleSwitchParams& p) {
 }
 
 void check(const LeafSpineParams& p) {
-  check_blueprint("leaf_spine", [&] {
+  check_blueprint("leaf-spine", [&] {
     check_hosts(p.hosts, p.host);
     require_in_range("hosts_per_leaf", p.hosts_per_leaf, 1, kMaxHostsPerLeaf);
     require_in_range("spines", p.spines, 1, kMaxSpines);

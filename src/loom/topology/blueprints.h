@@ -7,8 +7,8 @@
 // building anything; the result passes Topology::validate().
 //
 // Counts, with H hosts and g GPUs per host (s = 1 if g > 1, else 0):
-//   single_switch: nodes H(2g + s) + 1;       cables H(g + gs) + Hg
-//   leaf_spine:    nodes H(2g + s) + L + S;   cables H(g + gs) + Hg + L S k
+//   single-switch: nodes H(2g + s) + 1;       cables H(g + gs) + Hg
+//   leaf-spine:    nodes H(2g + s) + L + S;   cables H(g + gs) + Hg + L S k
 // with L = ceil(H / hosts_per_leaf) leaves, S spines and k links_per_pair; link_count() is
 // twice the number of cables. The parameter catalog (name, unit, default, doc) that `loom
 // list` prints is in blueprint_catalog.h.

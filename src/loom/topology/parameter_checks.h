@@ -1,6 +1,6 @@
 // Checks shared by the blueprint parameter structs. Each throws loom::UserError naming the
 // parameter, its value and what was expected, e.g.
-// "leaf_spine.spines = 0: expected a count from 1 to 65536".
+// "leaf-spine.spines = 0: expected a count from 1 to 65536".
 #pragma once
 
 #include <cstdint>
