@@ -12,6 +12,19 @@ using collective::CollectiveOp;
 using testing::StarFabric;
 using namespace time_literals;
 
+// A rank's part in a collective on `communicator`.
+workload::Node collective_node(CollectiveOp op, workload::CommunicatorId communicator, workload::LabelId label,
+                               Bytes bytes, std::uint32_t rank) {
+  workload::Node node;
+  node.kind = workload::NodeKind::kCollective;
+  node.op = op;
+  node.communicator = communicator;
+  node.label = label;
+  node.bytes = bytes;
+  node.rank = rank;
+  return node;
+}
+
 TEST(Runtime, RepeatsRunBackToBackAndConserveBytes) {
   const std::uint32_t n = 4;
   const StarFabric fabric(n);
@@ -58,17 +71,9 @@ TEST(Runtime, ComputeNodesSerialiseOnTheRanksStreamAndGateCollectives) {
   compute.rank = 1;
   compute.duration = 5_us;
   const workload::NodeId c = w.add_node(compute, {});
-  workload::Node coll;
-  coll.kind = workload::NodeKind::kCollective;
-  coll.op = CollectiveOp::kAllReduce;
-  coll.communicator = world;
-  coll.label = label;
-  coll.bytes = 2 * 4096;
-  coll.rank = 0;
   const workload::NodeId deps0[] = {a, b};
-  w.add_node(coll, deps0);
-  coll.rank = 1;
-  w.add_node(coll, std::span(&c, 1));
+  w.add_node(collective_node(CollectiveOp::kAllReduce, world, label, 2 * 4096, 0), deps0);
+  w.add_node(collective_node(CollectiveOp::kAllReduce, world, label, 2 * 4096, 1), std::span(&c, 1));
   const RunResult r = testing::run_analytical(fabric.topology, fabric.routing, w);
   ASSERT_EQ(r.collectives.size(), 1u);
   EXPECT_EQ(r.collectives[0].first_arrival, 5_us);  // rank 1 arrives first
@@ -82,16 +87,8 @@ TEST(Runtime, MismatchedCollectiveIsAUserError) {
   workload::Workload w(2);
   const auto label = w.intern_label("entry 0");
   const auto world = w.add_communicator({"world", "world", {0, 1}});
-  workload::Node coll;
-  coll.kind = workload::NodeKind::kCollective;
-  coll.communicator = world;
-  coll.label = label;
-  coll.bytes = 1024;
-  coll.op = CollectiveOp::kAllReduce;
-  w.add_node(coll, {});
-  coll.rank = 1;
-  coll.op = CollectiveOp::kAllGather;
-  w.add_node(coll, {});
+  w.add_node(collective_node(CollectiveOp::kAllReduce, world, label, 1024, 0), {});
+  w.add_node(collective_node(CollectiveOp::kAllGather, world, label, 1024, 1), {});
   try {
     testing::run_analytical(fabric.topology, fabric.routing, w);
     FAIL() << "ran a mismatched collective";
@@ -107,14 +104,8 @@ TEST(Runtime, MemberThatNeverArrivesIsReported) {
   workload::Workload w(3);
   const auto label = w.intern_label("entry 0");
   const auto world = w.add_communicator({"world", "world", {0, 1, 2}});
-  workload::Node coll;
-  coll.kind = workload::NodeKind::kCollective;
-  coll.communicator = world;
-  coll.label = label;
-  coll.bytes = 3 * 1024;
-  w.add_node(coll, {});
-  coll.rank = 1;
-  w.add_node(coll, {});
+  w.add_node(collective_node(CollectiveOp::kAllReduce, world, label, 3 * 1024, 0), {});
+  w.add_node(collective_node(CollectiveOp::kAllReduce, world, label, 3 * 1024, 1), {});
   try {
     testing::run_analytical(fabric.topology, fabric.routing, w);
     FAIL() << "finished a collective that rank 2 never joined";
