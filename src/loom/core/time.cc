@@ -1,6 +1,7 @@
 #include "loom/core/time.h"
 
 #include <cstdlib>
+#include <ostream>
 #include <string>
 
 namespace loom {
@@ -34,5 +35,7 @@ std::string to_string(Time t) {
   }
   return "0ps";
 }
+
+std::ostream& operator<<(std::ostream& out, Time t) { return out << to_string(t); }
 
 }  // namespace loom

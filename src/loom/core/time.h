@@ -8,6 +8,7 @@
 
 #include <compare>
 #include <cstdint>
+#include <iosfwd>
 #include <limits>
 #include <string>
 
@@ -48,6 +49,7 @@ constexpr Time operator*(std::int64_t k, Time t) { return t * k; }
 // Human-readable with the largest unit that keeps the value >= 1, exact up to 6 decimals:
 // "0ps", "10ps", "1.5us", "2.000001ms", "-3ns".
 std::string to_string(Time t);
+std::ostream& operator<<(std::ostream& out, Time t);  // as to_string (also used by test output)
 
 namespace time_literals {
 constexpr Time operator""_ps(unsigned long long n) { return Time::ps(static_cast<std::int64_t>(n)); }

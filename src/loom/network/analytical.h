@@ -25,8 +25,10 @@ class AnalyticalBackend final : public Backend {
   std::string_view name() const override { return "analytical"; }
   void start(const TransferRequest& request, CompletionHandler& handler, std::uint64_t cookie) override;
 
-  // The modelled duration of a transfer, without scheduling anything.
+  // The modelled duration of a transfer, without scheduling anything (contention-free, so it is
+  // also the ideal time).
   Time transfer_time(const TransferRequest& request) const;
+  Time ideal_time(const TransferRequest& request) const override { return transfer_time(request); }
 
  private:
   Simulator& simulator_;

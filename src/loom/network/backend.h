@@ -38,6 +38,9 @@ class Backend {
   // Starts `request` at the simulator's now(); `handler.on_transfer_complete(cookie)` runs as
   // an event when the last byte arrives. src != dst; bytes may be zero (latency only).
   virtual void start(const TransferRequest& request, CompletionHandler& handler, std::uint64_t cookie) = 0;
+  // How long `request` would take alone on an idle fabric (the "standalone" or ideal FCT that
+  // slowdowns are measured against). No side effects.
+  virtual Time ideal_time(const TransferRequest& request) const = 0;
 };
 
 }  // namespace loom::network

@@ -1,4 +1,5 @@
-// What one simulated run of a workload produced: per-collective records and totals.
+// What one simulated run of a workload produced: per-node timing with the cause of each start
+// (for the critical path), per-collective records, per-transfer records, and totals.
 #pragma once
 
 #include <cstdint>
@@ -7,9 +8,12 @@
 #include "loom/collective/collective.h"
 #include "loom/core/time.h"
 #include "loom/core/units.h"
+#include "loom/topology/topology.h"
 #include "loom/workload/workload.h"
 
 namespace loom::system {
+
+inline constexpr workload::NodeId kNoNode = 0xffffffffu;
 
 // One collective instance: the parts of all its members matched together.
 struct CollectiveRecord {
@@ -29,10 +33,36 @@ struct CollectiveRecord {
   Time duration() const { return end - start; }
 };
 
+// One point-to-point transfer the runtime handed to the backend (collective steps and sends).
+struct TransferRecord {
+  topology::NodeId src = 0;         // topology nodes (GPUs)
+  topology::NodeId dst = 0;
+  std::uint32_t src_rank = 0;
+  std::uint32_t dst_rank = 0;
+  Bytes bytes = 0;
+  Time start;
+  Time end;
+  Time ideal;                       // the backend's time for it alone on an idle fabric
+};
+
+// When each node ran and why it started when it did.
+struct NodeTiming {
+  Time start;                       // began on its stream (communication: arrived at its rendezvous)
+  Time end;
+  // What let it start at `start`: the dependency whose completion made it ready, or the node
+  // before it on the same stream; kNoNode when it started at time zero.
+  workload::NodeId enabler = kNoNode;
+  // Communication nodes: the member whose arrival completed the rendezvous (itself if it came
+  // last). The operation could not begin before that member's start.
+  workload::NodeId rendezvous = kNoNode;
+};
+
 struct RunResult {
   Time makespan;                          // when the last node of any rank finished
   std::vector<Time> rank_finish;          // per rank
+  std::vector<NodeTiming> nodes;          // per workload node
   std::vector<CollectiveRecord> collectives;  // ordered by (start, communicator, sequence)
+  std::vector<TransferRecord> transfer_log;   // when recorded (RuntimeOptions), in start order
   std::uint64_t transfers = 0;
   Bytes bytes_moved = 0;
   std::uint64_t events = 0;               // simulator events processed

@@ -1,19 +1,28 @@
 // The system runtime: executes a workload's per-rank DAG on a network backend.
 //
-// Each rank runs its nodes as their dependencies complete. Compute nodes occupy the rank's one
-// compute stream in FIFO order. A collective node is the rank's part in a collective instance;
-// instances are matched by (communicator, k-th call on it). When every member has arrived (the
-// rendezvous) the instance's algorithm runs as a collective::Execution: its ready transfers go to
-// the backend between the members' GPUs, completions feed back into the execution, and each
-// member's node completes when the execution reports that member finished (all its sends and
-// receives arrived). Local reduction work is not timed yet (it overlaps with transfers in NCCL).
+// Streams: every rank has one compute stream and `comm_streams` communication streams (a node's
+// `stream` field picks one). A stream runs its nodes one at a time in the order they became
+// ready, as CUDA streams do; different streams of a rank overlap, which is how communication
+// hides behind computation. A node becomes ready when all its dependencies have completed.
 //
-// Deterministic: ready nodes are processed in id order, events in (time, insertion) order.
-// A workload that cannot finish (a member never reaches a collective, or members disagree on a
-// collective's op or size) is a UserError naming the ranks and the collective.
+// Compute nodes take their fixed duration (the compute-time model comes with the workload
+// issue: a node with flops and no duration is a UserError for now). A collective node is the
+// rank's part in a collective instance; instances are matched by (communicator, k-th call on
+// it). When every member has arrived (the rendezvous) the instance's algorithm runs as a
+// collective::Execution: ready transfers go to the backend between the members' GPUs,
+// completions feed back, and each member's node completes when the execution reports that member
+// finished. Sends and receives match by (src, dst, tag) in order; the transfer starts when both
+// have arrived (NCCL's rendezvous semantics) and completes both nodes.
+//
+// Every node's start, end and start cause are recorded (RunResult::nodes) so metrics and the
+// critical path can be derived afterwards (metrics.h). Deterministic: ready nodes are processed
+// in id order, events in (time, insertion) order. A workload that cannot finish (a member never
+// reaches a collective, an unmatched send) is a UserError naming the ranks and the operation.
 #pragma once
 
+#include <map>
 #include <memory>
+#include <tuple>
 #include <vector>
 
 #include "loom/core/simulator.h"
@@ -25,13 +34,16 @@ namespace loom::system {
 
 struct RuntimeOptions {
   collective::Algorithm default_algorithm = collective::Algorithm::kRing;
-  std::uint32_t direct_window = 1;  // direct algorithms: peers outstanding per member
-  std::uint64_t flow_hash_seed = 0; // salts every transfer's ECMP hash (the experiment seed)
+  std::uint32_t direct_window = 1;   // direct algorithms: peers outstanding per member
+  std::uint64_t flow_hash_seed = 0;  // salts every transfer's ECMP hash (the experiment seed)
+  std::uint32_t comm_streams = 2;    // communication streams per rank (node.stream < this)
+  bool record_transfers = false;     // fill RunResult::transfer_log
 };
 
 class Runtime final : private network::CompletionHandler {
  public:
   // Rank r of the workload runs on topology GPU r; the topology needs at least as many GPUs.
+  // The workload is validated (Workload::validate) here.
   Runtime(Simulator& simulator, const topology::Topology& topology, const workload::Workload& workload,
           network::Backend& backend, RuntimeOptions options);
   ~Runtime();
@@ -42,19 +54,26 @@ class Runtime final : private network::CompletionHandler {
   RunResult run();
 
  private:
+  struct Stream;
   struct Instance;
+  struct PointToPoint;
   struct InFlight;
 
   void on_transfer_complete(std::uint64_t cookie) override;
   static void compute_done_event(void* self, std::uint64_t node);
+  static void member_done_event(void* self, std::uint64_t node);
 
   void node_ready(workload::NodeId id);
   void node_done(workload::NodeId id);
-  void start_next_compute(std::uint32_t rank);
+  Stream& stream_of(const workload::Node& node);
+  void start_next(Stream& stream);
+  void start_node(workload::NodeId id);
   void arrive(workload::NodeId id);
   void start_instance(std::uint32_t instance);
-  void apply(std::uint32_t instance, collective::Progress& progress);
-  void issue(std::uint32_t instance, const collective::Transfer& transfer);
+  void apply(std::uint32_t instance, const collective::Progress& progress);
+  void arrive_point_to_point(workload::NodeId id);
+  void issue(const network::TransferRequest& request, std::uint32_t src_rank, std::uint32_t dst_rank,
+             const InFlight& what);
   [[noreturn]] void report_stall() const;
 
   Simulator& simulator_;
@@ -66,12 +85,12 @@ class Runtime final : private network::CompletionHandler {
   std::vector<std::uint32_t> pending_deps_;       // per node
   std::vector<std::uint32_t> dependent_offsets_;  // CSR of reverse dependencies
   std::vector<workload::NodeId> dependents_;
-  std::vector<std::vector<workload::NodeId>> compute_queue_;  // per rank, FIFO
-  std::vector<std::size_t> compute_head_;
-  std::vector<bool> compute_busy_;
+  std::vector<workload::NodeId> ready_cause_;     // per node: the dependency that completed last
+  std::vector<Stream> streams_;                   // rank * (1 + comm_streams) + stream
   std::vector<std::vector<std::uint32_t>> next_sequence_;     // per communicator, per member
   std::vector<Instance> instances_;
   std::vector<std::vector<std::uint32_t>> open_instances_;    // per communicator: by sequence
+  std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>, PointToPoint> channels_;  // (src, dst, tag)
   std::vector<InFlight> in_flight_;
   std::vector<std::uint32_t> free_in_flight_;
   std::uint64_t nodes_done_ = 0;

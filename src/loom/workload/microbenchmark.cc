@@ -47,6 +47,7 @@ std::vector<Communicator> make_group(const GroupSpec& group, std::uint32_t rank_
       break;
   }
   if (comms.size() == 1) comms.front().name = group.name;
+  for (Communicator& c : comms) c.kind = communicator_kind_from_name(group.name);
   return comms;
 }
 

@@ -1,10 +1,59 @@
 #include "loom/workload/workload.h"
 
+#include <map>
+#include <tuple>
+
 #include <fmt/format.h>
 
 #include "loom/core/error.h"
 
 namespace loom::workload {
+
+std::string_view to_string(NodeKind kind) {
+  switch (kind) {
+    case NodeKind::kCompute: return "compute";
+    case NodeKind::kCollective: return "collective";
+    case NodeKind::kSend: return "send";
+    case NodeKind::kRecv: return "recv";
+  }
+  return "?";
+}
+
+std::string_view to_string(ComputeKind kind) {
+  switch (kind) {
+    case ComputeKind::kGemm: return "gemm";
+    case ComputeKind::kAttention: return "attention";
+    case ComputeKind::kElementwise: return "elementwise";
+    case ComputeKind::kOther: return "other";
+  }
+  return "?";
+}
+
+namespace {
+struct KindName {
+  CommunicatorKind kind;
+  std::string_view name;
+};
+constexpr KindName kCommunicatorKinds[] = {
+    {CommunicatorKind::kWorld, "world"}, {CommunicatorKind::kTensor, "tp"},   {CommunicatorKind::kSequence, "sp"},
+    {CommunicatorKind::kContext, "cp"},  {CommunicatorKind::kPipeline, "pp"}, {CommunicatorKind::kData, "dp"},
+    {CommunicatorKind::kExpert, "ep"},   {CommunicatorKind::kOther, "other"},
+};
+}  // namespace
+
+std::string_view to_string(CommunicatorKind kind) {
+  for (const KindName& k : kCommunicatorKinds) {
+    if (k.kind == kind) return k.name;
+  }
+  return "?";
+}
+
+CommunicatorKind communicator_kind_from_name(std::string_view group_name) {
+  for (const KindName& k : kCommunicatorKinds) {
+    if (k.name == group_name) return k.kind;
+  }
+  return CommunicatorKind::kOther;
+}
 
 Workload::Workload(std::uint32_t rank_count) : rank_count_(rank_count) {
   if (rank_count == 0) throw UserError("a workload needs at least one rank");
@@ -46,6 +95,12 @@ NodeId Workload::add_node(const Node& node, std::span<const NodeId> deps) {
                                   node.rank, communicators_[node.communicator].name));
     }
   }
+  if (node.kind == NodeKind::kSend || node.kind == NodeKind::kRecv) {
+    if (node.peer >= rank_count_ || node.peer == node.rank) {
+      throw UserError(fmt::format("{}: {} on rank {} names peer {}, expected another rank in 0..{}", where,
+                                  to_string(node.kind), node.rank, node.peer, rank_count_ - 1));
+    }
+  }
   for (NodeId dep : deps) {
     if (dep >= id) {
       throw UserError(fmt::format("{}: depends on node {}, which does not come before it", where, dep));
@@ -65,6 +120,39 @@ LabelId Workload::intern_label(std::string_view text) {
 
 std::span<const NodeId> Workload::deps(NodeId id) const {
   return std::span<const NodeId>(dep_ids_).subspan(dep_offsets_[id], dep_offsets_[id + 1] - dep_offsets_[id]);
+}
+
+void Workload::validate() const {
+  // Sends and receives of one (src, dst, tag) channel pair up in order.
+  struct Channel {
+    std::vector<NodeId> sends, recvs;
+  };
+  std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>, Channel> channels;
+  for (NodeId id = 0; id < node_count(); ++id) {
+    const Node& n = nodes_[id];
+    if (n.kind == NodeKind::kSend) channels[{n.rank, n.peer, n.tag}].sends.push_back(id);
+    if (n.kind == NodeKind::kRecv) channels[{n.peer, n.rank, n.tag}].recvs.push_back(id);
+  }
+  for (const auto& [key, channel] : channels) {
+    const auto [src, dst, tag] = key;
+    const std::size_t pairs = std::min(channel.sends.size(), channel.recvs.size());
+    for (std::size_t i = 0; i < pairs; ++i) {
+      const Node& send = nodes_[channel.sends[i]];
+      const Node& recv = nodes_[channel.recvs[i]];
+      if (send.bytes != recv.bytes) {
+        throw UserError(fmt::format("{}: send #{} from rank {} to rank {} (tag {}) carries {} bytes but its receive "
+                                    "({}) expects {}",
+                                    labels_[send.label], i, src, dst, tag, send.bytes, labels_[recv.label], recv.bytes));
+      }
+    }
+    if (channel.sends.size() != channel.recvs.size()) {
+      const bool extra_send = channel.sends.size() > channel.recvs.size();
+      const Node& odd = nodes_[extra_send ? channel.sends[pairs] : channel.recvs[pairs]];
+      throw UserError(fmt::format("{}: {} #{} from rank {} to rank {} (tag {}) has no matching {}", labels_[odd.label],
+                                  extra_send ? "send" : "receive", pairs, src, dst, tag,
+                                  extra_send ? "receive" : "send"));
+    }
+  }
 }
 
 std::int64_t Workload::member_index(CommunicatorId id, std::uint32_t rank) const {

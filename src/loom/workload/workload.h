@@ -28,25 +28,51 @@ using CommunicatorId = std::uint32_t;
 using LabelId = std::uint32_t;
 
 enum class NodeKind : std::uint8_t {
-  kCompute,     // occupies the rank's compute stream for `duration`
+  kCompute,     // occupies the rank's compute stream for its modelled or fixed duration
   kCollective,  // this rank's part in a collective on `communicator`
+  kSend,        // point-to-point send of `bytes` to rank `peer`, matched by (src, dst, tag) order
+  kRecv,        // the matching receive on the peer
 };
+std::string_view to_string(NodeKind kind);
 
+// What a compute node does, for per-kind efficiency in the compute-time model.
+enum class ComputeKind : std::uint8_t { kGemm, kAttention, kElementwise, kOther };
+std::string_view to_string(ComputeKind kind);
+
+// The role of a communicator in the parallelism plan (for per-kind metrics).
+enum class CommunicatorKind : std::uint8_t {
+  kWorld, kTensor, kSequence, kContext, kPipeline, kData, kExpert, kOther
+};
+std::string_view to_string(CommunicatorKind kind);
+// "tp" -> kTensor, "dp" -> kData, ... (the usual short names); anything else kOther.
+CommunicatorKind communicator_kind_from_name(std::string_view group_name);
+
+inline constexpr std::uint32_t kNoPeer = 0xffffffffu;
+
+// One node: 48 bytes. Fields not used by a node's kind keep their defaults.
 struct Node {
   NodeKind kind = NodeKind::kCompute;
   collective::CollectiveOp op = collective::CollectiveOp::kAllReduce;  // kCollective only
   std::optional<collective::Algorithm> algorithm;  // kCollective: empty = the runtime's choice
+  ComputeKind compute_kind = ComputeKind::kOther;  // kCompute only
+  std::uint8_t stream = 0;          // communication nodes: which of the rank's comm streams
   std::uint32_t rank = 0;
-  CommunicatorId communicator = 0;  // kCollective only
+  std::uint32_t communicator = 0;   // kCollective: CommunicatorId
+  std::uint32_t peer = kNoPeer;     // kSend: destination rank; kRecv: source rank
+  std::uint32_t tag = 0;            // kSend/kRecv: matching tag
   LabelId label = 0;                // interned text saying where the node came from
-  Bytes bytes = 0;                  // kCollective: size with nccl-tests meaning (collective.h)
-  Time duration;                    // kCompute
+  std::uint32_t iteration = 0;      // training iteration the node belongs to
+  Bytes bytes = 0;                  // communication: message size (collectives: nccl-tests
+                                    // meaning, see collective.h); compute: memory bytes touched
+  std::uint64_t flops = 0;          // kCompute: floating-point operations
+  Time duration;                    // kCompute: fixed duration, used when flops == 0
 };
 
 struct Communicator {
   std::string name;                 // e.g. "world", "tp.3"
   std::string group;                // the named group it belongs to, e.g. "tp"
   std::vector<std::uint32_t> ranks; // member index -> global rank; distinct, in member order
+  CommunicatorKind kind = CommunicatorKind::kOther;
 };
 
 class Workload {
@@ -56,7 +82,8 @@ class Workload {
   // Ranks must be distinct and < rank_count (UserError otherwise, naming the communicator).
   CommunicatorId add_communicator(Communicator communicator);
   // `deps` must name existing nodes (so the DAG stays acyclic); a collective's rank must be a
-  // member of its communicator. Violations are UserErrors naming the node's label.
+  // member of its communicator; a send/recv's peer must be another valid rank. Violations are
+  // UserErrors naming the node's label.
   NodeId add_node(const Node& node, std::span<const NodeId> deps);
   LabelId intern_label(std::string_view text);
 
@@ -69,6 +96,12 @@ class Workload {
   // Position of `rank` in the communicator, or -1 if it is not a member. O(1).
   std::int64_t member_index(CommunicatorId id, std::uint32_t rank) const;
   std::string_view label(LabelId id) const { return labels_[id]; }
+  std::uint32_t label_count() const { return static_cast<std::uint32_t>(labels_.size()); }
+
+  // Whole-workload checks beyond what add_node can see: every send has its matching receive
+  // (same src, dst, tag, bytes, in the same order) and vice versa. UserError naming the first
+  // unmatched node. O(nodes).
+  void validate() const;
 
  private:
   std::uint32_t rank_count_;

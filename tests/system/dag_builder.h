@@ -1,0 +1,71 @@
+// Concise hand-built DAGs for runtime and metrics tests.
+#pragma once
+
+#include <initializer_list>
+#include <vector>
+
+#include "loom/workload/workload.h"
+
+namespace loom::system::testing {
+
+class DagBuilder {
+ public:
+  explicit DagBuilder(std::uint32_t ranks) : workload_(ranks), label_(workload_.intern_label("test")) {}
+
+  workload::Workload& workload() { return workload_; }
+
+  workload::CommunicatorId communicator(std::vector<std::uint32_t> ranks, workload::CommunicatorKind kind) {
+    return workload_.add_communicator({"c" + std::to_string(workload_.communicator_count()), "c", std::move(ranks), kind});
+  }
+  workload::NodeId compute(std::uint32_t rank, Time duration, std::initializer_list<workload::NodeId> deps = {},
+                           std::uint32_t iteration = 0) {
+    workload::Node n;
+    n.rank = rank;
+    n.duration = duration;
+    n.iteration = iteration;
+    return add(n, deps);
+  }
+  workload::NodeId collective(std::uint32_t rank, workload::CommunicatorId comm, Bytes bytes,
+                              std::initializer_list<workload::NodeId> deps = {}, std::uint8_t stream = 0) {
+    workload::Node n;
+    n.kind = workload::NodeKind::kCollective;
+    n.rank = rank;
+    n.communicator = comm;
+    n.bytes = bytes;
+    n.stream = stream;
+    return add(n, deps);
+  }
+  workload::NodeId send(std::uint32_t rank, std::uint32_t peer, Bytes bytes,
+                        std::initializer_list<workload::NodeId> deps = {}, std::uint32_t tag = 0,
+                        std::uint8_t stream = 0) {
+    return p2p(workload::NodeKind::kSend, rank, peer, bytes, deps, tag, stream);
+  }
+  workload::NodeId recv(std::uint32_t rank, std::uint32_t peer, Bytes bytes,
+                        std::initializer_list<workload::NodeId> deps = {}, std::uint32_t tag = 0,
+                        std::uint8_t stream = 0) {
+    return p2p(workload::NodeKind::kRecv, rank, peer, bytes, deps, tag, stream);
+  }
+  workload::NodeId add(workload::Node n, std::initializer_list<workload::NodeId> deps) {
+    n.label = label_;
+    const std::vector<workload::NodeId> d(deps);
+    return workload_.add_node(n, d);
+  }
+
+ private:
+  workload::NodeId p2p(workload::NodeKind kind, std::uint32_t rank, std::uint32_t peer, Bytes bytes,
+                       std::initializer_list<workload::NodeId> deps, std::uint32_t tag, std::uint8_t stream) {
+    workload::Node n;
+    n.kind = kind;
+    n.stream = stream;
+    n.rank = rank;
+    n.peer = peer;
+    n.bytes = bytes;
+    n.tag = tag;
+    return add(n, deps);
+  }
+
+  workload::Workload workload_;
+  workload::LabelId label_;
+};
+
+}  // namespace loom::system::testing
