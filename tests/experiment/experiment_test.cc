@@ -73,7 +73,14 @@ TEST(Experiment, SummaryRecordsEffectiveConfigurationWithDefaults) {
   EXPECT_EQ(summary["backend"], "analytical");
   EXPECT_EQ(summary["entries"].size(), 5u);
   EXPECT_EQ(summary["entries"][0]["op"], "all-reduce");
-  EXPECT_EQ(summary["totals"]["collectives"], summary["collectives"].size());
+  EXPECT_EQ(summary["totals"]["collectives"], 3u * (1 + 2 + 2 + 8 + 1));
+  // Every optional output is listed with its row count.
+  ASSERT_EQ(summary["outputs"].size(), 4u);
+  EXPECT_EQ(summary["outputs"][0]["file"], "collectives.csv");
+  EXPECT_EQ(summary["outputs"][0]["rows"], summary["totals"]["collectives"]);
+  EXPECT_EQ(summary["outputs"][1]["rows"], summary["totals"]["transfers"]);
+  EXPECT_EQ(summary["outputs"][2]["rows"], 16u);
+  EXPECT_EQ(summary["outputs"][3]["rows"], summary["totals"]["nodes"]);
 }
 
 TEST(Experiment, EntryBandwidthsFollowNcclTestsDefinitions) {

@@ -2,10 +2,14 @@
 
 #include <array>
 
+#include <fmt/format.h>
+
 #include "loom/core/simulator.h"
 #include "loom/experiment/sections.h"
 #include "loom/network/analytical.h"
 #include "loom/report/summary.h"
+#include "loom/report/tables.h"
+#include "loom/report/timeline.h"
 #include "loom/topology/routing.h"
 
 namespace loom::experiment {
@@ -19,6 +23,13 @@ Experiment load(config::Document& document) {
   e.runtime = read_collective(root.child_or_empty("collective"));
   e.runtime.flow_hash_seed = e.seed;
   {
+    config::Reader system = root.child_or_empty("system");
+    const std::uint64_t streams = system.optional<std::uint64_t>("comm_streams", e.runtime.comm_streams);
+    if (streams < 1 || streams > 64) system.fail("comm_streams", fmt::format("must be between 1 and 64, got {}", streams));
+    e.runtime.comm_streams = static_cast<std::uint32_t>(streams);
+    system.finish();
+  }
+  {
     static constexpr std::array<std::string_view, 1> kModes = {"analytical"};
     config::Reader network = root.child_or_empty("network");
     e.network_mode = network.choice("mode", kModes, "analytical");
@@ -26,8 +37,15 @@ Experiment load(config::Document& document) {
   }
   {
     config::Reader output = root.child_or_empty("output");
-    e.output_dir = output.optional<std::string>("dir", "results");
+    OutputOptions& o = e.output;
+    o.dir = output.optional<std::string>("dir", o.dir.string());
+    o.collectives = output.optional<bool>("collectives", o.collectives);
+    o.flows = output.optional<bool>("flows", o.flows);
+    o.ranks = output.optional<bool>("ranks", o.ranks);
+    o.timeline = output.optional<bool>("timeline", o.timeline);
+    o.max_rows = output.optional<std::uint64_t>("max_rows", o.max_rows);
     output.finish();
+    e.runtime.record_transfers = o.flows;
   }
   root.finish();
   e.effective_config = document.effective();
@@ -41,9 +59,18 @@ Outcome run(const Experiment& e) {
   system::Runtime runtime(simulator, e.topology, e.workload, backend, e.runtime);
   Outcome outcome;
   outcome.result = runtime.run();
+  outcome.metrics = system::compute_metrics(e.workload, outcome.result);
   outcome.entries = report::entry_stats(e.workload, outcome.result);
+  const OutputOptions& o = e.output;
+  if (o.collectives) outcome.files.push_back(report::write_collectives_csv(o.dir, e.workload, outcome.result, o.max_rows));
+  if (o.flows) outcome.files.push_back(report::write_flows_csv(o.dir, outcome.result, o.max_rows));
+  if (o.ranks) outcome.files.push_back(report::write_ranks_csv(o.dir, outcome.metrics, o.max_rows));
+  if (o.timeline) {
+    outcome.files.push_back(report::write_timeline(o.dir, e.topology, e.workload, outcome.result, o.max_rows));
+  }
   const report::RunInfo info{e.seed, std::string(backend.name()), e.effective_config};
-  outcome.summary_path = report::write_summary(e.output_dir, report::make_summary(info, e.workload, outcome.result));
+  outcome.summary_path = report::write_summary(
+      o.dir, report::make_summary(info, e.workload, outcome.result, outcome.metrics, outcome.files));
   return outcome;
 }
 

@@ -6,8 +6,9 @@
 //   topology    a blueprint and its parameters
 //   workload    what the ranks run (today: type microbenchmark)
 //   collective  default algorithm and its options
+//   system      comm_streams: communication streams per rank
 //   network     mode: analytical
-//   output      dir: where results go
+//   output      dir, and which files to write (collectives, flows, ranks, timeline, max_rows)
 // Every key is read through config::Reader, so an unknown key, a wrong type, a missing key or a
 // bad unit is a UserError at file:line:col, and the effective configuration (after defaults and
 // --set overrides) is recorded for the run record.
@@ -21,6 +22,8 @@
 
 #include "loom/config/document.h"
 #include "loom/report/collective_stats.h"
+#include "loom/report/output_file.h"
+#include "loom/system/metrics.h"
 #include "loom/system/run_result.h"
 #include "loom/system/runtime.h"
 #include "loom/topology/topology.h"
@@ -28,13 +31,23 @@
 
 namespace loom::experiment {
 
+// Which result files to write besides summary.json (report/tables.h, report/timeline.h).
+struct OutputOptions {
+  std::filesystem::path dir = "results";
+  bool collectives = true;
+  bool flows = true;
+  bool ranks = true;
+  bool timeline = true;
+  std::uint64_t max_rows = 1'000'000;  // per file
+};
+
 struct Experiment {
   std::uint64_t seed = 1;
   topology::Topology topology;
   workload::Workload workload{1};
   system::RuntimeOptions runtime;
   std::string network_mode;
-  std::filesystem::path output_dir;
+  OutputOptions output;
   nlohmann::json effective_config;
 };
 
@@ -43,8 +56,10 @@ Experiment load(config::Document& document);
 
 struct Outcome {
   system::RunResult result;
+  system::Metrics metrics;
   std::vector<report::EntryStats> entries;
   std::filesystem::path summary_path;
+  std::vector<report::WrittenFile> files;  // the other files written
 };
 
 // Simulates the experiment and writes its results into its output directory.

@@ -1,7 +1,7 @@
 #include "loom/report/summary.h"
 
+#include <algorithm>
 #include <fstream>
-#include <system_error>
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
@@ -15,9 +15,72 @@ namespace {
 nlohmann::json bandwidth_json(const Bandwidths& b) {
   return {{"algbw_GBps", b.algbw_gbytes_per_s}, {"busbw_GBps", b.busbw_gbytes_per_s}};
 }
+
+// min / mean / max over ranks of one per-rank time, in microseconds.
+template <class Get>
+nlohmann::json spread(const std::vector<system::RankMetrics>& ranks, Get get) {
+  if (ranks.empty()) return nullptr;
+  Time lo = get(ranks.front()), hi = lo;
+  __extension__ __int128 total = 0;
+  for (const system::RankMetrics& r : ranks) {
+    const Time t = get(r);
+    lo = std::min(lo, t);
+    hi = std::max(hi, t);
+    total += t.picoseconds();
+  }
+  const double mean = static_cast<double>(total / static_cast<std::int64_t>(ranks.size())) * 1e-6;
+  return {{"min", lo.microseconds()}, {"mean", mean}, {"max", hi.microseconds()}};
+}
+
+nlohmann::json metrics_json(const workload::Workload& workload, const system::Metrics& m) {
+  nlohmann::json iterations = nlohmann::json::array();
+  for (Time t : m.iteration_times) iterations.push_back(t.microseconds());
+  nlohmann::json by_kind = nlohmann::json::object();
+  nlohmann::json critical_comm = nlohmann::json::object();
+  for (std::size_t k = 0; k < system::kCommKinds; ++k) {
+    const bool used = std::any_of(m.ranks.begin(), m.ranks.end(), [&](const auto& r) { return r.comm[k] > Time::zero(); });
+    if (used) {
+      by_kind[std::string(system::comm_kind_name(k))] = {
+          {"comm_us", spread(m.ranks, [&](const auto& r) { return r.comm[k]; })},
+          {"exposed_us", spread(m.ranks, [&](const auto& r) { return r.exposed[k]; })}};
+    }
+    if (m.critical_comm[k] > Time::zero()) {
+      critical_comm[std::string(system::comm_kind_name(k))] = m.critical_comm[k].microseconds();
+    }
+  }
+  nlohmann::json path = nlohmann::json::array();
+  constexpr std::size_t kShownSegments = 32;
+  for (std::size_t i = 0; i < std::min(m.critical_path.size(), kShownSegments); ++i) {
+    const system::CriticalSegment& seg = m.critical_path[i];
+    const workload::Node& node = workload.node(seg.node);
+    path.push_back({{"node", seg.node}, {"rank", node.rank}, {"kind", workload::to_string(node.kind)},
+                    {"label", workload.label(node.label)}, {"start_us", seg.start.microseconds()},
+                    {"end_us", seg.end.microseconds()}});
+  }
+  Time length;
+  if (!m.critical_path.empty()) length = m.critical_path.back().end - m.critical_path.front().start;
+  return {
+      {"iteration_us", std::move(iterations)},
+      {"ranks",
+       {{"compute_us", spread(m.ranks, [](const auto& r) { return r.compute; })},
+        {"comm_us", spread(m.ranks, [](const auto& r) { return r.comm_total; })},
+        {"exposed_comm_us", spread(m.ranks, [](const auto& r) { return r.exposed_total; })},
+        {"sync_wait_us", spread(m.ranks, [](const auto& r) { return r.sync_wait; })},
+        {"idle_us", spread(m.ranks, [](const auto& r) { return r.idle; })},
+        {"by_comm_kind", std::move(by_kind)}}},
+      {"critical_path",
+       {{"length_us", length.microseconds()},
+        {"compute_us", m.critical_compute.microseconds()},
+        {"comm_us", std::move(critical_comm)},
+        {"segments", m.critical_path.size()},
+        {"first_segments", std::move(path)}}},
+  };
+}
+
 }  // namespace
 
-nlohmann::json make_summary(const RunInfo& info, const workload::Workload& workload, const system::RunResult& result) {
+nlohmann::json make_summary(const RunInfo& info, const workload::Workload& workload, const system::RunResult& result,
+                            const system::Metrics& metrics, const std::vector<WrittenFile>& files) {
   nlohmann::json entries = nlohmann::json::array();
   for (const EntryStats& s : entry_stats(workload, result)) {
     nlohmann::json e = {
@@ -34,25 +97,9 @@ nlohmann::json make_summary(const RunInfo& info, const workload::Workload& workl
     e.update(bandwidth_json(s.mean_bandwidth));
     entries.push_back(std::move(e));
   }
-  nlohmann::json collectives = nlohmann::json::array();
-  for (const system::CollectiveRecord& r : result.collectives) {
-    nlohmann::json c = {
-        {"label", workload.label(r.label)},
-        {"op", collective::to_string(r.op)},
-        {"communicator", workload.communicator(r.communicator).name},
-        {"sequence", r.sequence},
-        {"members", r.members},
-        {"algorithm", collective::to_string(r.algorithm)},
-        {"size_bytes", r.bytes},
-        {"first_arrival_ps", r.first_arrival.picoseconds()},
-        {"start_ps", r.start.picoseconds()},
-        {"end_ps", r.end.picoseconds()},
-        {"time_us", r.duration().microseconds()},
-        {"transfers", r.transfers},
-        {"bytes_moved", r.bytes_moved},
-    };
-    c.update(bandwidth_json(bandwidths(r)));
-    collectives.push_back(std::move(c));
+  nlohmann::json outputs = nlohmann::json::array();
+  for (const WrittenFile& f : files) {
+    outputs.push_back({{"file", f.path.filename().string()}, {"rows", f.rows}, {"rows_left_out", f.dropped}});
   }
   return {
       {"loom", {{"version", kVersion}, {"git_sha", kGitSha}}},
@@ -62,23 +109,22 @@ nlohmann::json make_summary(const RunInfo& info, const workload::Workload& workl
       {"totals",
        {{"makespan_ps", result.makespan.picoseconds()},
         {"makespan_us", result.makespan.microseconds()},
+        {"nodes", workload.node_count()},
         {"collectives", result.collectives.size()},
         {"transfers", result.transfers},
         {"bytes_moved", result.bytes_moved},
         {"events", result.events}}},
       {"entries", std::move(entries)},
-      {"collectives", std::move(collectives)},
+      {"metrics", metrics_json(workload, metrics)},
+      {"outputs", std::move(outputs)},
   };
 }
 
 std::filesystem::path write_summary(const std::filesystem::path& dir, const nlohmann::json& summary) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) throw UserError(fmt::format("cannot create output directory '{}': {}", dir.string(), ec.message()));
-  const std::filesystem::path path = dir / "summary.json";
-  std::ofstream file(path);
+  std::filesystem::path path;
+  std::ofstream file = open_output(dir, "summary.json", path);
   file << summary.dump(2) << '\n';
-  if (!file) throw UserError(fmt::format("cannot write '{}'", path.string()));
+  finish_output(file, path);
   return path;
 }
 

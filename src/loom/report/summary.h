@@ -1,5 +1,9 @@
 // The run record: `summary.json` (effective configuration, seed, version, per-entry statistics,
-// per-collective records, totals) and the same statistics as a short table for a terminal.
+// totals, metrics aggregated over ranks — min/mean/max of compute, communication, exposed
+// communication per kind, sync wait and idle time —, iteration times, the critical path's
+// composition, and the list of other files written with any rows a cap left out) and the entry
+// statistics as a short table for a terminal. Per-instance and per-rank detail lives in the CSV
+// tables (tables.h).
 //
 // summary.json holds nothing that varies between identical runs (no wall-clock time, no host
 // name), so the same inputs and seed give a byte-identical file.
@@ -11,6 +15,8 @@
 #include <nlohmann/json.hpp>
 
 #include "loom/report/collective_stats.h"
+#include "loom/report/output_file.h"
+#include "loom/system/metrics.h"
 
 namespace loom::report {
 
@@ -20,7 +26,8 @@ struct RunInfo {
   nlohmann::json effective_config;   // what the run actually used, after defaults and overrides
 };
 
-nlohmann::json make_summary(const RunInfo& info, const workload::Workload& workload, const system::RunResult& result);
+nlohmann::json make_summary(const RunInfo& info, const workload::Workload& workload, const system::RunResult& result,
+                            const system::Metrics& metrics, const std::vector<WrittenFile>& files);
 
 // Writes `dir/summary.json`, creating `dir`. UserError naming the path when that fails.
 std::filesystem::path write_summary(const std::filesystem::path& dir, const nlohmann::json& summary);

@@ -1,0 +1,33 @@
+// Opening result files: the output directory is created on demand, and failure to create or
+// write is a UserError naming the path. Also the bookkeeping of what each writer wrote, so the
+// run record can list its files and say where a capped table was cut short.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <string_view>
+
+#include "loom/core/time.h"
+
+namespace loom::report {
+
+struct WrittenFile {
+  std::filesystem::path path;
+  std::uint64_t rows = 0;      // data rows or events written
+  std::uint64_t dropped = 0;   // rows left out because of the configured cap
+};
+
+// Opens dir/name for writing, creating dir. UserError on failure.
+std::ofstream open_output(const std::filesystem::path& dir, const std::string& name, std::filesystem::path& path);
+// Throws UserError if the stream failed (disk full, ...).
+void finish_output(std::ofstream& out, const std::filesystem::path& path);
+
+// A CSV field: quoted, with embedded quotes doubled.
+std::string csv_quote(std::string_view text);
+
+// Microseconds with picosecond precision ("12.500000"), exact and locale-independent.
+std::string microseconds(Time t);
+
+}  // namespace loom::report

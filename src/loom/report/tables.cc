@@ -1,0 +1,85 @@
+#include "loom/report/tables.h"
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include "loom/report/collective_stats.h"
+
+namespace loom::report {
+
+namespace {
+
+// Nanoseconds with picosecond precision ("1250.500").
+std::string nanoseconds(Time t) {
+  const std::int64_t ps = t.picoseconds();
+  return fmt::format("{}.{:03}", ps / 1000, ps % 1000);
+}
+
+// Writes up to max_rows rows produced by `row(i)` for i in [0, count).
+template <class Row>
+WrittenFile write_table(const std::filesystem::path& dir, const std::string& name, std::string_view header,
+                        std::uint64_t count, std::uint64_t max_rows, Row row) {
+  WrittenFile written;
+  std::ofstream out = open_output(dir, name, written.path);
+  out << header << '\n';
+  written.rows = std::min(count, max_rows);
+  written.dropped = count - written.rows;
+  for (std::uint64_t i = 0; i < written.rows; ++i) out << row(i) << '\n';
+  finish_output(out, written.path);
+  return written;
+}
+
+}  // namespace
+
+WrittenFile write_collectives_csv(const std::filesystem::path& dir, const workload::Workload& workload,
+                                  const system::RunResult& result, std::uint64_t max_rows) {
+  return write_table(
+      dir, "collectives.csv",
+      "label,op,group,communicator,members,size_bytes,algorithm,first_arrival_us,start_us,end_us,time_us,"
+      "algbw_GBps,busbw_GBps,transfers,bytes_moved",
+      result.collectives.size(), max_rows, [&](std::uint64_t i) {
+        const system::CollectiveRecord& r = result.collectives[i];
+        const workload::Communicator& c = workload.communicator(r.communicator);
+        const Bandwidths b = bandwidths(r);
+        return fmt::format("{},{},{},{},{},{},{},{},{},{},{},{:.6f},{:.6f},{},{}", csv_quote(workload.label(r.label)),
+                           collective::to_string(r.op), c.group, c.name, r.members, r.bytes,
+                           collective::to_string(r.algorithm), microseconds(r.first_arrival), microseconds(r.start),
+                           microseconds(r.end), microseconds(r.duration()), b.algbw_gbytes_per_s,
+                           b.busbw_gbytes_per_s, r.transfers, r.bytes_moved);
+      });
+}
+
+WrittenFile write_flows_csv(const std::filesystem::path& dir, const system::RunResult& result, std::uint64_t max_rows) {
+  return write_table(dir, "flows.csv",
+                     "src_rank,dst_rank,src_node,dst_node,size_bytes,start_ns,fct_ns,ideal_fct_ns,slowdown",
+                     result.transfer_log.size(), max_rows, [&](std::uint64_t i) {
+                       const system::TransferRecord& t = result.transfer_log[i];
+                       const Time fct = t.end - t.start;
+                       const double slowdown = t.ideal > Time::zero()
+                                                   ? static_cast<double>(fct.picoseconds()) /
+                                                         static_cast<double>(t.ideal.picoseconds())
+                                                   : 1.0;
+                       return fmt::format("{},{},{},{},{},{},{},{},{:.6f}", t.src_rank, t.dst_rank, t.src, t.dst,
+                                          t.bytes, nanoseconds(t.start), nanoseconds(fct), nanoseconds(t.ideal),
+                                          slowdown);
+                     });
+}
+
+WrittenFile write_ranks_csv(const std::filesystem::path& dir, const system::Metrics& metrics, std::uint64_t max_rows) {
+  std::string header = "rank,finish_us,compute_us,comm_us,exposed_comm_us,sync_wait_us,idle_us";
+  for (std::size_t k = 0; k < system::kCommKinds; ++k) {
+    header += fmt::format(",{0}_comm_us,{0}_exposed_us", system::comm_kind_name(k));
+  }
+  return write_table(dir, "ranks.csv", header, metrics.ranks.size(), max_rows, [&](std::uint64_t r) {
+    const system::RankMetrics& m = metrics.ranks[r];
+    std::string line = fmt::format("{},{},{},{},{},{},{}", r, microseconds(m.finish), microseconds(m.compute),
+                                   microseconds(m.comm_total), microseconds(m.exposed_total),
+                                   microseconds(m.sync_wait), microseconds(m.idle));
+    for (std::size_t k = 0; k < system::kCommKinds; ++k) {
+      line += fmt::format(",{},{}", microseconds(m.comm[k]), microseconds(m.exposed[k]));
+    }
+    return line;
+  });
+}
+
+}  // namespace loom::report

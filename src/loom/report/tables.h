@@ -1,0 +1,27 @@
+// CSV tables of a run, one row per thing, each with a header line:
+//   collectives.csv  one row per collective instance: label, op, group, communicator, members,
+//                    size_bytes, algorithm, first_arrival_us, start_us, end_us, time_us,
+//                    algbw_GBps, busbw_GBps, transfers, bytes_moved
+//   flows.csv        one row per transfer handed to the network (the columns of SimAI/HPCC
+//                    fct.txt, by rank and GPU node instead of IP and port, plus slowdown):
+//                    src_rank, dst_rank, src_node, dst_node, size_bytes, start_ns, fct_ns,
+//                    ideal_fct_ns, slowdown
+//   ranks.csv        one row per rank: the metrics of system/metrics.h in microseconds
+// Times are exact decimal microseconds or nanoseconds. Tables stop after `max_rows` rows
+// (the count left out is returned), so no output grows without bound.
+#pragma once
+
+#include <filesystem>
+
+#include "loom/report/output_file.h"
+#include "loom/system/metrics.h"
+#include "loom/system/run_result.h"
+
+namespace loom::report {
+
+WrittenFile write_collectives_csv(const std::filesystem::path& dir, const workload::Workload& workload,
+                                  const system::RunResult& result, std::uint64_t max_rows);
+WrittenFile write_flows_csv(const std::filesystem::path& dir, const system::RunResult& result, std::uint64_t max_rows);
+WrittenFile write_ranks_csv(const std::filesystem::path& dir, const system::Metrics& metrics, std::uint64_t max_rows);
+
+}  // namespace loom::report
