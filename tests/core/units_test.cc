@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "loom/core/error.h"
+#include "loom/core/random.h"
 
 namespace loom {
 namespace {
@@ -94,6 +95,46 @@ TEST(Units, FormatsRoundTrip) {
   for (const char* text : {"400Gbps", "1.6Tbps", "25Gbps", "100Mbps"}) {
     EXPECT_EQ(to_string(parse_bandwidth(text)), text);
   }
+}
+
+}  // namespace
+}  // namespace loom
+
+namespace loom {
+namespace {
+
+// Random and mutated texts never crash the unit parsers: each either parses or throws UserError.
+TEST(Units, RandomTextsParseOrFailCleanly) {
+  RandomStream random(11, "units-fuzz");
+  const std::string alphabet = "0123456789.eE+- bBKMGTikmnpsuµ/ptbitGbpsMiB\t";
+  const char* seeds[] = {"400Gbps", "1.5us", "16MiB", "1e3ns", "0.5GB/s", "9999999999999999999999Tbps"};
+  int parsed = 0, rejected = 0;
+  for (int i = 0; i < 20'000; ++i) {
+    std::string text = seeds[random.uniform_int(0, 5)];
+    const auto edits = random.uniform_int(0, 4);
+    for (std::uint64_t e = 0; e < edits; ++e) {
+      const auto pos = random.uniform_int(0, text.size());
+      const char c = alphabet[random.uniform_int(0, alphabet.size() - 1)];
+      switch (random.uniform_int(0, 2)) {
+        case 0: text.insert(pos, 1, c); break;
+        case 1: if (pos < text.size()) text.erase(pos, 1); break;
+        default: if (pos < text.size()) text[pos] = c; break;
+      }
+    }
+    for (int which = 0; which < 3; ++which) {
+      try {
+        if (which == 0) parse_bandwidth(text);
+        if (which == 1) parse_size(text);
+        if (which == 2) parse_time(text);
+        ++parsed;
+      } catch (const UserError&) {
+        ++rejected;
+      }
+    }
+  }
+  // Both outcomes must be common, or the test is not exercising anything.
+  EXPECT_GT(parsed, 1000);
+  EXPECT_GT(rejected, 1000);
 }
 
 }  // namespace
