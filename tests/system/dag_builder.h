@@ -2,6 +2,8 @@
 #pragma once
 
 #include <initializer_list>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "loom/workload/workload.h"
@@ -10,12 +12,16 @@ namespace loom::system::testing {
 
 class DagBuilder {
  public:
-  explicit DagBuilder(std::uint32_t ranks) : workload_(ranks), label_(workload_.intern_label("test")) {}
+  explicit DagBuilder(std::uint32_t ranks, std::string_view label = "test")
+      : workload_(ranks), label_(workload_.intern_label(label)) {}
 
   workload::Workload& workload() { return workload_; }
 
-  workload::CommunicatorId communicator(std::vector<std::uint32_t> ranks, workload::CommunicatorKind kind) {
-    return workload_.add_communicator({"c" + std::to_string(workload_.communicator_count()), "c", std::move(ranks), kind});
+  workload::CommunicatorId communicator(std::vector<std::uint32_t> ranks,
+                                        workload::CommunicatorKind kind = workload::CommunicatorKind::kWorld,
+                                        std::string name = "") {
+    if (name.empty()) name = "c" + std::to_string(workload_.communicator_count());
+    return workload_.add_communicator({name, name, std::move(ranks), kind});
   }
   workload::NodeId compute(std::uint32_t rank, Time duration, std::initializer_list<workload::NodeId> deps = {},
                            std::uint32_t iteration = 0) {
@@ -26,9 +32,11 @@ class DagBuilder {
     return add(n, deps);
   }
   workload::NodeId collective(std::uint32_t rank, workload::CommunicatorId comm, Bytes bytes,
-                              std::initializer_list<workload::NodeId> deps = {}, std::uint8_t stream = 0) {
+                              std::initializer_list<workload::NodeId> deps = {}, std::uint8_t stream = 0,
+                              collective::CollectiveOp op = collective::CollectiveOp::kAllReduce) {
     workload::Node n;
     n.kind = workload::NodeKind::kCollective;
+    n.op = op;
     n.rank = rank;
     n.communicator = comm;
     n.bytes = bytes;

@@ -3,27 +3,16 @@
 #include <gtest/gtest.h>
 
 #include "loom/core/error.h"
+#include "system/dag_builder.h"
 #include "system/fabric_fixture.h"
 
 namespace loom::system {
 namespace {
 
 using collective::CollectiveOp;
+using testing::DagBuilder;
 using testing::StarFabric;
 using namespace time_literals;
-
-// A rank's part in a collective on `communicator`.
-workload::Node collective_node(CollectiveOp op, workload::CommunicatorId communicator, workload::LabelId label,
-                               Bytes bytes, std::uint32_t rank) {
-  workload::Node node;
-  node.kind = workload::NodeKind::kCollective;
-  node.op = op;
-  node.communicator = communicator;
-  node.label = label;
-  node.bytes = bytes;
-  node.rank = rank;
-  return node;
-}
 
 TEST(Runtime, RepeatsRunBackToBackAndConserveBytes) {
   const std::uint32_t n = 4;
@@ -59,22 +48,14 @@ TEST(Runtime, DisjointCommunicatorsRunConcurrently) {
 
 TEST(Runtime, ComputeNodesSerialiseOnTheRanksStreamAndGateCollectives) {
   const StarFabric fabric(2);
-  workload::Workload w(2);
-  const auto label = w.intern_label("test");
-  const auto world = w.add_communicator({"world", "world", {0, 1}});
-  workload::Node compute;
-  compute.label = label;
-  compute.rank = 0;
-  compute.duration = 10_us;
-  const workload::NodeId a = w.add_node(compute, {});
-  const workload::NodeId b = w.add_node(compute, {});  // independent, but the stream is busy
-  compute.rank = 1;
-  compute.duration = 5_us;
-  const workload::NodeId c = w.add_node(compute, {});
-  const workload::NodeId deps0[] = {a, b};
-  w.add_node(collective_node(CollectiveOp::kAllReduce, world, label, 2 * 4096, 0), deps0);
-  w.add_node(collective_node(CollectiveOp::kAllReduce, world, label, 2 * 4096, 1), std::span(&c, 1));
-  const RunResult r = testing::run_analytical(fabric.topology, fabric.routing, w);
+  DagBuilder dag(2);
+  const auto world = dag.communicator({0, 1});
+  const workload::NodeId a = dag.compute(0, 10_us);
+  const workload::NodeId b = dag.compute(0, 10_us);  // independent, but the stream is busy
+  const workload::NodeId c = dag.compute(1, 5_us);
+  dag.collective(0, world, 2 * 4096, {a, b});
+  dag.collective(1, world, 2 * 4096, {c});
+  const RunResult r = testing::run_analytical(fabric.topology, fabric.routing, dag.workload());
   ASSERT_EQ(r.collectives.size(), 1u);
   EXPECT_EQ(r.collectives[0].first_arrival, 5_us);  // rank 1 arrives first
   EXPECT_EQ(r.collectives[0].start, 20_us);         // rank 0 after two 10us computes
@@ -82,38 +63,34 @@ TEST(Runtime, ComputeNodesSerialiseOnTheRanksStreamAndGateCollectives) {
   EXPECT_EQ(r.makespan, 20_us + ar);
 }
 
-TEST(Runtime, MismatchedCollectiveIsAUserError) {
-  const StarFabric fabric(2);
-  workload::Workload w(2);
-  const auto label = w.intern_label("entry 0");
-  const auto world = w.add_communicator({"world", "world", {0, 1}});
-  w.add_node(collective_node(CollectiveOp::kAllReduce, world, label, 1024, 0), {});
-  w.add_node(collective_node(CollectiveOp::kAllGather, world, label, 1024, 1), {});
+std::string error_of(DagBuilder& dag, std::uint32_t gpus) {
+  const StarFabric fabric(gpus);
   try {
-    testing::run_analytical(fabric.topology, fabric.routing, w);
-    FAIL() << "ran a mismatched collective";
+    testing::run_analytical(fabric.topology, fabric.routing, dag.workload());
   } catch (const UserError& e) {
-    EXPECT_STREQ(e.what(),
-                 "collective #0 on communicator 'world' does not match across members: rank 1 calls "
-                 "all-gather of 1KiB (ring) but the first member called all-reduce of 1KiB (ring) (entry 0)");
+    return e.what();
   }
+  return "no error";
+}
+
+TEST(Runtime, MismatchedCollectiveIsAUserError) {
+  DagBuilder dag(2, "entry 0");
+  const auto world = dag.communicator({0, 1}, workload::CommunicatorKind::kWorld, "world");
+  dag.collective(0, world, 1024, {}, 0, CollectiveOp::kAllReduce);
+  dag.collective(1, world, 1024, {}, 0, CollectiveOp::kAllGather);
+  EXPECT_EQ(error_of(dag, 2),
+            "collective #0 on communicator 'world' does not match across members: rank 1 calls "
+            "all-gather of 1KiB (ring) but the first member called all-reduce of 1KiB (ring) (entry 0)");
 }
 
 TEST(Runtime, MemberThatNeverArrivesIsReported) {
-  const StarFabric fabric(3);
-  workload::Workload w(3);
-  const auto label = w.intern_label("entry 0");
-  const auto world = w.add_communicator({"world", "world", {0, 1, 2}});
-  w.add_node(collective_node(CollectiveOp::kAllReduce, world, label, 3 * 1024, 0), {});
-  w.add_node(collective_node(CollectiveOp::kAllReduce, world, label, 3 * 1024, 1), {});
-  try {
-    testing::run_analytical(fabric.topology, fabric.routing, w);
-    FAIL() << "finished a collective that rank 2 never joined";
-  } catch (const UserError& e) {
-    EXPECT_STREQ(e.what(),
-                 "the workload cannot finish: collective #0 on communicator 'world' (entry 0) waits for "
-                 "rank(s) 2 that never reach it");
-  }
+  DagBuilder dag(3, "entry 0");
+  const auto world = dag.communicator({0, 1, 2}, workload::CommunicatorKind::kWorld, "world");
+  dag.collective(0, world, 3 * 1024);
+  dag.collective(1, world, 3 * 1024);
+  EXPECT_EQ(error_of(dag, 3),
+            "the workload cannot finish: collective #0 on communicator 'world' (entry 0) waits for "
+            "rank(s) 2 that never reach it");
 }
 
 TEST(Runtime, MoreRanksThanGpusIsAUserError) {
