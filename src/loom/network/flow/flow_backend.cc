@@ -1,0 +1,202 @@
+#include "loom/network/flow/flow_backend.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "loom/core/error.h"
+
+namespace loom::network::flow {
+
+namespace {
+
+constexpr double kBitPicosecondsPerByte = 8e12;  // bytes x this / (bit/s) = picoseconds
+
+// The ECMP hash of QP `qp` of a transfer: QP 0 keeps the request's, the others are
+// splitmix64-mixed from it so that they spread independently over equal-cost paths.
+std::uint64_t qp_hash(std::uint64_t flow_hash, std::uint32_t qp) {
+  if (qp == 0) return flow_hash;
+  std::uint64_t z = flow_hash + 0x9e3779b97f4a7c15ull * qp;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+std::vector<double> link_capacities(const topology::Topology& topology) {
+  std::vector<double> capacities(topology.link_count());
+  for (topology::LinkId l = 0; l < topology.link_count(); ++l) {
+    capacities[l] = static_cast<double>(topology.link(l).bandwidth.bps());
+  }
+  return capacities;
+}
+
+}  // namespace
+
+Time path_latency(const topology::Topology& topology, std::span<const topology::LinkId> path) {
+  Time latency;
+  for (std::size_t i = 0; i < path.size(); ++i) {
+    const topology::Link& link = topology.link(path[i]);
+    latency += link.latency;
+    if (i > 0) latency += topology.node(link.src).forwarding_latency;
+  }
+  return latency;
+}
+
+FlowBackend::FlowBackend(Simulator& simulator, const topology::Topology& topology,
+                         const topology::Routing& routing, FlowParams params)
+    : simulator_(simulator),
+      topology_(topology),
+      routing_(routing),
+      params_((check_flow_params(params), params)),
+      solver_(link_capacities(topology), SolverOptions{params.solver_threads, params.solver_parallel_threshold}),
+      links_(topology.link_count()) {}
+
+FlowBackend::~FlowBackend() = default;
+
+Time FlowBackend::ideal_over(std::span<const topology::LinkId> path, Bytes bytes) const {
+  LOOM_ASSERT(!path.empty(), "empty route between distinct nodes");
+  Bandwidth bottleneck = topology_.link(path.front()).bandwidth;
+  for (const topology::LinkId l : path) bottleneck = std::min(bottleneck, topology_.link(l).bandwidth);
+  return path_latency(topology_, path) + serialization_time(wire_bytes(params_, bytes), bottleneck);
+}
+
+Time FlowBackend::ideal_time(const TransferRequest& request) const {
+  LOOM_ASSERT(request.src != request.dst, "transfer from a node to itself");
+  path_.clear();
+  routing_.route(request.src, request.dst, request.flow_hash, path_);
+  return ideal_over(path_, request.bytes);
+}
+
+double FlowBackend::carried_bytes(topology::LinkId link) const {
+  const LinkState& state = links_[link];
+  const double elapsed = static_cast<double>((simulator_.now() - state.since).picoseconds());
+  return state.carried + state.rate * elapsed / kBitPicosecondsPerByte;
+}
+
+void FlowBackend::carried_bytes(std::vector<double>& out) const {
+  out.resize(links_.size());
+  for (topology::LinkId l = 0; l < links_.size(); ++l) out[l] = carried_bytes(l);
+}
+
+std::uint32_t FlowBackend::new_transfer() {
+  ++active_transfers_;
+  if (!free_transfers_.empty()) {
+    const std::uint32_t id = free_transfers_.back();
+    free_transfers_.pop_back();
+    return id;
+  }
+  transfers_.emplace_back();
+  return static_cast<std::uint32_t>(transfers_.size() - 1);
+}
+
+void FlowBackend::start(const TransferRequest& request, CompletionHandler& handler, std::uint64_t cookie) {
+  LOOM_ASSERT(request.src != request.dst, "transfer from a node to itself");
+  const std::uint32_t id = new_transfer();
+  transfers_[id] = Transfer{&handler, cookie, request.src, request.dst, request.bytes,
+                            simulator_.now(), Time{}, simulator_.now(), 0};
+  if (request.bytes == 0) {
+    transfers_[id].ideal = ideal_time(request);  // the route's latency
+    simulator_.schedule_at<&FlowBackend::deliver>(simulator_.now() + transfers_[id].ideal, this, id);
+    return;
+  }
+  const Bytes qps = std::min<Bytes>(params_.queue_pairs, request.bytes);
+  for (std::uint32_t qp = 0; qp < qps; ++qp) {
+    const Bytes share = request.bytes / qps + (qp < request.bytes % qps ? 1 : 0);
+    add_stream(id, share, qp_hash(request.flow_hash, qp));
+    // QP 0 takes the request's own route: the ideal time is measured on it.
+    if (qp == 0) transfers_[id].ideal = ideal_over(path_, request.bytes);
+  }
+  request_solve();
+}
+
+void FlowBackend::add_stream(std::uint32_t transfer, Bytes payload, std::uint64_t flow_hash) {
+  const Transfer& t = transfers_[transfer];
+  path_.clear();
+  routing_.route(t.src, t.dst, flow_hash, path_);
+  const FlowIndex flow = solver_.add_flow(path_);
+  if (flow >= streams_.size()) streams_.resize(flow + 1);
+  streams_[flow] = Stream{transfer, static_cast<double>(wire_bytes(params_, payload)), 0.0,
+                          simulator_.now(), path_latency(topology_, path_), EventId{}};
+  ++transfers_[transfer].pending_qps;
+}
+
+void FlowBackend::request_solve() {
+  if (solve_pending_) return;
+  solve_pending_ = true;
+  simulator_.schedule_at<&FlowBackend::solve>(simulator_.now(), this);
+}
+
+void FlowBackend::mark_links(std::span<const LinkIndex> path) {
+  for (const LinkIndex l : path) {
+    if (links_[l].stale) continue;
+    links_[l].stale = true;
+    stale_links_.push_back(l);
+  }
+}
+
+Time FlowBackend::drain_time(const Stream& stream) const {
+  LOOM_ASSERT(stream.rate > 0, "a draining flow has no rate");
+  if (stream.remaining == std::floor(stream.remaining) && stream.rate == std::floor(stream.rate) &&
+      stream.rate < 1.8e19) {
+    return serialization_time(static_cast<Bytes>(stream.remaining),
+                              Bandwidth::bits_per_second(static_cast<std::uint64_t>(stream.rate)));
+  }
+  return Time::ps(static_cast<std::int64_t>(std::ceil(stream.remaining * kBitPicosecondsPerByte / stream.rate)));
+}
+
+void FlowBackend::solve() {
+  solve_pending_ = false;
+  solver_.solve();
+  const Time now = simulator_.now();
+  for (const FlowIndex flow : solver_.solved_flows()) {
+    Stream& stream = streams_[flow];
+    const double rate = solver_.rate(flow);
+    if (rate == stream.rate) continue;
+    const double elapsed = static_cast<double>((now - stream.since).picoseconds());
+    stream.remaining = std::max(0.0, stream.remaining - stream.rate * elapsed / kBitPicosecondsPerByte);
+    stream.rate = rate;
+    stream.since = now;
+    const Time finish = now + drain_time(stream);
+    if (simulator_.is_pending(stream.drain)) {
+      stream.drain = simulator_.reschedule(stream.drain, finish);
+    } else {
+      stream.drain = simulator_.schedule_at<&FlowBackend::drain>(finish, this, flow);
+    }
+    mark_links(solver_.path(flow));
+  }
+  for (const topology::LinkId l : stale_links_) {
+    LinkState& state = links_[l];
+    state.carried += state.rate * static_cast<double>((now - state.since).picoseconds()) / kBitPicosecondsPerByte;
+    state.rate = solver_.load(l);
+    state.since = now;
+    state.stale = false;
+  }
+  stale_links_.clear();
+}
+
+void FlowBackend::drain(std::uint64_t flow_arg) {
+  const auto flow = static_cast<FlowIndex>(flow_arg);
+  const Stream& stream = streams_[flow];
+  Transfer& transfer = transfers_[stream.transfer];
+  transfer.delivery = std::max(transfer.delivery, simulator_.now() + stream.latency);
+  if (--transfer.pending_qps == 0) {
+    simulator_.schedule_at<&FlowBackend::deliver>(transfer.delivery, this, stream.transfer);
+  }
+  mark_links(solver_.path(flow));
+  solver_.remove_flow(flow);
+  streams_[flow] = Stream{};
+  request_solve();
+}
+
+void FlowBackend::deliver(std::uint64_t transfer_arg) {
+  const auto id = static_cast<std::uint32_t>(transfer_arg);
+  const Transfer transfer = transfers_[id];
+  free_transfers_.push_back(id);
+  --active_transfers_;
+  if (params_.record_flows) {
+    records_.push_back({transfer.src, transfer.dst, transfer.bytes, transfer.start, simulator_.now(),
+                        transfer.ideal});
+  }
+  transfer.handler->on_transfer_complete(transfer.cookie);
+}
+
+}  // namespace loom::network::flow

@@ -1,0 +1,155 @@
+// Flow-level backend: transfers share links by weighted max-min fairness.
+//
+// Model. A transfer of B bytes from src to dst becomes q = min(queue_pairs, B) flows (QPs),
+// QP i carrying B/q bytes (the first B mod q one byte more) on its own ECMP route (QP 0 uses
+// the request's flow_hash, QP i > 0 a hash derived from it and i). A QP of b payload bytes
+// must push wire_bytes(b) (flow_params.h) through its path. While flows are active, their
+// rates are the max-min fair allocation of MaxMinSolver over every directed link of the
+// topology (capacity = the link's bandwidth; NVLink, PCIe and fabric links alike); a QP with
+// rate r(t) drains when the integral of r over time reaches its wire bytes. Its last byte
+// arrives one path latency later, where, as in the analytical backend,
+//
+//   latency(path) = sum over links of propagation latency
+//                 + sum over nodes the path passes through of their forwarding latency
+//
+// (NIC, switch and NVSwitch latencies are the nodes' forwarding latencies). The transfer
+// completes when the last byte of its last QP has arrived. A lone single-QP transfer thus
+// takes latency + serialization_time(wire_bytes(B), bottleneck), exactly the analytical time
+// when header_bytes = 0. Zero-byte transfers take the latency of the request's route.
+//
+// Events. start() adds the flows to the solver and, once per simulated instant, a solve event
+// re-solves the touched components after every start and drain at that instant. Flows whose
+// rate changed get their drain event rescheduled on the Simulator; the others keep theirs.
+// Completions are events, never synchronous calls.
+//
+// Rounding. Rates are doubles (bit/s), times whole picoseconds: a drain time is rounded up,
+// so a flow may finish up to 1 ps late per rate change. When neither the bytes left nor the
+// rate has a fraction, the drain time is computed exactly as serialization_time does.
+//
+// Observers (for the report layer): per-link rate and cumulative carried wire bytes (sample
+// them at intervals with LinkSampler), and optionally a FlowRecord per finished transfer.
+//
+// Cost: start O(q x path length) plus the component solves (max_min_solver.h); memory about
+// 100 bytes per active QP plus the solver's, 24 bytes per link. The Simulator, Topology and
+// Routing must outlive the backend, and the backend its pending events. Not thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "loom/core/simulator.h"
+#include "loom/network/backend.h"
+#include "loom/network/flow/flow_params.h"
+#include "loom/network/flow/max_min_solver.h"
+#include "loom/topology/routing.h"
+
+namespace loom::network::flow {
+
+// One finished transfer (a row of flows.csv: the columns of SimAI/HPCC fct.txt).
+struct FlowRecord {
+  topology::NodeId src = topology::kNone;
+  topology::NodeId dst = topology::kNone;
+  Bytes bytes = 0;   // payload
+  Time start;        // when start() was called
+  Time finish;       // when the completion was delivered
+  Time ideal;        // ideal_time(): the same transfer alone on the fabric
+};
+
+// Propagation plus forwarding latency of a contiguous path (formula above).
+Time path_latency(const topology::Topology& topology, std::span<const topology::LinkId> path);
+
+class FlowBackend final : public Backend {
+ public:
+  // Throws UserError if `params` is invalid (check_flow_params).
+  FlowBackend(Simulator& simulator, const topology::Topology& topology,
+              const topology::Routing& routing, FlowParams params = {});
+  ~FlowBackend() override;
+
+  std::string_view name() const override { return "flow"; }
+  void start(const TransferRequest& request, CompletionHandler& handler, std::uint64_t cookie) override;
+
+  const FlowParams& params() const { return params_; }
+
+  // The request's time alone on the fabric, on its flow_hash route, with all bytes as one
+  // flow: latency + serialization_time(wire_bytes(bytes), bottleneck). HPCC's "standalone
+  // fct"; the ideal column of a FlowRecord.
+  Time ideal_time(const TransferRequest& request) const override;
+
+  // Transfers started and not yet delivered; QP flows currently draining.
+  std::size_t active_transfers() const { return active_transfers_; }
+  std::size_t active_flows() const { return solver_.flow_count(); }
+
+  // Bits per second the link carries now (sum of its flows' rates).
+  double link_rate(topology::LinkId link) const { return links_[link].rate; }
+  // Wire bytes the link has carried from time zero to the simulator's now().
+  double carried_bytes(topology::LinkId link) const;
+  // carried_bytes() of every link, indexed by LinkId (out is resized). O(links).
+  void carried_bytes(std::vector<double>& out) const;
+
+  // Finished transfers, in delivery order, when params().record_flows (else always empty).
+  std::span<const FlowRecord> flow_records() const { return records_; }
+  // Forgets the records handed out so far (a writer streaming flows.csv calls it).
+  void clear_flow_records() { records_.clear(); }
+
+  const SolverStats& solver_stats() const { return solver_.stats(); }
+  const Simulator& simulator() const { return simulator_; }
+  const topology::Topology& topology() const { return topology_; }
+
+ private:
+  struct Transfer {
+    CompletionHandler* handler = nullptr;
+    std::uint64_t cookie = 0;
+    topology::NodeId src = topology::kNone;
+    topology::NodeId dst = topology::kNone;
+    Bytes bytes = 0;
+    Time start;
+    Time ideal;
+    Time delivery;                // latest arrival of a drained QP's last byte
+    std::uint32_t pending_qps = 0;
+  };
+  // A QP in the solver, indexed by its FlowIndex.
+  struct Stream {
+    std::uint32_t transfer = 0;
+    double remaining = 0.0;  // wire bytes not yet sent at `since`
+    double rate = 0.0;       // bit/s since `since`
+    Time since;
+    Time latency;            // of its path
+    EventId drain;
+  };
+  struct LinkState {
+    double rate = 0.0;     // bit/s since `since`
+    double carried = 0.0;  // wire bytes up to `since`
+    Time since;
+    bool stale = false;    // rate to recompute at the end of this solve
+  };
+
+  std::uint32_t new_transfer();
+  // ideal_time() of `bytes` over `path`.
+  Time ideal_over(std::span<const topology::LinkId> path, Bytes bytes) const;
+  // Routes one QP into path_ and adds it to the solver.
+  void add_stream(std::uint32_t transfer, Bytes payload, std::uint64_t flow_hash);
+  void request_solve();
+  void mark_links(std::span<const LinkIndex> path);
+  void solve();
+  void drain(std::uint64_t flow);
+  void deliver(std::uint64_t transfer);
+  Time drain_time(const Stream& stream) const;
+
+  Simulator& simulator_;
+  const topology::Topology& topology_;
+  const topology::Routing& routing_;
+  FlowParams params_;
+  MaxMinSolver solver_;
+  std::vector<Stream> streams_;
+  std::vector<Transfer> transfers_;
+  std::vector<std::uint32_t> free_transfers_;
+  std::size_t active_transfers_ = 0;
+  std::vector<LinkState> links_;
+  std::vector<topology::LinkId> stale_links_;
+  bool solve_pending_ = false;
+  std::vector<FlowRecord> records_;
+  mutable std::vector<topology::LinkId> path_;  // scratch
+};
+
+}  // namespace loom::network::flow
