@@ -49,7 +49,7 @@ int list_command() {
   fmt::print("\nWorkload types (workload.type): microbenchmark\n");
   fmt::print("Collective operations (op): all-reduce, all-gather, reduce-scatter, all-to-all\n");
   fmt::print("Collective algorithms (collective.algorithm, algorithm): ring, direct\n");
-  fmt::print("Network modes (network.mode): analytical\n");
+  fmt::print("Network modes (network.mode): analytical, flow\n");
   return 0;
 }
 

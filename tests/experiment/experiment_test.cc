@@ -115,14 +115,18 @@ TEST(Experiment, ConfigurationMistakesAreLocatedOneLineErrors) {
       {base, {"topology.nic_bandwidth=400"},
        "--set topology.nic_bandwidth=400: topology.nic_bandwidth: '400' is not a bandwidth: the number has no "
        "unit; expected e.g. 400Gbps, 100 Gb/s or 50GB/s"},
-      {base, {"network.mode=flow"},
-       "--set network.mode=flow: network.mode: unknown value 'flow'; expected one of analytical"},
+      {base, {"network.mode=packet"},
+       "--set network.mode=packet: network.mode: unknown value 'packet'; expected one of analytical, flow"},
       {base, {"workload.groups={tp: {block: 3}}"},
        "--set workload.groups={tp: {block: 3}}: group 'tp': block 3 must be a positive divisor of the rank count 16"},
       {base, {"workload.collectives=[{op: all-sum, size: 1MiB}]"},
        "--set workload.collectives=[{op: all-sum, size: 1MiB}]: unknown collective operation 'all-sum'; expected "
        "one of: all-reduce, all-gather, reduce-scatter, all-to-all"},
       {base, {"seed=-1"}, "--set seed=-1: seed: expected a non-negative integer, got '-1'"},
+      {base, {"network.flow={queue_pairs: 2}"},
+       "--set network.flow={queue_pairs: 2}: network.flow: applies to network.mode flow only"},
+      {base, {"network.mode=flow", "network.flow={queue_pairs: 0}"},
+       "--set network.flow={queue_pairs: 0}: network.flow.queue_pairs: must be between 1 and 1024, got 0"},
       {"topology:\n  hosts: 2\n", {}, "exp.yaml:1:1: missing required key 'workload' at the top level; expected a map of settings (key: value "
        "lines)"},
       {base, {"workload.collectives=[{op: all-gather, group: tp, size: 1MiB}]"},
@@ -130,6 +134,29 @@ TEST(Experiment, ConfigurationMistakesAreLocatedOneLineErrors) {
        "unknown group 'tp'; define it under workload.groups"},
   };
   for (const Case& c : cases) EXPECT_EQ(error_of(c.text, c.overrides), c.expected);
+}
+
+TEST(Experiment, TheSameExperimentRunsInFlowModeAndAgreesWhereNothingIsShared) {
+  const Outcome analytical = run_text(default_experiment_text(), {"output.dir=" + scratch_dir("modes_a").string()});
+  const fs::path flow_dir = scratch_dir("modes_f");
+  const Outcome flow = run_text(default_experiment_text(),
+                                {"output.dir=" + flow_dir.string(), "network.mode=flow", "network.flow={queue_pairs: 2}"});
+  ASSERT_EQ(analytical.entries.size(), flow.entries.size());
+  for (std::size_t i = 0; i < flow.entries.size(); ++i) {
+    const double a = analytical.entries[i].mean_time.seconds(), f = flow.entries[i].mean_time.seconds();
+    if (analytical.entries[i].group == "tp") {
+      // Inside a host each ring link carries one transfer at a time: flow equals analytical.
+      EXPECT_NEAR(f / a, 1.0, 1e-3) << analytical.entries[i].label;
+    } else {
+      EXPECT_GE(f, a * (1 - 1e-9)) << analytical.entries[i].label;  // sharing only slows down
+    }
+  }
+  EXPECT_TRUE(fs::exists(flow_dir / "links.csv"));
+  const auto summary = nlohmann::json::parse(read_file(flow.summary_path));
+  EXPECT_EQ(summary["backend"], "flow");
+  EXPECT_EQ(summary["config"]["network"]["flow"]["queue_pairs"], 2);
+  EXPECT_FALSE(summary["network"]["hot_links"].empty());
+  EXPECT_LE(summary["network"]["hot_links"][0]["mean_utilisation"].get<double>(), 1.0 + 1e-9);
 }
 
 TEST(Experiment, EveryCatalogParameterIsAnExperimentKeyWithItsDocumentedDefault) {

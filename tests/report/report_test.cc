@@ -110,7 +110,7 @@ TEST(Timeline, IsTraceEventJsonWithOneEventPerNodeAndNamedThreads) {
 TEST(Summary, AggregatesMetricsAndListsOutputs) {
   SmallRun run;
   std::vector<WrittenFile> files = {write_flows_csv(run.dir, run.result, 5)};
-  const nlohmann::json s = make_summary({3, "analytical", {{"seed", 3}}}, *run.workload, run.result, run.metrics, files);
+  const nlohmann::json s = make_summary({3, "analytical", {{"seed", 3}}, nullptr}, *run.workload, run.result, run.metrics, files);
   EXPECT_EQ(s["seed"], 3);
   EXPECT_EQ(s["outputs"][0]["file"], "flows.csv");
   EXPECT_EQ(s["outputs"][0]["rows_left_out"], run.result.transfers - 5);

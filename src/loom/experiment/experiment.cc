@@ -1,12 +1,16 @@
 #include "loom/experiment/experiment.h"
 
 #include <array>
+#include <memory>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include "loom/core/simulator.h"
 #include "loom/experiment/sections.h"
+#include "loom/experiment/link_monitor.h"
 #include "loom/network/analytical.h"
+#include "loom/network/flow/flow_backend.h"
 #include "loom/report/summary.h"
 #include "loom/report/tables.h"
 #include "loom/report/timeline.h"
@@ -30,9 +34,13 @@ Experiment load(config::Document& document) {
     system.finish();
   }
   {
-    static constexpr std::array<std::string_view, 1> kModes = {"analytical"};
     config::Reader network = root.child_or_empty("network");
-    e.network_mode = network.choice("mode", kModes, "analytical");
+    e.network_mode = network.choice("mode", {"analytical", "flow"}, "analytical");
+    if (e.network_mode == "flow") {
+      e.flow = read_flow(network.child_or_empty("flow"));
+    } else if (network.has("flow")) {
+      network.fail("flow", "applies to network.mode flow only");
+    }
     network.finish();
   }
   {
@@ -43,6 +51,12 @@ Experiment load(config::Document& document) {
     o.flows = output.optional<bool>("flows", o.flows);
     o.ranks = output.optional<bool>("ranks", o.ranks);
     o.timeline = output.optional<bool>("timeline", o.timeline);
+    o.links = output.optional<bool>("links", o.links);
+    o.link_interval = output.optional<Time>("link_interval", o.link_interval);
+    if (o.link_interval <= Time::zero()) output.fail("link_interval", "must be positive");
+    const std::uint64_t hot = output.optional<std::uint64_t>("hot_links", o.hot_links);
+    if (hot > 1000) output.fail("hot_links", fmt::format("must be at most 1000, got {}", hot));
+    o.hot_links = static_cast<std::uint32_t>(hot);
     o.max_rows = output.optional<std::uint64_t>("max_rows", o.max_rows);
     output.finish();
     e.runtime.record_transfers = o.flows;
@@ -55,20 +69,40 @@ Experiment load(config::Document& document) {
 Outcome run(const Experiment& e) {
   Simulator simulator;
   const topology::Routing routing(e.topology);
-  network::AnalyticalBackend backend(simulator, e.topology, routing);
-  system::Runtime runtime(simulator, e.topology, e.workload, backend, e.runtime);
+  std::unique_ptr<network::Backend> backend;
+  network::flow::FlowBackend* flow = nullptr;
+  if (e.network_mode == "flow") {
+    auto flow_backend = std::make_unique<network::flow::FlowBackend>(simulator, e.topology, routing, e.flow);
+    flow = flow_backend.get();
+    backend = std::move(flow_backend);
+  } else {
+    backend = std::make_unique<network::AnalyticalBackend>(simulator, e.topology, routing);
+  }
+  const OutputOptions& o = e.output;
+  std::optional<LinkMonitor> links;
+  if (flow != nullptr && o.links) links.emplace(simulator, *flow, o.link_interval, o.max_rows);
+
+  system::Runtime runtime(simulator, e.topology, e.workload, *backend, e.runtime);
   Outcome outcome;
   outcome.result = runtime.run();
   outcome.metrics = system::compute_metrics(e.workload, outcome.result);
   outcome.entries = report::entry_stats(e.workload, outcome.result);
-  const OutputOptions& o = e.output;
   if (o.collectives) outcome.files.push_back(report::write_collectives_csv(o.dir, e.workload, outcome.result, o.max_rows));
   if (o.flows) outcome.files.push_back(report::write_flows_csv(o.dir, outcome.result, o.max_rows));
   if (o.ranks) outcome.files.push_back(report::write_ranks_csv(o.dir, outcome.metrics, o.max_rows));
   if (o.timeline) {
     outcome.files.push_back(report::write_timeline(o.dir, e.topology, e.workload, outcome.result, o.max_rows));
   }
-  const report::RunInfo info{e.seed, std::string(backend.name()), e.effective_config};
+  report::RunInfo info{e.seed, std::string(backend->name()), e.effective_config, nullptr};
+  if (links) {
+    links->finish();
+    outcome.files.push_back(report::write_links_csv(o.dir, e.topology, links->samples(), links->dropped()));
+    std::vector<double> carried;
+    flow->carried_bytes(carried);
+    info.network = {{"hot_links", report::hot_links(e.topology, carried, outcome.result.makespan, o.hot_links)},
+                    {"solver", {{"solves", flow->solver_stats().solves},
+                                {"link_visits", flow->solver_stats().link_visits}}}};
+  }
   outcome.summary_path = report::write_summary(
       o.dir, report::make_summary(info, e.workload, outcome.result, outcome.metrics, outcome.files));
   return outcome;

@@ -7,7 +7,7 @@
 //   workload    what the ranks run (today: type microbenchmark)
 //   collective  default algorithm and its options
 //   system      comm_streams: communication streams per rank
-//   network     mode: analytical
+//   network     mode: analytical | flow; flow: the flow backend's parameters
 //   output      dir, and which files to write (collectives, flows, ranks, timeline, max_rows)
 // Every key is read through config::Reader, so an unknown key, a wrong type, a missing key or a
 // bad unit is a UserError at file:line:col, and the effective configuration (after defaults and
@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "loom/config/document.h"
+#include "loom/network/flow/flow_params.h"
 #include "loom/report/collective_stats.h"
 #include "loom/report/output_file.h"
 #include "loom/system/metrics.h"
@@ -38,6 +39,9 @@ struct OutputOptions {
   bool flows = true;
   bool ranks = true;
   bool timeline = true;
+  bool links = true;                   // flow mode: links.csv and hot links in the summary
+  Time link_interval = Time::us(100);  // links.csv sampling interval
+  std::uint32_t hot_links = 10;        // links listed in the summary
   std::uint64_t max_rows = 1'000'000;  // per file
 };
 
@@ -47,6 +51,7 @@ struct Experiment {
   workload::Workload workload{1};
   system::RuntimeOptions runtime;
   std::string network_mode;
+  network::flow::FlowParams flow;
   OutputOptions output;
   nlohmann::json effective_config;
 };

@@ -157,4 +157,18 @@ system::RuntimeOptions read_collective(config::Reader s) {
   return options;
 }
 
+network::flow::FlowParams read_flow(config::Reader s) {
+  network::flow::FlowParams p;
+  p.queue_pairs = read_count(s, "queue_pairs", p.queue_pairs, 1, 1024);
+  p.mtu = s.optional<config::Size>("mtu", p.mtu);
+  p.header_bytes = s.optional<config::Size>("header_bytes", p.header_bytes);
+  p.solver_threads = read_count(s, "solver_threads", p.solver_threads, 1, 256);
+  s.finish();
+  located(s, [&] {
+    network::flow::check_flow_params(p);
+    return 0;
+  });
+  return p;
+}
+
 }  // namespace loom::experiment

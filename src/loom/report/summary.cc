@@ -116,6 +116,7 @@ nlohmann::json make_summary(const RunInfo& info, const workload::Workload& workl
         {"events", result.events}}},
       {"entries", std::move(entries)},
       {"metrics", metrics_json(workload, metrics)},
+      {"network", info.network},
       {"outputs", std::move(outputs)},
   };
 }

@@ -24,6 +24,7 @@ struct RunInfo {
   std::uint64_t seed = 0;
   std::string backend;               // "analytical", ...
   nlohmann::json effective_config;   // what the run actually used, after defaults and overrides
+  nlohmann::json network;            // backend-specific results (e.g. hot links), or null
 };
 
 nlohmann::json make_summary(const RunInfo& info, const workload::Workload& workload, const system::RunResult& result,
