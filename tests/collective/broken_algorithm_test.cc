@@ -6,8 +6,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "loom/collective/block_layout.h"
 #include "loom/collective/completion_tracker.h"
 #include "loom/collective/semantics_checker.h"
+#include "loom/collective/step_execution.h"
+#include "loom/collective/tree_schedule.h"
 
 namespace loom::collective {
 namespace {
@@ -53,7 +56,7 @@ class SkippingRing final : public Execution {
   void skip(Progress& out) {
     for (std::size_t i = 0; i < out.ready.size(); ++i) {
       const Transfer t = out.ready[i];
-      if (t.src != 0 || t.tag != 1) continue;
+      if (t.src != 0 || t.step != 1) continue;
       out.ready.erase(out.ready.begin() + static_cast<std::ptrdiff_t>(i));
       inner_->on_done(t, out);
       return;
@@ -67,7 +70,7 @@ class EagerRing final : public Execution {
  public:
   explicit EagerRing(const CollectiveSpec& spec)
       : spec_(spec), steps_(spec.op == CollectiveOp::kAllReduce ? 2 * (spec.members - 1) : spec.members - 1),
-        tracker_(spec.members, steps_, steps_) {}
+        tracker_(std::vector<std::uint32_t>(spec.members, steps_), std::vector<std::uint32_t>(spec.members, steps_)) {}
   void start(Progress& out) override {
     const std::uint32_t n = spec_.members;
     for (std::uint32_t step = 0; step < steps_; ++step) {
@@ -75,8 +78,10 @@ class EagerRing final : public Execution {
         const bool reduce = spec_.op == CollectiveOp::kAllReduce && step < n - 1;
         const std::uint32_t back = reduce ? step + 1 : (step >= n - 1 ? step - (n - 1) : step);
         const std::uint32_t block = (i + n - back % n) % n;
-        out.ready.push_back({.src = i, .dst = (i + 1) % n, .bytes = block_bytes(spec_, block), .block = block,
-                             .action = reduce ? DataAction::kReduce : DataAction::kCopy, .tag = step});
+        const Bytes bytes = block_bytes(spec_, block);
+        out.ready.push_back({.src = i, .dst = (i + 1) % n, .bytes = bytes, .block = block,
+                             .action = reduce ? DataAction::kReduce : DataAction::kCopy, .tag = step,
+                             .wire_bytes = bytes});
       }
     }
     tracker_.start(out);
@@ -111,7 +116,7 @@ TEST(BrokenAlgorithms, AllGatherSendingBeforeItsDependencyIsCaught) {
   EagerRing ring(spec);
   // Step 1 of member 0 forwards block 4, which member 0 has not received yet.
   expect_caught(ring, Algorithm::kRing, spec, 1,
-                "transfer 0 -> 1 of block 4 (copy, 200 B, tag 1): member 0 does not hold block 4");
+                "transfer 0 -> 1 of block 4 piece 0 (copy, 200 B, tag 1): member 0 does not hold block 4 piece 0");
 }
 
 TEST(BrokenAlgorithms, AllReduceSendingBeforeItsDependencyIsCaught) {
@@ -132,7 +137,7 @@ TEST(BrokenAlgorithms, DuplicateTransferIsCaught) {
     if (!out.ready.empty()) out.ready.push_back(out.ready.front());
   });
   expect_caught(duplicating, Algorithm::kDirect, kAllReduce8, 1,
-                "transfer 0 -> 1 of block 1 (reduce, 125 B, tag 0) was made ready twice");
+                "transfer 0 -> 1 of block 1 piece 0 (reduce, 125 B, tag 0) was made ready twice");
 }
 
 TEST(BrokenAlgorithms, FinishingWithTransfersInFlightIsCaught) {
@@ -153,7 +158,7 @@ TEST(BrokenAlgorithms, FinishingTwiceIsCaught) {
 
 TEST(BrokenAlgorithms, LostTransferStalls) {
   Tampered lossy(Algorithm::kRing, kAllReduce8, [](Progress& out) {
-    std::erase_if(out.ready, [](const Transfer& t) { return t.src == 2 && t.tag == 9; });
+    std::erase_if(out.ready, [](const Transfer& t) { return t.src == 2 && t.step == 9; });
   });
   expect_caught(lossy, Algorithm::kRing, kAllReduce8, 1,
                 "stalled: nothing in flight but the execution is not finished");
@@ -163,21 +168,88 @@ TEST(BrokenAlgorithms, WrongByteCountIsCaught) {
   Tampered padded(Algorithm::kRing, kAllReduce8, [](Progress& out) {
     for (Transfer& t : out.ready) t.bytes += 1;
   });
-  expect_caught(padded, Algorithm::kRing, kAllReduce8, 1, "transfer 0 -> 1 of block 7 (reduce, 126 B, tag 0) carries 126 B; block 7 has 125 B");
+  expect_caught(padded, Algorithm::kRing, kAllReduce8, 1, "transfer 0 -> 1 of block 7 piece 0 (reduce, 126 B, tag 0) carries 126 B; its units have 125 B");
 }
 
-TEST(BrokenAlgorithms, WrongTransferCountIsCaught) {
-  // An all-to-all that also sends every member's block back to itself via the next member.
-  const CollectiveSpec spec{.op = CollectiveOp::kAllToAll, .members = 4, .size = 400};
-  Tampered chatty(Algorithm::kRing, spec, [](Progress& out) {
+// An all-to-all that also sends each member's first block to a third member and completes
+// those extra transfers itself: the data lands in scratch, but the volume gives it away.
+class Chatty final : public Execution {
+ public:
+  explicit Chatty(const CollectiveSpec& spec) : inner_(make_execution(Algorithm::kDirect, spec)), n_(spec.members) {}
+  void start(Progress& out) override {
+    inner_->start(out);
+    add_extras(out);
+  }
+  void on_done(const Transfer& done, Progress& out) override {
+    if (done.tag == kExtraTag) return;
+    inner_->on_done(done, out);
+    add_extras(out);
+  }
+  bool finished() const override { return inner_->finished(); }
+
+ private:
+  static constexpr std::uint32_t kExtraTag = 77;
+  void add_extras(Progress& out) {
     const std::size_t count = out.ready.size();
     for (std::size_t i = 0; i < count; ++i) {
       Transfer extra = out.ready[i];
+      if (extra.step != 0) continue;
+      extra.dst = (extra.dst + 1) % n_ == extra.src ? (extra.dst + 2) % n_ : (extra.dst + 1) % n_;
+      extra.tag = kExtraTag;
       extra.action = DataAction::kReduce;
       out.ready.push_back(extra);
     }
-  });
-  expect_caught(chatty, Algorithm::kRing, spec, 1, "more than the 12 transfers expected");
+  }
+  std::unique_ptr<Execution> inner_;
+  std::uint32_t n_;
+};
+
+TEST(BrokenAlgorithms, ExtraTransfersAreCaught) {
+  // Either a member is reported finished while an extra transfer to it is still in flight, or
+  // (when every extra lands first) the volume is 400 B too high.
+  const CollectiveSpec spec{.op = CollectiveOp::kAllToAll, .members = 4, .size = 400};
+  bool volume_caught = false;
+  for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+    Chatty chatty(spec);
+    const SemanticsCheckResult result = check_semantics(chatty, Algorithm::kDirect, spec, seed);
+    ASSERT_FALSE(result.ok) << "seed " << seed;
+    const bool volume = result.description == "byte conservation: transfers carried 1600 B in all, expected 1200 B";
+    volume_caught = volume_caught || volume;
+    EXPECT_TRUE(volume || result.description.find("of its transfers in flight") != std::string::npos)
+        << result.description;
+  }
+  EXPECT_TRUE(volume_caught);
+}
+
+// A double binary tree whose root broadcasts a chunk without waiting for its reduction.
+class ImpatientRoot final : public StepSchedule {
+ public:
+  explicit ImpatientRoot(const CollectiveSpec& spec) : tree_(spec) {}
+  std::uint32_t threads() const override { return tree_.threads(); }
+  std::uint32_t slots() const override { return tree_.slots(); }
+  std::uint32_t length(std::uint32_t m, std::uint32_t c, std::uint32_t t) const override { return tree_.length(m, c, t); }
+  std::uint32_t receives(std::uint32_t m, std::uint32_t c) const override { return tree_.receives(m, c); }
+  Step step(std::uint32_t m, std::uint32_t c, std::uint32_t t, std::uint32_t i) const override {
+    Step s = tree_.step(m, c, t, i);
+    s.after_thread = kNoThread;
+    return s;
+  }
+
+ private:
+  TreeSchedule tree_;
+};
+
+TEST(BrokenAlgorithms, TreeRootThatDoesNotWaitForTheReductionIsCaught) {
+  const CollectiveSpec spec{.op = CollectiveOp::kAllReduce, .members = 8, .size = 8000, .channels = 2, .chunks = 2};
+  for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+    StepExecution tree(spec, std::make_unique<ImpatientRoot>(spec));
+    const SemanticsCheckResult result = check_semantics(tree, Algorithm::kTree, spec, seed);
+    ASSERT_FALSE(result.ok) << "seed " << seed;
+    // Either a partial sum reaches a member, or the root's buffer is read while still reducing.
+    EXPECT_TRUE(result.description.find("all-reduce: member") != std::string::npos ||
+                result.description.find("changed while the transfer was in flight") != std::string::npos)
+        << result.description;
+  }
 }
 
 }  // namespace

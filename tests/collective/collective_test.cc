@@ -1,5 +1,7 @@
 #include "loom/collective/collective.h"
 
+#include "loom/collective/block_layout.h"
+
 #include <gtest/gtest.h>
 
 #include "loom/core/error.h"
@@ -14,12 +16,13 @@ TEST(CollectiveNames, RoundTrip) {
   EXPECT_EQ(to_string(CollectiveOp::kAllToAll), "all-to-all");
   EXPECT_EQ(to_string(Algorithm::kRing), "ring");
   EXPECT_EQ(to_string(Algorithm::kDirect), "direct");
-  for (const auto op : {CollectiveOp::kAllReduce, CollectiveOp::kAllGather, CollectiveOp::kReduceScatter,
-                        CollectiveOp::kAllToAll}) {
-    EXPECT_EQ(parse_collective_op(to_string(op)), op);
-  }
-  EXPECT_EQ(parse_algorithm("ring"), Algorithm::kRing);
-  EXPECT_EQ(parse_algorithm("direct"), Algorithm::kDirect);
+  EXPECT_EQ(to_string(CollectiveOp::kAllToAllV), "all-to-all-v");
+  EXPECT_EQ(to_string(CollectiveOp::kBarrier), "barrier");
+  EXPECT_EQ(to_string(Algorithm::kHalvingDoubling), "halving-doubling");
+  for (const CollectiveOp op : all_collective_ops()) EXPECT_EQ(parse_collective_op(to_string(op)), op);
+  for (const Algorithm a : all_algorithms()) EXPECT_EQ(parse_algorithm(to_string(a)), a);
+  EXPECT_EQ(all_collective_ops().size(), 10u);
+  EXPECT_EQ(all_algorithms().size(), 5u);
 }
 
 TEST(CollectiveNames, UnknownNamesListTheValidOnes) {
@@ -29,13 +32,13 @@ TEST(CollectiveNames, UnknownNamesListTheValidOnes) {
   } catch (const UserError& e) {
     EXPECT_STREQ(e.what(),
                  "unknown collective operation 'allreduce'; expected one of: all-reduce, all-gather, "
-                 "reduce-scatter, all-to-all");
+                 "reduce-scatter, all-to-all, all-to-all-v, broadcast, reduce, gather, scatter, barrier");
   }
   try {
     parse_algorithm("Ring");
     FAIL() << "expected a UserError";
   } catch (const UserError& e) {
-    EXPECT_STREQ(e.what(), "unknown collective algorithm 'Ring'; expected one of: ring, direct");
+    EXPECT_STREQ(e.what(), "unknown collective algorithm 'Ring'; expected one of: ring, direct, tree, halving-doubling, hierarchical");
   }
   EXPECT_THROW(parse_collective_op(""), UserError);
 }
@@ -49,6 +52,11 @@ TEST(BusBandwidth, NcclTestsFactors) {
   EXPECT_DOUBLE_EQ(bus_bandwidth_factor(CollectiveOp::kAllGather, 4), 0.75);
   EXPECT_DOUBLE_EQ(bus_bandwidth_factor(CollectiveOp::kAllReduce, 1), 0.0);
   EXPECT_DOUBLE_EQ(bus_bandwidth_factor(CollectiveOp::kAllToAll, 1), 0.0);
+  EXPECT_DOUBLE_EQ(bus_bandwidth_factor(CollectiveOp::kBroadcast, 8), 1.0);
+  EXPECT_DOUBLE_EQ(bus_bandwidth_factor(CollectiveOp::kReduce, 8), 1.0);
+  EXPECT_DOUBLE_EQ(bus_bandwidth_factor(CollectiveOp::kBroadcast, 1), 0.0);
+  EXPECT_DOUBLE_EQ(bus_bandwidth_factor(CollectiveOp::kGather, 4), 0.75);
+  EXPECT_DOUBLE_EQ(bus_bandwidth_factor(CollectiveOp::kBarrier, 8), 0.0);
   try {
     bus_bandwidth_factor(CollectiveOp::kAllReduce, 0);
     FAIL() << "expected a UserError";
@@ -100,16 +108,33 @@ TEST(MakeExecution, RejectsUnusableSpecs) {
                  "all-reduce: members is 0; expected at least 1 member");
   expect_invalid(Algorithm::kDirect,
                  {.op = CollectiveOp::kAllGather, .members = 4, .size = 8, .window = 0},
-                 "all-gather: window is 0; expected at least 1 peer outstanding per member");
+                 "all-gather: window is 0; expected at least 1 transfer outstanding per member");
+  expect_invalid(Algorithm::kRing, {.op = CollectiveOp::kAllReduce, .members = 4, .size = 8, .channels = 0},
+                 "all-reduce: channels is 0; expected at least 1");
+  expect_invalid(Algorithm::kRing, {.op = CollectiveOp::kAllReduce, .members = 4, .size = 8, .chunks = 0},
+                 "all-reduce: chunks is 0; expected at least 1");
+  expect_invalid(Algorithm::kRing,
+                 {.op = CollectiveOp::kAllReduce, .members = 4, .size = 8, .channels = 512, .chunks = 256},
+                 "all-reduce: channels x chunks is 512 x 256; expected at most 65536 pieces per block");
+  expect_invalid(Algorithm::kRing, {.op = CollectiveOp::kBroadcast, .members = 4, .size = 8, .root = 4},
+                 "broadcast: root is member 4; expected a member index below 4");
+  expect_invalid(Algorithm::kDirect, {.op = CollectiveOp::kAllToAllV, .members = 3, .size = 8},
+                 "all-to-all-v: pair_bytes has 0 entries; expected members x members = 9");
+  expect_invalid(Algorithm::kTree, {.op = CollectiveOp::kAllGather, .members = 4, .size = 8},
+                 "the tree algorithm does not implement all-gather; algorithms that do: ring, direct, "
+                 "halving-doubling");
+  expect_invalid(Algorithm::kRing, {.op = CollectiveOp::kGather, .members = 4, .size = 8},
+                 "the ring algorithm does not implement gather; algorithms that do: direct");
   expect_invalid(Algorithm::kRing, {.op = CollectiveOp::kAllToAll, .members = 65537, .size = 8},
                  "all-to-all: members is 65537; expected at most 65536 (block ids are 32-bit)");
 }
 
 TEST(MakeExecution, SingleMemberFinishesAtStartWithoutTransfers) {
-  for (const auto algorithm : {Algorithm::kRing, Algorithm::kDirect}) {
-    for (const auto op : {CollectiveOp::kAllReduce, CollectiveOp::kAllGather, CollectiveOp::kReduceScatter,
-                          CollectiveOp::kAllToAll}) {
-      auto execution = make_execution(algorithm, {.op = op, .members = 1, .size = 1024});
+  const auto one_pair = std::make_shared<const std::vector<Bytes>>(1, 7);
+  for (const Algorithm algorithm : all_algorithms()) {
+    for (const CollectiveOp op : all_collective_ops()) {
+      if (!supports(algorithm, op)) continue;
+      auto execution = make_execution(algorithm, {.op = op, .members = 1, .size = 1024, .pair_bytes = one_pair});
       EXPECT_FALSE(execution->finished());
       Progress progress;
       execution->start(progress);
@@ -148,7 +173,7 @@ TEST(MakeExecution, RingAllReduceFirstStepsFollowTheRing) {
   EXPECT_EQ(progress.ready[0].src, 1u);
   EXPECT_EQ(progress.ready[0].dst, 2u);
   EXPECT_EQ(progress.ready[0].block, 3u);
-  EXPECT_EQ(progress.ready[0].tag, 1u);
+  EXPECT_EQ(progress.ready[0].step, 1u);
   EXPECT_TRUE(progress.finished_members.empty());
 }
 

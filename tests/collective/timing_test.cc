@@ -1,81 +1,19 @@
-// A tiny event-driven timing harness: every transfer takes a duration fixed by the transfer
-// alone (alpha + bytes * ps_per_byte, or a given function) from the moment it becomes ready, as
-// on a contention-free fabric, so the dependency structure alone decides when each member
-// finishes. The closed forms are the ones collective.h promises.
+// Closed-form timings of the ring and direct algorithms with one channel and one chunk (the
+// first version's schedules, unchanged), on the harness of timing_harness.h.
 #include <algorithm>
 #include <cstdint>
-#include <functional>
-#include <queue>
-#include <tuple>
-#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
 
 #include "loom/collective/collective.h"
+#include "timing_harness.h"
 
 namespace loom::collective {
 namespace {
 
-struct Timing {
-  std::uint64_t end_ps = 0;                 // when the last member finished
-  std::vector<std::uint64_t> member_end_ps;  // when each member was reported finished
-  std::uint64_t transfers = 0;
-  std::uint64_t max_in_flight = 0;
-  std::vector<std::pair<Transfer, std::uint64_t>> arrivals;  // each transfer and when it arrived
-};
-
-struct Pending {
-  std::uint64_t at_ps;
-  std::uint64_t sequence;  // ties complete in the order they became ready
-  Transfer transfer;
-  bool operator>(const Pending& other) const {
-    return std::tie(at_ps, sequence) > std::tie(other.at_ps, other.sequence);
-  }
-};
-
-using Duration = std::function<std::uint64_t(const Transfer&)>;
-
-Timing run_timed(Algorithm algorithm, const CollectiveSpec& spec, const Duration& duration) {
-  auto execution = make_execution(algorithm, spec);
-  Timing timing;
-  timing.member_end_ps.assign(spec.members, UINT64_MAX);
-  std::priority_queue<Pending, std::vector<Pending>, std::greater<>> pending;
-  std::uint64_t now = 0;
-  std::uint64_t sequence = 0;
-  Progress progress;
-  auto absorb = [&] {
-    for (const Transfer& t : progress.ready) {
-      pending.push({now + duration(t), sequence++, t});
-      ++timing.transfers;
-    }
-    for (const std::uint32_t m : progress.finished_members) {
-      EXPECT_EQ(timing.member_end_ps[m], UINT64_MAX) << "member " << m << " finished twice";
-      timing.member_end_ps[m] = now;
-      timing.end_ps = now;
-    }
-    timing.max_in_flight = std::max<std::uint64_t>(timing.max_in_flight, pending.size());
-    progress = {};
-  };
-  execution->start(progress);
-  absorb();
-  while (!pending.empty()) {
-    const Pending next = pending.top();
-    pending.pop();
-    now = next.at_ps;
-    timing.arrivals.emplace_back(next.transfer, now);
-    execution->on_done(next.transfer, progress);
-    absorb();
-  }
-  EXPECT_TRUE(execution->finished());
-  return timing;
-}
-
-// alpha + bytes / B for every transfer.
-Timing run_timed(Algorithm algorithm, const CollectiveSpec& spec, std::uint64_t alpha_ps,
-                 std::uint64_t ps_per_byte) {
-  return run_timed(algorithm, spec, [=](const Transfer& t) { return alpha_ps + t.bytes * ps_per_byte; });
-}
+using harness::run_timed;
+using harness::Timing;
 
 constexpr std::uint64_t kAlphaPs = 1'000'000;  // 1 us
 constexpr std::uint64_t kPsPerByte = 10;        // 800 Gb/s
@@ -141,7 +79,7 @@ TEST(Timing, RingAllToAllMembersAdvanceAtTheirOwnPace) {
   ASSERT_EQ(timing.arrivals.size(), n * (n - 1));
   for (const auto& [t, at] : timing.arrivals) {
     const std::uint32_t step = (t.dst + n - t.src) % n - 1;
-    EXPECT_EQ(t.tag, step);
+    EXPECT_EQ(t.step, step);
     EXPECT_EQ(at, (step + 1) * (t.src + 1)) << t.src << " -> " << t.dst;
   }
 }
@@ -162,8 +100,8 @@ TEST(Timing, RingStepWaitsForItsReceiveAndItsOwnPreviousSend) {
     }
   }
   for (const auto& [t, at] : timing.arrivals) {
-    EXPECT_EQ(t.src, (t.block + t.tag) % n);
-    EXPECT_EQ(at, expected[t.src][t.tag]) << "member " << t.src << " step " << t.tag;
+    EXPECT_EQ(t.src, (t.block + t.step) % n);
+    EXPECT_EQ(at, expected[t.src][t.step]) << "member " << t.src << " step " << t.step;
   }
 }
 

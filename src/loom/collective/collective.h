@@ -7,20 +7,33 @@
 // the transfers that became ready and the members that became finished to a Progress. Members
 // are communicator indices 0..n-1, never global ranks.
 //
-// Sizes follow nccl-tests: `size` is the per-rank buffer — all-reduce: the buffer; all-gather:
-// the output (n blocks, member i contributes block i); reduce-scatter: the input (n blocks,
-// member i ends with block i reduced over all members); all-to-all: the send buffer (block j is
-// for member j).
+// Sizes follow nccl-tests: `size` is the per-rank buffer — all-reduce, broadcast, reduce: the
+// buffer; all-gather and gather: the output (n blocks, member i contributes block i);
+// reduce-scatter: the input (n blocks, member i ends with block i reduced over all members);
+// scatter: the root's input (n blocks, member i ends with block i); all-to-all: the send buffer
+// (block j is for member j); all-to-all-v: ignored, the per-pair sizes are `pair_bytes`;
+// barrier: ignored (every transfer carries 0 bytes).
 //
-// Block layout: `size` is split into n contiguous blocks as evenly as possible; the remainder
-// r = size % n goes one byte each to the first r blocks, so block b has size/n + (b < r) bytes.
-// Block numbering: all-reduce, all-gather and reduce-scatter use b = 0..n-1 (the b-th slice of
-// the buffer). All-to-all uses src_block_owner * n + dst for the piece member `src_block_owner`
-// sends to member `dst`, with the bytes of slice `dst`. Blocks of zero bytes (size < n) still
-// produce transfers, so the step structure (and its per-transfer latency) is the same for any
-// size.
+// Data layout (block_layout.h has the arithmetic): the buffer is split into blocks, and each
+// block into pieces = channels * chunks pieces (piece c*chunks + k is chunk k of channel c).
+// A transfer carries one piece of a run of consecutive blocks.
 //
 // Thread-safety: an Execution is a plain single-threaded object; distinct ones are independent.
+//
+// Interface changes since the first version (for the runtime; all additions, defaults keep the
+// old behaviour and timings):
+//   CollectiveSpec: channels, chunks, protocol, protocol_costs, root, layout, pair_bytes,
+//     inter_host_first appended after `window` (positional {op, members, size, window} still
+//     works).
+//   Transfer: blocks, piece, channel, protocol, wire_bytes, hop_latency, step appended after
+//     `tag`. `tag` is private to the algorithm (the ring's is no longer its step: hash `step`,
+//     src and dst for ECMP diversity instead).
+//     A network should carry `wire_bytes` (payload plus protocol framing; == bytes for
+//     Simple) and add `hop_latency` (protocol/software latency of one hop; zero unless
+//     spec.protocol_costs says otherwise) to the transfer's time. `bytes` stays the payload
+//     (for busbw and byte accounting).
+//   CollectiveOp: all-to-all-v, broadcast, reduce, gather, scatter, barrier appended.
+//   Algorithm: tree, halving-doubling, hierarchical appended.
 #pragma once
 
 #include <cstdint>
@@ -28,56 +41,107 @@
 #include <string_view>
 #include <vector>
 
+#include "loom/collective/group_layout.h"
+#include "loom/collective/protocol.h"
+#include "loom/core/time.h"
 #include "loom/core/units.h"
 
 namespace loom::collective {
 
-enum class CollectiveOp : std::uint8_t { kAllReduce, kAllGather, kReduceScatter, kAllToAll };
-enum class Algorithm : std::uint8_t { kRing, kDirect };
+enum class CollectiveOp : std::uint8_t {
+  kAllReduce,
+  kAllGather,
+  kReduceScatter,
+  kAllToAll,
+  kAllToAllV,
+  kBroadcast,
+  kReduce,
+  kGather,
+  kScatter,
+  kBarrier,
+};
 
-// "all-reduce", "all-gather", "reduce-scatter", "all-to-all".
+enum class Algorithm : std::uint8_t {
+  kRing,             // NCCL ring (chain for broadcast/reduce), multi-channel, chunked
+  kDirect,           // all-pairs with a window of outstanding peers
+  kTree,             // NCCL double binary tree (channel c uses tree c % 2), pipelined up/down
+  kHalvingDoubling,  // recursive halving (reduce-scatter) + doubling (all-gather), any n
+  kHierarchical,     // ring reduce-scatter in one dimension, all-reduce in the other, all-gather
+};
+
+// "all-reduce", "all-gather", "reduce-scatter", "all-to-all", "all-to-all-v", "broadcast",
+// "reduce", "gather", "scatter", "barrier".
 std::string_view to_string(CollectiveOp op);
-// "ring", "direct".
+// "ring", "direct", "tree", "halving-doubling", "hierarchical".
 std::string_view to_string(Algorithm algorithm);
 // Exact (case-sensitive) names as printed by to_string; anything else is a UserError that lists
 // the valid names.
 CollectiveOp parse_collective_op(std::string_view text);
 Algorithm parse_algorithm(std::string_view text);
+// Every value, in declaration order.
+const std::vector<CollectiveOp>& all_collective_ops();
+const std::vector<Algorithm>& all_algorithms();
+
+// Whether `algorithm` implements `op`:
+//   ring: all-reduce, all-gather, reduce-scatter, all-to-all, broadcast, reduce, barrier;
+//   direct: every operation;
+//   tree: all-reduce, barrier;
+//   halving-doubling: all-reduce, all-gather, reduce-scatter, barrier;
+//   hierarchical: all-reduce, barrier.
+bool supports(Algorithm algorithm, CollectiveOp op);
 
 // nccl-tests bus bandwidth factor: busbw = algbw * factor, with algbw = size / time.
-// all-reduce 2(n-1)/n; all-gather, reduce-scatter and all-to-all (n-1)/n. n = 0 is a UserError.
+// all-reduce 2(n-1)/n; all-gather, reduce-scatter, all-to-all(-v), gather, scatter (n-1)/n;
+// broadcast, reduce 1 (0 for n = 1); barrier 0. n = 0 is a UserError.
 double bus_bandwidth_factor(CollectiveOp op, std::uint32_t n);
 
 struct CollectiveSpec {
   CollectiveOp op = CollectiveOp::kAllReduce;
   std::uint32_t members = 1;  // n >= 1
   Bytes size = 0;             // per-rank buffer size, nccl-tests convention (see above)
-  std::uint32_t window = 1;   // direct: peers outstanding per member (1 = one peer at a time)
+  std::uint32_t window = 1;   // direct: transfers outstanding per member (1 = one at a time)
+  std::uint32_t channels = 1;  // parallel channels; each carries 1/channels of every block
+  std::uint32_t chunks = 1;    // pipeline chunks per channel (NCCL's loop over chunk size)
+  Protocol protocol = Protocol::kSimple;
+  ProtocolCosts protocol_costs{};  // per-hop latency per protocol and link class; default zero
+  std::uint32_t root = 0;        // broadcast, reduce, gather, scatter: the root member
+  // Hosts and local indices of the members; null = flat (all members on one host).
+  std::shared_ptr<const GroupLayout> layout{};
+  // all-to-all-v: n*n bytes, entry src*n + dst is what member src sends to member dst (the
+  // diagonal is a local copy and never sent). Required for all-to-all-v, ignored otherwise.
+  std::shared_ptr<const std::vector<Bytes>> pair_bytes{};
+  // hierarchical: false = reduce-scatter within each host, all-reduce across hosts, all-gather
+  // within hosts; true = the reverse (across hosts first, then within).
+  bool inter_host_first = false;
 };
 
-// Throws UserError naming the field if `spec` is unusable: members == 0, window == 0, or an
-// all-to-all whose n*n block ids do not fit 32 bits (members > 65536).
+// Throws UserError naming the field if `spec` is unusable: members == 0, window == 0,
+// channels == 0, chunks == 0, channels * chunks > 65536, root >= members, a layout whose size
+// is not members, all-to-all-v without n*n pair_bytes, or an all-to-all whose n*n block ids do
+// not fit 32 bits (members > 65536).
 void validate(const CollectiveSpec& spec);
 
-// Number of distinct blocks of `op` on n members: n, or n*n for all-to-all.
-std::uint64_t block_count(CollectiveOp op, std::uint32_t n);
-// Bytes of slice `index` (< n) when `size` is split into n slices (remainder to the first ones).
-Bytes slice_bytes(Bytes size, std::uint32_t n, std::uint32_t index);
-// Bytes of block `block` of `spec` (numbering above). Requires block < block_count.
-Bytes block_bytes(const CollectiveSpec& spec, std::uint32_t block);
-
 enum class DataAction : std::uint8_t {
-  kCopy,    // the receiver replaces its copy of the block with the one sent
-  kReduce,  // the receiver combines the block sent into its own copy
+  kCopy,    // the receiver replaces its copy of the data with the one sent
+  kReduce,  // the receiver combines the data sent into its own copy
 };
 
 struct Transfer {
   std::uint32_t src = 0;  // member index in the communicator (0..n-1), not a global rank
   std::uint32_t dst = 0;
-  Bytes bytes = 0;
-  std::uint32_t block = 0;  // which block of the operation it carries (numbering above)
+  Bytes bytes = 0;          // payload bytes (the data carried)
+  std::uint32_t block = 0;  // first block it carries (numbering in block_layout.h)
   DataAction action = DataAction::kCopy;
-  std::uint32_t tag = 0;  // algorithm-private, echoed back in on_done
+  std::uint32_t tag = 0;      // algorithm-private, echoed back in on_done
+  std::uint32_t blocks = 1;   // it carries blocks [block, block + blocks), one piece of each
+  std::uint32_t piece = 0;    // which piece of each block (< channels * chunks)
+  std::uint32_t channel = 0;  // the channel it travels on (< channels)
+  Protocol protocol = Protocol::kSimple;
+  Bytes wire_bytes = 0;        // bytes on the wire: wire_bytes(bytes, protocol)
+  Time hop_latency = Time::zero();  // protocol latency of this hop (spec.protocol_costs)
+  // The sender's position in its program when it made this transfer (ring: the step, counted
+  // over all chunks; direct: the send-queue position). For traces and flow hashing.
+  std::uint32_t step = 0;
 };
 
 // What one call produced. Calls append; the caller clears it between calls.
@@ -87,8 +151,8 @@ struct Progress {
 };
 
 // One running instance of an algorithm on one communicator. Lazy: O(n) memory per instance
-// plus what is in flight; transfers are generated when they become ready, never as a list of
-// all O(n^2) of them.
+// (halving-doubling: O(n log n)) plus what is in flight; transfers are generated when they
+// become ready, never as a list of all of them.
 class Execution {
  public:
   virtual ~Execution() = default;
@@ -101,33 +165,24 @@ class Execution {
   virtual bool finished() const = 0;
 };
 
-// The algorithm's semantics (NCCL-style, one channel, whole blocks, no chunk pipelining):
+// The schedules are documented in each algorithm's header (ring_schedule.h, tree_schedule.h,
+// halving_doubling_schedule.h, hierarchical_schedule.h, direct_execution.h). With channels = 1
+// and chunks = 1, ring and direct keep exactly their first-version transfers and dependencies.
 //
-// Ring: member i sends to i+1 mod n.
-//   reduce-scatter: n-1 steps; at step s (0-based) member i sends block (i-s-1) mod n, kReduce.
-//   all-gather: n-1 steps; at step s member i sends block (i-s) mod n, kCopy.
-//   all-reduce: 2(n-1) steps: reduce-scatter steps, then all-gather steps.
-//   Step 0 of every member is ready at start; step s+1 of member i becomes ready when member i
-//   has received step s from member i-1 (that transfer is what fills the block step s+1 sends)
-//   and its own step s has arrived (one connection to the next peer, one step at a time, so a
-//   ring with one slow link runs at that link's pace).
-//   all-to-all: member i at step s = 0..n-2 sends block (i, (i+s+1) mod n) straight to member
-//   (i+s+1) mod n; step s+1 becomes ready when member i's step s transfer has arrived.
-//   Tag: the step.
-// Direct: member i visits peers i+1, i+2, ... mod n with at most `window` of its sends
-//   outstanding; a send slot frees when that transfer arrives.
-//   all-gather: block i to every peer, kCopy. reduce-scatter: block j to member j, kReduce.
-//   all-to-all: block (i, j) to member j, kCopy. all-reduce: the reduce-scatter sends, then
-//   (once member i has received all n-1 contributions of block i, and in the same send queue)
-//   the reduced block i to every peer, kCopy. Tag: the phase (0, or 1 for the all-reduce copies).
+// With a fixed per-transfer time alpha + bytes * beta on a contention-free fabric (P =
+// channels * chunks, S = size, K = chunks) the last member finishes after:
+//   ring all-reduce              2(n-1) K (alpha + S/(nP) beta)
+//   ring all-gather, reduce-scatter, all-to-all   (n-1) K (alpha + S/(nP) beta)
+//   ring broadcast, reduce (chain)                (n-1+K-1) (alpha + S/P beta)
+//   direct (window w, one piece) ceil((n-1)/w) d per phase; all-reduce two phases
+//   halving-doubling all-reduce  2 log2(n) alpha + 2 (n-1)/n S beta (n a power of two)
+//   tree all-reduce              (2 floor(log2 n) + K - 1) (alpha + S/P beta)
+//   hierarchical all-reduce (g per host, h hosts) 2(g-1) steps of S/(gP), 2(h-1) of S/(nP).
+// Bytes on the wire (sum over all transfers) for all-reduce: 2(n-1)*size for every algorithm.
 //
-// With a fixed per-transfer time d on a contention-free fabric the last member finishes after:
-//   ring all-reduce 2(n-1) d; ring all-gather, reduce-scatter, all-to-all (n-1) d;
-//   direct all-gather, reduce-scatter, all-to-all ceil((n-1)/window) d;
-//   direct all-reduce 2 ceil((n-1)/window) d.
-// Bytes on the wire (sum over all transfers): all-reduce 2(n-1)*size, the others (n-1)*size.
-//
-// Throws UserError if validate(spec) does.
+// Throws UserError if validate(spec) does, if the algorithm does not implement spec.op (naming
+// the algorithms that do), or if the algorithm needs what the layout lacks (hierarchical: the
+// same number of members on every host).
 std::unique_ptr<Execution> make_execution(Algorithm algorithm, const CollectiveSpec& spec);
 
 }  // namespace loom::collective

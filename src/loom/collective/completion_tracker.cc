@@ -6,27 +6,27 @@
 
 namespace loom::collective {
 
-CompletionTracker::CompletionTracker(std::uint32_t members, std::uint32_t sends_per_member,
-                                     std::uint32_t receives_per_member)
-    : sends_per_member_(sends_per_member),
-      receives_per_member_(receives_per_member),
-      sends_done_(members, 0),
-      receives_done_(members, 0) {}
+CompletionTracker::CompletionTracker(std::vector<std::uint32_t> sends, std::vector<std::uint32_t> receives)
+    : sends_(std::move(sends)),
+      receives_(std::move(receives)),
+      sends_done_(sends_.size(), 0),
+      receives_done_(sends_.size(), 0) {
+  LOOM_ASSERT(sends_.size() == receives_.size(), "completion tracker: sends and receives differ in size");
+}
 
 void CompletionTracker::start(Progress& out) {
-  if (sends_per_member_ != 0 || receives_per_member_ != 0) return;
-  for (std::uint32_t member = 0; member < sends_done_.size(); ++member) {
-    report_if_finished(member, out);
+  for (std::uint32_t member = 0; member < sends_.size(); ++member) {
+    if (sends_[member] == 0 && receives_[member] == 0) report_if_finished(member, out);
   }
 }
 
 void CompletionTracker::on_done(const Transfer& done, Progress& out) {
-  LOOM_ASSERT(done.src < sends_done_.size() && done.dst < sends_done_.size() && done.src != done.dst,
-              fmt::format("transfer {} -> {} on {} members", done.src, done.dst, sends_done_.size()));
-  LOOM_ASSERT(sends_done_[done.src] < sends_per_member_,
-              fmt::format("member {} completed more than {} sends", done.src, sends_per_member_));
-  LOOM_ASSERT(receives_done_[done.dst] < receives_per_member_,
-              fmt::format("member {} completed more than {} receives", done.dst, receives_per_member_));
+  LOOM_ASSERT(done.src < sends_.size() && done.dst < sends_.size() && done.src != done.dst,
+              fmt::format("transfer {} -> {} on {} members", done.src, done.dst, sends_.size()));
+  LOOM_ASSERT(sends_done_[done.src] < sends_[done.src],
+              fmt::format("member {} completed more than {} sends", done.src, sends_[done.src]));
+  LOOM_ASSERT(receives_done_[done.dst] < receives_[done.dst],
+              fmt::format("member {} completed more than {} receives", done.dst, receives_[done.dst]));
   ++sends_done_[done.src];
   ++receives_done_[done.dst];
   report_if_finished(done.src, out);
@@ -34,7 +34,7 @@ void CompletionTracker::on_done(const Transfer& done, Progress& out) {
 }
 
 void CompletionTracker::report_if_finished(std::uint32_t member, Progress& out) {
-  if (sends_done_[member] == sends_per_member_ && receives_done_[member] == receives_per_member_) {
+  if (sends_done_[member] == sends_[member] && receives_done_[member] == receives_[member]) {
     out.finished_members.push_back(member);
     ++finished_members_;
   }

@@ -1,9 +1,9 @@
-// Per-member bookkeeping shared by the algorithms: counts each member's arrived sends and
-// receives and reports a member finished (in Progress::finished_members) the moment both reach
-// the number the algorithm gives it. Members with nothing to send or receive (n == 1) are
-// reported by start().
+// Per-member bookkeeping for executions that count rather than sequence: counts each member's
+// arrived sends and receives and reports a member finished (in Progress::finished_members) the
+// moment both reach the numbers the algorithm gives it. Members with nothing to send or
+// receive are reported by start().
 //
-// Memory: two 32-bit counters per member. All operations O(1) (start: O(n)).
+// Memory: four 32-bit counters per member. All operations O(1) (start: O(n)).
 #pragma once
 
 #include <cstdint>
@@ -15,9 +15,8 @@ namespace loom::collective {
 
 class CompletionTracker {
  public:
-  // Every member sends `sends_per_member` and receives `receives_per_member` transfers.
-  CompletionTracker(std::uint32_t members, std::uint32_t sends_per_member,
-                    std::uint32_t receives_per_member);
+  // Member m sends sends[m] and receives receives[m] transfers (both vectors of size n).
+  CompletionTracker(std::vector<std::uint32_t> sends, std::vector<std::uint32_t> receives);
 
   // Reports the members that have nothing to do.
   void start(Progress& out);
@@ -30,8 +29,8 @@ class CompletionTracker {
  private:
   void report_if_finished(std::uint32_t member, Progress& out);
 
-  std::uint32_t sends_per_member_;
-  std::uint32_t receives_per_member_;
+  std::vector<std::uint32_t> sends_;
+  std::vector<std::uint32_t> receives_;
   std::vector<std::uint32_t> sends_done_;
   std::vector<std::uint32_t> receives_done_;
   std::uint32_t finished_members_ = 0;

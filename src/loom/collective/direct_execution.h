@@ -1,13 +1,21 @@
-// Direct (all-pairs) algorithms: every member sends straight to each peer, visiting peers
-// i+1, i+2, ... mod n with at most `window` of its sends outstanding. See make_execution in
-// collective.h for what each operation sends.
+// Direct (all-pairs) algorithms: members send straight to their peers, visiting peers i+1,
+// i+2, ... mod n, with at most `window` of their transfers outstanding; a slot frees when that
+// transfer arrives.
 //
-// Each member works through one send queue: positions q = 0..n-2 are the first phase (peer
-// offset q+1), and for all-reduce positions n-1..2n-3 are the copies of the member's reduced
-// block (peer offset q-n+2), which may start only once all n-1 contributions have arrived.
+// Member i's send queue, one entry per (peer, piece), pieces of one peer consecutive:
+//   all-gather: block i to every peer, kCopy. reduce-scatter: block j to member j, kReduce.
+//   all-to-all(-v): block (i, j) to member j, kCopy.
+//   all-reduce (barrier: 0-byte blocks): the reduce-scatter sends, then (once member i has
+//     received all (n-1) * pieces contributions to block i) the reduced block i to every
+//     peer, kCopy (tag 1; the first phase is tag 0).
+//   broadcast: the root sends the buffer to every peer; scatter: the root sends block j to j.
+//   reduce: every other member sends its buffer to the root, kReduce; gather: block i to the
+//     root, kCopy.
+// With one piece: ceil((n-1)/window) rounds of one transfer time per phase (rooted ops: at the
+// root; the other members send or receive once).
 //
-// State per member: next queue position, sends outstanding, contributions received (three
-// 32-bit counters) plus a CompletionTracker: memory O(n). start() O(n * min(window, n)),
+// State per member: next queue position, transfers outstanding, contributions received (three
+// 32-bit counters) plus a CompletionTracker: memory O(n). start() O(n * min(window, queue)),
 // on_done() O(1) amortised per transfer it makes ready.
 #pragma once
 
@@ -25,23 +33,27 @@ class DirectExecution final : public Execution {
 
   void start(Progress& out) override;
   void on_done(const Transfer& done, Progress& out) override;
-  bool finished() const override { return tracker_.finished(); }
+  bool finished() const override { return tracker_->finished(); }
 
  private:
   struct Member {
     std::uint32_t next_send = 0;      // next send-queue position
     std::uint32_t outstanding = 0;    // sends made ready and not yet arrived
-    std::uint32_t contributions = 0;  // all-reduce: phase-0 blocks received
+    std::uint32_t contributions = 0;  // all-reduce: phase-0 transfers received
   };
 
+  // Logical sends (peers) in member's queue, before splitting into pieces.
+  std::uint32_t peer_sends(std::uint32_t member) const;
+  std::uint32_t peer_receives(std::uint32_t member) const;
   // Makes ready as many of `member`'s queued sends as its window and dependencies allow.
   void issue(std::uint32_t member, Progress& out);
   Transfer queued_transfer(std::uint32_t member, std::uint32_t position) const;
 
   CollectiveSpec spec_;
-  std::uint32_t sends_per_member_;  // n-1, or 2(n-1) for all-reduce
+  std::uint32_t pieces_;
+  bool rooted_;  // broadcast, reduce, gather, scatter
   std::vector<Member> members_;
-  CompletionTracker tracker_;
+  std::unique_ptr<CompletionTracker> tracker_;
   bool started_ = false;
 };
 

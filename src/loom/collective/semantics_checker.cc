@@ -1,14 +1,14 @@
 #include "loom/collective/semantics_checker.h"
 
-#include <set>
 #include <string_view>
-#include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "loom/collective/block_layout.h"
 #include "loom/core/error.h"
 #include "loom/core/random.h"
 
@@ -16,7 +16,7 @@ namespace loom::collective {
 
 namespace {
 
-// Count per contributor (size n); a block a member does not hold is absent from its map.
+// Count per contributor (size n); a unit a member does not hold is absent from its map.
 using Contributors = std::vector<std::uint32_t>;
 
 struct Holding {
@@ -26,8 +26,24 @@ struct Holding {
 
 struct InFlight {
   Transfer transfer;
-  Contributors snapshot;
-  std::uint64_t source_version = 0;
+  std::vector<Contributors> snapshot;  // per block of the transfer
+  std::vector<std::uint64_t> source_versions;
+};
+
+// What makes two transfers the same: (src, dst, block, blocks, piece, action).
+struct TransferKey {
+  std::uint64_t members;  // src << 32 | dst
+  std::uint64_t blocks;   // block << 32 | blocks
+  std::uint64_t piece;    // piece << 8 | action
+  bool operator==(const TransferKey&) const = default;
+};
+struct TransferKeyHash {
+  std::size_t operator()(const TransferKey& k) const {
+    std::uint64_t h = k.members * 0x9e3779b97f4a7c15ULL;
+    h = (h ^ (h >> 29) ^ k.blocks) * 0xbf58476d1ce4e5b9ULL;
+    h = (h ^ (h >> 31) ^ k.piece) * 0x94d049bb133111ebULL;
+    return static_cast<std::size_t>(h ^ (h >> 32));
+  }
 };
 
 // Thrown inside this file only, to stop at the first violation; check_semantics returns it.
@@ -36,7 +52,9 @@ struct Violation {
 };
 
 std::string describe(const Transfer& t) {
-  return fmt::format("transfer {} -> {} of block {} ({}, {} B, tag {})", t.src, t.dst, t.block,
+  const std::string blocks =
+      t.blocks == 1 ? fmt::format("block {}", t.block) : fmt::format("blocks {}..{}", t.block, t.block + t.blocks - 1);
+  return fmt::format("transfer {} -> {} of {} piece {} ({}, {} B, tag {})", t.src, t.dst, blocks, t.piece,
                      t.action == DataAction::kCopy ? "copy" : "reduce", t.bytes, t.tag);
 }
 
@@ -65,18 +83,34 @@ class Checker {
         algorithm_(algorithm),
         spec_(spec),
         n_(spec.members),
+        pieces_(pieces(spec)),
+        blocks_(block_count(spec.op, spec.members)),
         rng_(seed, "semantics-checker"),
         held_(spec.members),
         in_flight_per_member_(spec.members, 0),
         reported_(spec.members, false) {
-    const CollectiveOp op = spec.op;
     for (std::uint32_t m = 0; m < n_; ++m) {
-      if (op == CollectiveOp::kAllGather) {
-        held_[m][m] = Holding{only(m, n_), 1};
-      } else if (op == CollectiveOp::kAllToAll) {
-        for (std::uint32_t j = 0; j < n_; ++j) held_[m][m * n_ + j] = Holding{only(m, n_), 1};
-      } else {
-        for (std::uint32_t b = 0; b < n_; ++b) held_[m][b] = Holding{only(m, n_), 1};
+      switch (spec.op) {
+        case CollectiveOp::kAllGather:
+        case CollectiveOp::kGather: hold(m, m, m); break;
+        case CollectiveOp::kAllToAll:
+        case CollectiveOp::kAllToAllV:
+          for (std::uint32_t j = 0; j < n_; ++j) hold(m, m * n_ + j, m);
+          break;
+        case CollectiveOp::kBroadcast:
+          if (m == spec.root) hold(m, 0, m);
+          break;
+        case CollectiveOp::kScatter:
+          if (m == spec.root) {
+            for (std::uint32_t b = 0; b < n_; ++b) hold(m, b, m);
+          }
+          break;
+        case CollectiveOp::kReduce: hold(m, 0, m); break;
+        case CollectiveOp::kAllReduce:
+        case CollectiveOp::kReduceScatter:
+        case CollectiveOp::kBarrier:
+          for (std::uint32_t b = 0; b < n_; ++b) hold(m, b, m);
+          break;
       }
     }
   }
@@ -100,9 +134,9 @@ class Checker {
       throw Violation{fmt::format("stalled: nothing in flight but the execution is not finished ({} of {} "
                                   "members reported finished)", reported_count_, n_)};
     }
-    if (bytes_ != expected_wire_bytes(algorithm_, spec_)) {
-      throw Violation{fmt::format("byte conservation: transfers carried {} B in all, expected {} B",
-                                  bytes_, expected_wire_bytes(algorithm_, spec_))};
+    const Bytes expected = expected_wire_bytes(algorithm_, spec_);
+    if (bytes_ != expected) {
+      throw Violation{fmt::format("byte conservation: transfers carried {} B in all, expected {} B", bytes_, expected)};
     }
     for (std::uint32_t m = 0; m < n_; ++m) check_postcondition(m);
   }
@@ -111,8 +145,16 @@ class Checker {
   Bytes bytes() const { return bytes_; }
 
  private:
-  const Contributors* find(std::uint32_t member, std::uint32_t block) const {
-    const auto it = held_[member].find(block);
+  std::uint64_t unit(std::uint32_t block, std::uint32_t piece) const {
+    return std::uint64_t{block} * pieces_ + piece;
+  }
+
+  void hold(std::uint32_t member, std::uint32_t block, std::uint32_t contributor) {
+    for (std::uint32_t p = 0; p < pieces_; ++p) held_[member][unit(block, p)] = Holding{only(contributor, n_), 1};
+  }
+
+  const Contributors* find(std::uint32_t member, std::uint32_t block, std::uint32_t piece) const {
+    const auto it = held_[member].find(unit(block, piece));
     return it == held_[member].end() ? nullptr : &it->second.counts;
   }
 
@@ -126,49 +168,61 @@ class Checker {
   }
 
   void make_ready(const Transfer& t) {
-    if (t.src >= n_ || t.dst >= n_ || t.src == t.dst || t.block >= block_count(spec_.op, n_)) {
-      throw Violation{"malformed " + describe(t) + fmt::format(" on {} members", n_)};
+    if (t.src >= n_ || t.dst >= n_ || t.src == t.dst || t.blocks == 0 ||
+        std::uint64_t{t.block} + t.blocks > blocks_ || t.piece >= pieces_ || t.channel >= spec_.channels) {
+      throw Violation{"malformed " + describe(t) + fmt::format(" on {} members, {} pieces", n_, pieces_)};
     }
-    if (t.bytes != block_bytes(spec_, t.block)) {
-      throw Violation{fmt::format("{} carries {} B; block {} has {} B", describe(t), t.bytes, t.block,
-                                  block_bytes(spec_, t.block))};
+    const Bytes want = range_bytes(spec_, t.block, t.blocks, t.piece);
+    if (t.bytes != want) throw Violation{fmt::format("{} carries {} B; its units have {} B", describe(t), t.bytes, want)};
+    if (t.wire_bytes != wire_bytes(t.bytes, t.protocol)) {
+      throw Violation{fmt::format("{} puts {} B on the wire; its protocol {} needs {} B", describe(t), t.wire_bytes,
+                                  to_string(t.protocol), wire_bytes(t.bytes, t.protocol))};
     }
     for (const std::uint32_t m : {t.src, t.dst}) {
       if (reported_[m]) {
         throw Violation{fmt::format("{} involves member {}, already reported finished", describe(t), m)};
       }
     }
-    if (!seen_.emplace(t.src, t.dst, t.block, t.action).second) {
+    const TransferKey key{std::uint64_t{t.src} << 32 | t.dst, std::uint64_t{t.block} << 32 | t.blocks,
+                          std::uint64_t{t.piece} << 8 | static_cast<std::uint8_t>(t.action)};
+    if (!seen_.insert(key).second) {
       throw Violation{describe(t) + " was made ready twice"};
     }
-    if (++transfers_ > expected_transfers(algorithm_, spec_)) {
-      throw Violation{fmt::format("more than the {} transfers expected; the last was {}",
-                                  expected_transfers(algorithm_, spec_), describe(t))};
-    }
+    ++transfers_;
     bytes_ += t.bytes;
-    const auto source = held_[t.src].find(t.block);
-    if (source == held_[t.src].end()) {
-      throw Violation{fmt::format("{}: member {} does not hold block {}", describe(t), t.src, t.block)};
+    InFlight flight{t, {}, {}};
+    for (std::uint32_t b = t.block; b < t.block + t.blocks; ++b) {
+      const auto source = held_[t.src].find(unit(b, t.piece));
+      if (source == held_[t.src].end()) {
+        throw Violation{fmt::format("{}: member {} does not hold block {} piece {}", describe(t), t.src, b, t.piece)};
+      }
+      flight.snapshot.push_back(source->second.counts);
+      flight.source_versions.push_back(source->second.version);
     }
-    in_flight_.push_back(InFlight{t, source->second.counts, source->second.version});
+    in_flight_.push_back(std::move(flight));
     ++in_flight_per_member_[t.src];
     ++in_flight_per_member_[t.dst];
   }
 
   void deliver(const InFlight& done) {
     const Transfer& t = done.transfer;
-    if (held_[t.src].at(t.block).version != done.source_version) {
-      throw Violation{fmt::format("{}: the source block changed while the transfer was in flight "
-                                  "(sent {}, now {})", describe(t), describe(&done.snapshot),
-                                  describe(find(t.src, t.block)))};
+    for (std::uint32_t i = 0; i < t.blocks; ++i) {
+      const std::uint32_t b = t.block + i;
+      if (held_[t.src].at(unit(b, t.piece)).version != done.source_versions[i]) {
+        throw Violation{fmt::format("{}: the source block {} changed while the transfer was in flight "
+                                    "(sent {}, now {})", describe(t), b, describe(&done.snapshot[i]),
+                                    describe(find(t.src, b, t.piece)))};
+      }
     }
-    Holding& target = held_[t.dst][t.block];
-    if (t.action == DataAction::kCopy || target.counts.empty()) {
-      target.counts = done.snapshot;
-    } else {
-      for (std::uint32_t c = 0; c < n_; ++c) target.counts[c] += done.snapshot[c];
+    for (std::uint32_t i = 0; i < t.blocks; ++i) {
+      Holding& target = held_[t.dst][unit(t.block + i, t.piece)];
+      if (t.action == DataAction::kCopy || target.counts.empty()) {
+        target.counts = done.snapshot[i];
+      } else {
+        for (std::uint32_t c = 0; c < n_; ++c) target.counts[c] += done.snapshot[i][c];
+      }
+      ++target.version;
     }
-    ++target.version;
     --in_flight_per_member_[t.src];
     --in_flight_per_member_[t.dst];
   }
@@ -187,31 +241,41 @@ class Checker {
 
   void expect_block(std::uint32_t m, std::uint32_t block, const Contributors& expected,
                     std::string_view expected_text) const {
-    const Contributors* actual = find(m, block);
-    if (actual == nullptr || *actual != expected) {
-      throw Violation{fmt::format("{}: member {} ends with block {} = {}; expected {}", to_string(spec_.op),
-                                  m, block, describe(actual), expected_text)};
+    for (std::uint32_t p = 0; p < pieces_; ++p) {
+      const Contributors* actual = find(m, block, p);
+      if (actual == nullptr || *actual != expected) {
+        throw Violation{fmt::format("{}: member {} ends with block {} piece {} = {}; expected {}", to_string(spec_.op),
+                                    m, block, p, describe(actual), expected_text)};
+      }
     }
   }
 
   void check_postcondition(std::uint32_t m) const {
     const Contributors everyone(n_, 1);
     const std::string everyone_text = fmt::format("each of members 0..{} once", n_ - 1);
+    const auto expect_own_blocks = [&] {
+      for (std::uint32_t b = 0; b < n_; ++b) expect_block(m, b, only(b, n_), fmt::format("{{{}}}", b));
+    };
+    const std::uint32_t root = spec_.root;
     switch (spec_.op) {
       case CollectiveOp::kAllReduce:
+      case CollectiveOp::kBarrier:
         for (std::uint32_t b = 0; b < n_; ++b) expect_block(m, b, everyone, everyone_text);
         break;
-      case CollectiveOp::kReduceScatter:
-        expect_block(m, m, everyone, everyone_text);
-        break;
-      case CollectiveOp::kAllGather:
-        for (std::uint32_t b = 0; b < n_; ++b) expect_block(m, b, only(b, n_), fmt::format("{{{}}}", b));
+      case CollectiveOp::kReduceScatter: expect_block(m, m, everyone, everyone_text); break;
+      case CollectiveOp::kAllGather: expect_own_blocks(); break;
+      case CollectiveOp::kGather:
+        if (m == root) expect_own_blocks();
         break;
       case CollectiveOp::kAllToAll:
-        for (std::uint32_t i = 0; i < n_; ++i) {
-          expect_block(m, i * n_ + m, only(i, n_), fmt::format("{{{}}}", i));
-        }
+      case CollectiveOp::kAllToAllV:
+        for (std::uint32_t i = 0; i < n_; ++i) expect_block(m, i * n_ + m, only(i, n_), fmt::format("{{{}}}", i));
         break;
+      case CollectiveOp::kBroadcast: expect_block(m, 0, only(root, n_), fmt::format("{{{}}}", root)); break;
+      case CollectiveOp::kReduce:
+        if (m == root) expect_block(m, 0, everyone, everyone_text);
+        break;
+      case CollectiveOp::kScatter: expect_block(m, m, only(root, n_), fmt::format("{{{}}}", root)); break;
     }
   }
 
@@ -219,48 +283,54 @@ class Checker {
   Algorithm algorithm_;
   CollectiveSpec spec_;
   std::uint32_t n_;
+  std::uint32_t pieces_;
+  std::uint64_t blocks_;
   RandomStream rng_;
-  std::vector<std::unordered_map<std::uint32_t, Holding>> held_;  // per member: block -> holding
+  std::vector<std::unordered_map<std::uint64_t, Holding>> held_;  // per member: unit -> holding
   std::vector<InFlight> in_flight_;
   std::vector<std::uint32_t> in_flight_per_member_;  // sends plus receives in flight
   std::vector<bool> reported_;
   std::uint32_t reported_count_ = 0;
-  std::set<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t, DataAction>> seen_;
+  std::unordered_set<TransferKey, TransferKeyHash> seen_;
   std::uint64_t transfers_ = 0;
   Bytes bytes_ = 0;
 };
 
-// Both algorithms move the same volume: all-reduce sends each block 2(n-1) times, the others
-// n-1 times (ring: around the ring; direct: to each peer).
-std::uint64_t rounds(const CollectiveSpec& spec) {
-  const std::uint64_t per_block = spec.members - 1;
-  return spec.op == CollectiveOp::kAllReduce ? 2 * per_block : per_block;
-}
-
 }  // namespace
 
-std::uint64_t expected_transfers(Algorithm algorithm, const CollectiveSpec& spec) {
-  switch (algorithm) {
-    case Algorithm::kRing:
-    case Algorithm::kDirect:
-      return rounds(spec) * spec.members;
-  }
-  LOOM_ASSERT(false, "unknown Algorithm value");
-  return 0;
-}
-
 Bytes expected_wire_bytes(Algorithm algorithm, const CollectiveSpec& spec) {
-  switch (algorithm) {
-    case Algorithm::kRing:
-    case Algorithm::kDirect:
-      return rounds(spec) * spec.size;
+  const std::uint64_t n = spec.members;
+  const Bytes s = spec.size;
+  switch (spec.op) {
+    case CollectiveOp::kAllReduce: return 2 * (n - 1) * s;
+    case CollectiveOp::kBarrier: return 0;
+    case CollectiveOp::kAllToAll:
+    case CollectiveOp::kBroadcast:
+    case CollectiveOp::kReduce: return (n - 1) * s;
+    case CollectiveOp::kAllToAllV: {
+      Bytes total = 0;
+      for (std::uint64_t i = 0; i < n * n; ++i) total += i / n == i % n ? 0 : (*spec.pair_bytes)[i];
+      return total;
+    }
+    case CollectiveOp::kGather:
+    case CollectiveOp::kScatter: return s - block_bytes(spec, spec.root);
+    case CollectiveOp::kAllGather:
+    case CollectiveOp::kReduceScatter: {
+      if (algorithm != Algorithm::kHalvingDoubling) return (n - 1) * s;
+      std::uint64_t power = 1;
+      while (power <= n / 2) power *= 2;
+      const std::uint64_t extra = n - power;
+      Bytes folded_blocks = 0;
+      for (std::uint64_t j = 0; j < extra; ++j) folded_blocks += block_bytes(spec, static_cast<std::uint32_t>(2 * j));
+      return (power - 1) * s + extra * s + folded_blocks;
+    }
   }
-  LOOM_ASSERT(false, "unknown Algorithm value");
+  LOOM_ASSERT(false, "unknown CollectiveOp value");
   return 0;
 }
 
-SemanticsCheckResult check_semantics(Execution& execution, Algorithm algorithm,
-                                     const CollectiveSpec& spec, std::uint64_t seed) {
+SemanticsCheckResult check_semantics(Execution& execution, Algorithm algorithm, const CollectiveSpec& spec,
+                                     std::uint64_t seed) {
   validate(spec);
   Checker checker(execution, algorithm, spec, seed);
   SemanticsCheckResult result;
@@ -275,8 +345,7 @@ SemanticsCheckResult check_semantics(Execution& execution, Algorithm algorithm,
   return result;
 }
 
-SemanticsCheckResult check_semantics(Algorithm algorithm, const CollectiveSpec& spec,
-                                     std::uint64_t seed) {
+SemanticsCheckResult check_semantics(Algorithm algorithm, const CollectiveSpec& spec, std::uint64_t seed) {
   validate(spec);
   const std::unique_ptr<Execution> execution = make_execution(algorithm, spec);
   return check_semantics(*execution, algorithm, spec, seed);

@@ -1,0 +1,191 @@
+#include "loom/collective/tuner.h"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "loom/core/error.h"
+
+namespace loom::collective {
+
+namespace {
+
+constexpr std::uint32_t kMaxChunks = 64;
+
+struct Shape {
+  double n;
+  double hosts;
+  double per_host;
+  double size;
+  const GpuModel* gpu;
+};
+
+double seconds(Time t) { return t.seconds(); }
+
+double base_latency(Algorithm algorithm, Protocol protocol) {
+  const bool tree = algorithm == Algorithm::kTree;
+  switch (protocol) {
+    case Protocol::kLL: return tree ? 6.8e-6 : 6.6e-6;
+    case Protocol::kLL128: return 14.0e-6;
+    case Protocol::kSimple: return tree ? 0.0 : 8.4e-6;
+  }
+  return 0.0;
+}
+
+std::uint32_t floor_log2(std::uint32_t n) {
+  std::uint32_t levels = 0;
+  while ((2u << levels) <= n) ++levels;
+  return levels;
+}
+
+// Modelled seconds of one candidate.
+class CostModel {
+ public:
+  CostModel(const TunerQuery& query, Protocol protocol, std::uint32_t channels)
+      : q_(query),
+        protocol_(protocol),
+        channels_(channels),
+        eff_(protocol_efficiency(protocol)),
+        costs_(nccl_protocol_costs()),
+        n_(query.members),
+        per_host_(static_cast<double>(query.members / query.hosts)),
+        size_(query.op == CollectiveOp::kBarrier ? 0.0 : static_cast<double>(query.size)),
+        multi_host_(query.hosts > 1) {}
+
+  double time(Algorithm algorithm, std::uint32_t chunks) const {
+    const double k = chunks;
+    const double n = n_;
+    const double c = channels_;
+    const double lat = hop(multi_host_ ? LinkClass::kInterHost : LinkClass::kIntraHost);
+    const double b = per_channel(ring_bandwidth());
+    const double base = base_latency(algorithm, protocol_);
+    const bool all_reduce = q_.op == CollectiveOp::kAllReduce || q_.op == CollectiveOp::kBarrier;
+    switch (algorithm) {
+      case Algorithm::kRing:
+        if (q_.op == CollectiveOp::kAllToAll) {
+          const auto [intra, inter] = peer_times();
+          return base + (n - 1) * lat + (intra + inter) / eff_;
+        }
+        if (q_.op == CollectiveOp::kBroadcast || q_.op == CollectiveOp::kReduce) {
+          return base + (n - 1 + k - 1) * (lat + size_ / (c * k) / b);
+        }
+        return base + (all_reduce ? 2 : 1) * (n - 1) * k * (lat + size_ / (n * c * k) / b);
+      case Algorithm::kTree:
+        // Inner nodes send every chunk to two children: one buffer more on their links.
+        return base + (2.0 * floor_log2(n_) + k - 1) * (lat + size_ / (c * k) / b) + size_ / (c * b);
+      case Algorithm::kHalvingDoubling: {
+        const std::uint32_t levels = floor_log2(n_);
+        const bool power = (n_ & (n_ - 1)) == 0;
+        const double halves = all_reduce ? 2 : 1;
+        const double steps = halves * levels + (power ? 0 : 2);
+        const double volume = halves * (n - 1) / n * size_ + (power ? 0 : halves * size_);
+        return base + steps * lat + volume / (c * b);
+      }
+      case Algorithm::kHierarchical: {
+        const double g = per_host_;
+        const double hosts = q_.hosts;
+        const double intra = hop(LinkClass::kIntraHost) + size_ / (g * c * k) / per_channel(q_.gpu->nvlink_bytes_per_s);
+        const double inter = hop(LinkClass::kInterHost) + size_ / (n * c * k) / per_channel(q_.gpu->nic_bytes_per_s);
+        return base + k * (2 * (g - 1) * intra + 2 * (hosts - 1) * inter);
+      }
+      case Algorithm::kDirect: {
+        const auto [intra, inter] = peer_times();
+        return base + lat + std::max(intra, inter) / eff_;
+      }
+    }
+    return 0.0;
+  }
+
+ private:
+  // Seconds a member spends sending (n-1)/n of the buffer to its peers on the same host (over
+  // NVLink) and on other hosts (over its NIC).
+  std::pair<double, double> peer_times() const {
+    const double n = n_;
+    const double per_member = size_ * (n - 1) / n;
+    const double inter_share = n > 1 ? (n - per_host_) / (n - 1) : 0.0;
+    return {per_member * (1 - inter_share) / q_.gpu->nvlink_bytes_per_s,
+            per_member * inter_share / q_.gpu->nic_bytes_per_s};
+  }
+  double hop(LinkClass link) const { return seconds(costs_.hop(protocol_, link)); }
+  double ring_bandwidth() const {
+    const GpuModel& gpu = *q_.gpu;
+    return multi_host_ ? std::min(gpu.nvlink_bytes_per_s, per_host_ * gpu.nic_bytes_per_s) : gpu.nvlink_bytes_per_s;
+  }
+  double per_channel(double link) const {
+    return eff_ * std::min(q_.gpu->channel_bytes_per_s, link / static_cast<double>(channels_));
+  }
+
+  const TunerQuery& q_;
+  Protocol protocol_;
+  std::uint32_t channels_;
+  double eff_;
+  ProtocolCosts costs_;
+  std::uint32_t n_;
+  double per_host_;
+  double size_;
+  bool multi_host_;
+};
+
+bool candidate(Algorithm algorithm, const TunerQuery& q) {
+  if (!supports(algorithm, q.op)) return false;
+  const bool nccl = algorithm == Algorithm::kRing || algorithm == Algorithm::kTree || algorithm == Algorithm::kDirect;
+  if (!nccl && !q.all_algorithms) return false;
+  if (algorithm == Algorithm::kHierarchical && q.hosts == 1) return false;
+  if (algorithm == Algorithm::kDirect) {
+    return q.op == CollectiveOp::kAllToAll || q.op == CollectiveOp::kAllToAllV || q.op == CollectiveOp::kGather ||
+           q.op == CollectiveOp::kScatter;
+  }
+  return true;
+}
+
+bool pipelined(Algorithm algorithm, CollectiveOp op) {
+  return algorithm == Algorithm::kTree ||
+         (algorithm == Algorithm::kRing && (op == CollectiveOp::kBroadcast || op == CollectiveOp::kReduce));
+}
+
+}  // namespace
+
+std::vector<TunerChoice> tuner_candidates(const TunerQuery& query) {
+  if (query.gpu == nullptr) throw UserError("tuner: no GPU model given; expected one of a100, h100, b200");
+  if (query.members == 0 || query.hosts == 0 || query.members % query.hosts != 0) {
+    throw UserError(fmt::format("tuner: {} members on {} hosts; expected at least one of each, the same number "
+                                "on every host",
+                                query.members, query.hosts));
+  }
+  std::vector<TunerChoice> choices;
+  for (const Algorithm algorithm : all_algorithms()) {
+    if (!candidate(algorithm, query)) continue;
+    for (const Protocol protocol : all_protocols()) {
+      const std::uint32_t max_channels = algorithm == Algorithm::kDirect ? 1 : query.gpu->max_channels;
+      for (std::uint32_t channels = 1; channels <= max_channels; channels *= 2) {
+        const CostModel model(query, protocol, channels);
+        TunerChoice best{algorithm, protocol, channels, 1, model.time(algorithm, 1)};
+        for (std::uint32_t chunks = 2; pipelined(algorithm, query.op) && chunks <= kMaxChunks; chunks *= 2) {
+          const double t = model.time(algorithm, chunks);
+          if (t < best.seconds) best = {algorithm, protocol, channels, chunks, t};
+        }
+        choices.push_back(best);
+      }
+    }
+  }
+  // Stable: equal times keep fewer channels, then the earlier algorithm and protocol.
+  // Times compare at picosecond resolution, so rounding noise does not decide a tie.
+  const auto ps = [](double s) { return std::llround(s * 1e12); };
+  std::stable_sort(choices.begin(), choices.end(), [&ps](const TunerChoice& a, const TunerChoice& b) {
+    return std::pair(ps(a.seconds), a.channels) < std::pair(ps(b.seconds), b.channels);
+  });
+  return choices;
+}
+
+TunerChoice tune(const TunerQuery& query) { return tuner_candidates(query).front(); }
+
+void apply(const TunerChoice& choice, CollectiveSpec& spec) {
+  spec.channels = choice.channels;
+  spec.chunks = choice.chunks;
+  spec.protocol = choice.protocol;
+  spec.protocol_costs = nccl_protocol_costs();
+}
+
+}  // namespace loom::collective

@@ -1,0 +1,117 @@
+#include "loom/collective/tuner.h"
+
+#include <algorithm>
+#include <string>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "loom/collective/explain.h"
+#include "loom/core/error.h"
+
+namespace loom::collective {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+TunerQuery query(CollectiveOp op, Bytes size, std::uint32_t members, std::uint32_t hosts, std::string_view gpu) {
+  return {.op = op, .size = size, .members = members, .hosts = hosts, .gpu = &gpu_model(gpu)};
+}
+
+TEST(Tuner, LargeSingleNodeAllReducePicksARingWithSimple) {
+  // NCCL without NVLS on one 8-GPU node: ring, Simple, many channels.
+  const TunerChoice c = tune(query(CollectiveOp::kAllReduce, 64 << 20, 8, 1, "h100"));
+  EXPECT_EQ(c.algorithm, Algorithm::kRing);
+  EXPECT_EQ(c.protocol, Protocol::kSimple);
+  EXPECT_EQ(c.channels, 16u);  // the NVLink saturates at 370 / 24 GB/s = 16 channels; ties keep fewer
+  // Modelled bus bandwidth approaches the 370 GB/s nccl-tests measures (FACTS §5) from below.
+  const double busbw = (64 << 20) / c.seconds * 1.75 * 1e-9;
+  EXPECT_GT(busbw, 300.0);
+  EXPECT_LT(busbw, 370.0);
+  const TunerChoice huge = tune(query(CollectiveOp::kAllReduce, Bytes{8} << 30, 8, 1, "h100"));
+  EXPECT_GT((Bytes{8} << 30) / huge.seconds * 1.75 * 1e-9, 365.0);
+}
+
+TEST(Tuner, SmallMessagesPickLowLatency) {
+  const TunerChoice c = tune(query(CollectiveOp::kAllReduce, 4096, 8, 1, "h100"));
+  EXPECT_EQ(c.algorithm, Algorithm::kTree);
+  EXPECT_EQ(c.protocol, Protocol::kLL);
+  const TunerChoice across = tune(query(CollectiveOp::kAllReduce, 1 << 20, 1024, 128, "h100"));
+  EXPECT_EQ(across.algorithm, Algorithm::kTree);  // 20 tree steps instead of 2046 ring steps
+  EXPECT_GT(across.chunks, 1u);                     // and pipelined
+}
+
+TEST(Tuner, AllToAllUsesDirectSendsAndEveryCandidateImplementsTheOp) {
+  for (const CollectiveOp op : all_collective_ops()) {
+    const std::vector<TunerChoice> all = tuner_candidates(query(op, 1 << 20, 16, 2, "a100"));
+    ASSERT_FALSE(all.empty()) << to_string(op);
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      EXPECT_TRUE(supports(all[i].algorithm, op));
+      if (i > 0) {
+        EXPECT_LE(all[i - 1].seconds, all[i].seconds);
+      }
+    }
+  }
+  EXPECT_EQ(tune(query(CollectiveOp::kAllToAll, 64 << 20, 16, 2, "h100")).algorithm, Algorithm::kDirect);
+}
+
+TEST(Tuner, TimeGrowsWithSizeAndShrinksWithBandwidth) {
+  double previous = 0;
+  for (Bytes size = 1024; size <= (Bytes{1} << 32); size *= 4) {
+    const double t = tune(query(CollectiveOp::kAllGather, size, 16, 2, "h100")).seconds;
+    EXPECT_GT(t, previous) << size;
+    previous = t;
+  }
+  EXPECT_LT(tune(query(CollectiveOp::kAllReduce, 1 << 30, 8, 1, "b200")).seconds,
+            tune(query(CollectiveOp::kAllReduce, 1 << 30, 8, 1, "a100")).seconds);
+}
+
+TEST(Tuner, AllAlgorithmsAddsHalvingDoublingAndHierarchical) {
+  TunerQuery q = query(CollectiveOp::kAllReduce, 1 << 30, 64, 8, "h100");
+  bool nccl_only = true;
+  for (const TunerChoice& c : tuner_candidates(q)) {
+    nccl_only = nccl_only && (c.algorithm == Algorithm::kRing || c.algorithm == Algorithm::kTree);
+  }
+  EXPECT_TRUE(nccl_only);
+  q.all_algorithms = true;
+  bool hierarchical = false;
+  for (const TunerChoice& c : tuner_candidates(q)) hierarchical = hierarchical || c.algorithm == Algorithm::kHierarchical;
+  EXPECT_TRUE(hierarchical);
+}
+
+TEST(Tuner, ApplySetsTheSpec) {
+  CollectiveSpec spec{.op = CollectiveOp::kAllReduce, .members = 8, .size = 1 << 20};
+  apply({.algorithm = Algorithm::kTree, .protocol = Protocol::kLL128, .channels = 4, .chunks = 8, .seconds = 1}, spec);
+  EXPECT_EQ(spec.channels, 4u);
+  EXPECT_EQ(spec.chunks, 8u);
+  EXPECT_EQ(spec.protocol, Protocol::kLL128);
+  EXPECT_EQ(spec.protocol_costs.hop(Protocol::kLL128, LinkClass::kInterHost), Time::ns(4000));
+}
+
+TEST(Tuner, InvalidQueriesNameTheProblem) {
+  try {
+    tune(query(CollectiveOp::kAllReduce, 1024, 12, 5, "h100"));
+    FAIL();
+  } catch (const UserError& e) {
+    EXPECT_STREQ(e.what(), "tuner: 12 members on 5 hosts; expected at least one of each, the same number on every host");
+  }
+  try {
+    gpu_model("v100");
+    FAIL();
+  } catch (const UserError& e) {
+    EXPECT_STREQ(e.what(), "unknown GPU 'v100'; expected one of: a100, h100, b200");
+  }
+}
+
+TEST(Explain, PrintsTheChoiceAndItsCandidates) {
+  const std::string text = explain(query(CollectiveOp::kAllReduce, 64 << 20, 8, 1, "h100"), 3);
+  EXPECT_THAT(text, StartsWith("all-reduce of 64MiB on 8 ranks (1 host x 8), GPU h100\n"
+                               "choice: ring, simple, 16 channels, 1 chunk: "));
+  EXPECT_THAT(text, HasSubstr("fastest of 36 candidates:\n"));
+  EXPECT_THAT(text, HasSubstr("  ring              simple          16       1"));
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 3 + 1 + 3);
+}
+
+}  // namespace
+}  // namespace loom::collective
