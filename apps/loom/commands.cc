@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "default_experiment.h"
@@ -10,6 +11,8 @@
 #include "loom/core/build_info.h"
 #include "loom/experiment/experiment.h"
 #include "loom/report/summary.h"
+#include "loom/collective/gpu_model.h"
+#include "loom/collective/protocol.h"
 #include "loom/topology/blueprint_catalog.h"
 
 namespace loom::app {
@@ -47,8 +50,15 @@ int list_command() {
     }
   }
   fmt::print("\nWorkload types (workload.type): microbenchmark\n");
-  fmt::print("Collective operations (op): all-reduce, all-gather, reduce-scatter, all-to-all\n");
-  fmt::print("Collective algorithms (collective.algorithm, algorithm): ring, direct\n");
+  std::vector<std::string_view> ops, algorithms, protocols, gpus;
+  for (collective::CollectiveOp op : collective::all_collective_ops()) ops.push_back(collective::to_string(op));
+  for (collective::Algorithm a : collective::all_algorithms()) algorithms.push_back(collective::to_string(a));
+  for (collective::Protocol p : collective::all_protocols()) protocols.push_back(collective::to_string(p));
+  for (const collective::GpuModel& g : collective::all_gpu_models()) gpus.push_back(g.name);
+  fmt::print("Collective operations (op): {}\n", fmt::join(ops, ", "));
+  fmt::print("Collective algorithms (collective.algorithm, algorithm): auto (the tuner), {}\n", fmt::join(algorithms, ", "));
+  fmt::print("Collective protocols (collective.protocol): {}\n", fmt::join(protocols, ", "));
+  fmt::print("GPU models for the tuner (collective.gpu): {}\n", fmt::join(gpus, ", "));
   fmt::print("Network modes (network.mode): analytical, flow\n");
   return 0;
 }

@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "collective_command.h"
 #include "commands.h"
 #include "loom/core/error.h"
 
@@ -17,6 +18,7 @@ constexpr const char* kExamples = R"(Examples:
   loom run examples/default.yaml --out results/mine
   loom run exp.yaml --set network.mode=analytical --set topology.hosts=16 --seed 7
   loom list                                  blueprints, parameters, defaults and model names
+  loom collective explain --op all-reduce --size 64MiB --ranks 8 --gpu h100
   loom version
 
 Exit codes: 0 success, 2 bad arguments or input (one line on stderr), 3 internal error.)";
@@ -43,6 +45,7 @@ int main(int argc, char** argv) {
   run->add_option("--seed", run_args.seed, "Experiment seed (overrides seed)");
   CLI::App* list = app.add_subcommand("list", "List blueprints, their parameters and defaults, and model names.");
   CLI::App* version = app.add_subcommand("version", "Print Loom's version and git revision.");
+  const loom::app::CollectiveCommand collective(app);
 
   try {
     app.parse(argc, argv);
@@ -58,6 +61,7 @@ int main(int argc, char** argv) {
     if (run->parsed()) return loom::app::run_command(run_args);
     if (list->parsed()) return loom::app::list_command();
     if (version->parsed()) return loom::app::version_command();
+    if (collective.parsed()) return collective.run();
   } catch (const loom::UserError& e) {
     return report_error(e.what(), 2);
   } catch (const loom::InternalError& e) {

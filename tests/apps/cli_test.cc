@@ -100,6 +100,16 @@ TEST(Cli, ListShowsBlueprintsWithTheirParameters) {
   EXPECT_NE(r.out.find("400Gbps"), std::string::npos);
 }
 
+TEST(Cli, CollectiveExplainPrintsTheTunersChoice) {
+  const Result r = loom("collective explain --op all-reduce --size 64MiB --ranks 8 --gpu h100");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("choice: "), std::string::npos);
+  EXPECT_NE(r.out.find("busbw"), std::string::npos);
+  const Result bad = loom("collective explain --gpu h999");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(bad.err, "loom: unknown GPU 'h999'; expected one of: a100, h100, b200\n");
+}
+
 TEST(Cli, HelpAndVersion) {
   const Result help = loom("--help");
   EXPECT_EQ(help.exit_code, 0);

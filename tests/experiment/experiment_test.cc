@@ -121,7 +121,8 @@ TEST(Experiment, ConfigurationMistakesAreLocatedOneLineErrors) {
        "--set workload.groups={tp: {block: 3}}: group 'tp': block 3 must be a positive divisor of the rank count 16"},
       {base, {"workload.collectives=[{op: all-sum, size: 1MiB}]"},
        "--set workload.collectives=[{op: all-sum, size: 1MiB}]: unknown collective operation 'all-sum'; expected "
-       "one of: all-reduce, all-gather, reduce-scatter, all-to-all"},
+       "one of: all-reduce, all-gather, reduce-scatter, all-to-all, all-to-all-v, broadcast, reduce, gather, scatter, "
+       "barrier"},
       {base, {"seed=-1"}, "--set seed=-1: seed: expected a non-negative integer, got '-1'"},
       {base, {"network.flow={queue_pairs: 2}"},
        "--set network.flow={queue_pairs: 2}: network.flow: applies to network.mode flow only"},

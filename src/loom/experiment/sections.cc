@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "loom/collective/gpu_model.h"
+#include "loom/collective/protocol.h"
 #include "loom/topology/blueprints.h"
 #include "loom/workload/microbenchmark.h"
 
@@ -148,10 +150,21 @@ workload::Workload read_workload(config::Reader s, std::uint32_t gpu_count) {
 }
 
 system::RuntimeOptions read_collective(config::Reader s) {
-  static constexpr std::array<std::string_view, 2> kAlgorithms = {"ring", "direct"};
   system::RuntimeOptions options;
-  options.default_algorithm =
-      collective::parse_algorithm(s.choice("algorithm", kAlgorithms, collective::to_string(options.default_algorithm)));
+  std::vector<std::string_view> algorithms = {"auto"};
+  for (collective::Algorithm a : collective::all_algorithms()) algorithms.push_back(collective::to_string(a));
+  const std::string algorithm = s.choice("algorithm", algorithms, "auto");
+  options.auto_tune = algorithm == "auto";
+  if (!options.auto_tune) options.default_algorithm = collective::parse_algorithm(algorithm);
+  std::vector<std::string_view> gpus;
+  for (const collective::GpuModel& g : collective::all_gpu_models()) gpus.push_back(g.name);
+  options.gpu = &collective::gpu_model(s.choice("gpu", gpus, "h100"));
+  options.channels = read_count(s, "channels", options.channels, 1, 64);
+  options.chunks = read_count(s, "chunks", options.chunks, 1, 1024);
+  std::vector<std::string_view> protocols;
+  for (collective::Protocol p : collective::all_protocols()) protocols.push_back(collective::to_string(p));
+  options.protocol = collective::parse_protocol(s.choice("protocol", protocols, "simple"));
+  if (s.choice("hop_latency", {"nccl", "none"}, "nccl") == "nccl") options.protocol_costs = collective::nccl_protocol_costs();
   options.direct_window = read_count(s, "direct_window", options.direct_window);
   s.finish();
   return options;

@@ -27,7 +27,14 @@ Time AnalyticalBackend::transfer_time(const TransferRequest& request) const {
     bottleneck = std::min(bottleneck, link.bandwidth);
     if (i > 0) latency += topology_.node(link.src).forwarding_latency;
   }
-  return latency + serialization_time(request.bytes, bottleneck);
+  LOOM_ASSERT(request.concurrency >= 1, "transfer concurrency must be at least 1");
+  return latency + serialization_time(request.bytes * request.concurrency, bottleneck);
+}
+
+Time AnalyticalBackend::ideal_time(const TransferRequest& request) const {
+  TransferRequest alone = request;
+  alone.concurrency = 1;
+  return transfer_time(alone);
 }
 
 void AnalyticalBackend::start(const TransferRequest& request, CompletionHandler& handler, std::uint64_t cookie) {

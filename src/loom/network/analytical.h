@@ -3,7 +3,12 @@
 //
 //   T(transfer) = sum over links of propagation latency
 //               + sum over forwarding nodes on the path of their forwarding latency
-//               + serialization_time(bytes, min over links of bandwidth)
+//               + serialization_time(bytes, min over links of bandwidth / concurrency)
+//
+// where concurrency (TransferRequest) is how many transfers of the same operation share the
+// path at once (a collective's channels): the one interaction the model keeps, so that splitting
+// a collective into channels does not multiply its bandwidth. The ideal time is that of the
+// transfer alone (concurrency 1).
 //
 // This is the fastest fidelity and the closed form other backends are compared against: on a
 // fabric where no link is shared, flow and packet modes must agree with it. Routes come from
@@ -28,7 +33,7 @@ class AnalyticalBackend final : public Backend {
   // The modelled duration of a transfer, without scheduling anything (contention-free, so it is
   // also the ideal time).
   Time transfer_time(const TransferRequest& request) const;
-  Time ideal_time(const TransferRequest& request) const override { return transfer_time(request); }
+  Time ideal_time(const TransferRequest& request) const override;
 
  private:
   Simulator& simulator_;

@@ -20,6 +20,11 @@ struct TransferRequest {
   topology::NodeId dst = 0;
   Bytes bytes = 0;
   std::uint64_t flow_hash = 0;  // chooses among equal-cost paths (ECMP); stable per flow
+  // How many transfers of the same operation run alongside this one over the same links (a
+  // collective's channels, a direct algorithm's window). Backends without contention (the
+  // analytical one) give the transfer 1/concurrency of the bottleneck bandwidth; backends that
+  // model sharing ignore it, since the concurrent transfers share the links physically.
+  std::uint32_t concurrency = 1;
 };
 
 class CompletionHandler {

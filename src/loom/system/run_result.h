@@ -22,6 +22,9 @@ struct CollectiveRecord {
   workload::LabelId label = 0;      // the workload's label of the first member's node
   collective::CollectiveOp op = collective::CollectiveOp::kAllReduce;
   collective::Algorithm algorithm = collective::Algorithm::kRing;
+  collective::Protocol protocol = collective::Protocol::kSimple;
+  std::uint32_t channels = 1;
+  std::uint32_t chunks = 1;
   std::uint32_t members = 0;
   Bytes bytes = 0;                  // nccl-tests size
   Time first_arrival;               // the first member became ready

@@ -53,6 +53,16 @@ Runtime::Runtime(Simulator& simulator, const topology::Topology& topology, const
     next_sequence_[c].assign(workload.communicator(c).ranks.size(), 0);
   }
   result_.rank_finish.assign(workload.rank_count(), Time::zero());
+  layouts_.resize(workload.communicator_count());
+  if (options.auto_tune && options.gpu == nullptr) throw UserError("collective auto-tuning needs a GPU model");
+  // A GPU's local index is its offset from the lowest-numbered GPU of its host.
+  std::vector<std::uint32_t> first_of_host(topology.host_count(), 0xffffffffu);
+  for (std::uint32_t r = 0; r < topology.gpu_count(); ++r) {
+    std::uint32_t& first = first_of_host[topology.host_of_rank(r)];
+    first = std::min(first, r);
+  }
+  local_index_.resize(workload.rank_count());
+  for (std::uint32_t r = 0; r < workload.rank_count(); ++r) local_index_[r] = r - first_of_host[topology.host_of_rank(r)];
   result_.nodes.resize(n);
 }
 
@@ -166,7 +176,7 @@ void Runtime::arrive_point_to_point(NodeId id) {
 }
 
 void Runtime::issue(const network::TransferRequest& request, std::uint32_t src_rank, std::uint32_t dst_rank,
-                    const InFlight& what) {
+                    const InFlight& what, Time delay) {
   std::uint32_t slot;
   if (free_in_flight_.empty()) {
     slot = static_cast<std::uint32_t>(in_flight_.size());
@@ -176,14 +186,24 @@ void Runtime::issue(const network::TransferRequest& request, std::uint32_t src_r
     free_in_flight_.pop_back();
   }
   in_flight_[slot] = what;
+  in_flight_[slot].request = request;
   if (options_.record_transfers) {
     in_flight_[slot].log_index = result_.transfer_log.size();
     result_.transfer_log.push_back({request.src, request.dst, src_rank, dst_rank, request.bytes,
-                                    simulator_.now(), Time::zero(), backend_.ideal_time(request)});
+                                    simulator_.now() + delay, Time::zero(), backend_.ideal_time(request)});
   }
   result_.transfers += 1;
   result_.bytes_moved += request.bytes;
-  backend_.start(request, *this, slot);
+  if (delay > Time::zero()) {
+    simulator_.schedule_in(delay, &Runtime::delayed_start_event, this, slot);
+  } else {
+    backend_.start(request, *this, slot);
+  }
+}
+
+void Runtime::delayed_start_event(void* self, std::uint64_t slot) {
+  auto* runtime = static_cast<Runtime*>(self);
+  runtime->backend_.start(runtime->in_flight_[slot].request, *runtime, slot);
 }
 
 void Runtime::on_transfer_complete(std::uint64_t cookie) {

@@ -9,9 +9,11 @@
 // issue: a node with flops and no duration is a UserError for now). A collective node is the
 // rank's part in a collective instance; instances are matched by (communicator, k-th call on
 // it). When every member has arrived (the rendezvous) the instance's algorithm runs as a
-// collective::Execution: ready transfers go to the backend between the members' GPUs,
-// completions feed back, and each member's node completes when the execution reports that member
-// finished. Sends and receives match by (src, dst, tag) in order; the transfer starts when both
+// collective::Execution: ready transfers go to the backend between the members' GPUs (their
+// wire bytes, after the protocol's per-hop latency), completions feed back, and each member's
+// node completes when the execution reports that member finished. The execution sees the
+// communicator's layout (host and local index of each member, from the topology) so
+// hierarchical algorithms and the tuner know the group's shape. Sends and receives match by (src, dst, tag) in order; the transfer starts when both
 // have arrived (NCCL's rendezvous semantics) and completes both nodes.
 //
 // Every node's start, end and start cause are recorded (RunResult::nodes) so metrics and the
@@ -25,6 +27,8 @@
 #include <tuple>
 #include <vector>
 
+#include "loom/collective/gpu_model.h"
+#include "loom/collective/group_layout.h"
 #include "loom/core/simulator.h"
 #include "loom/network/backend.h"
 #include "loom/system/run_result.h"
@@ -34,7 +38,15 @@ namespace loom::system {
 
 struct RuntimeOptions {
   collective::Algorithm default_algorithm = collective::Algorithm::kRing;
-  std::uint32_t direct_window = 1;   // direct algorithms: peers outstanding per member
+  // Collectives without an explicit algorithm are tuned (algorithm, protocol, channels, chunks)
+  // by collective::tune for `gpu` instead of using the settings below.
+  bool auto_tune = false;
+  const collective::GpuModel* gpu = nullptr;  // required with auto_tune
+  std::uint32_t direct_window = 1;   // direct algorithms: transfers outstanding per member
+  std::uint32_t channels = 1;        // parallel channels per collective
+  std::uint32_t chunks = 1;          // pipeline chunks per channel
+  collective::Protocol protocol = collective::Protocol::kSimple;
+  collective::ProtocolCosts protocol_costs{};  // per-hop protocol latency; zero = none
   std::uint64_t flow_hash_seed = 0;  // salts every transfer's ECMP hash (the experiment seed)
   std::uint32_t comm_streams = 2;    // communication streams per rank (node.stream < this)
   bool record_transfers = false;     // fill RunResult::transfer_log
@@ -73,7 +85,10 @@ class Runtime final : private network::CompletionHandler {
   void apply(std::uint32_t instance, const collective::Progress& progress);
   void arrive_point_to_point(workload::NodeId id);
   void issue(const network::TransferRequest& request, std::uint32_t src_rank, std::uint32_t dst_rank,
-             const InFlight& what);
+             const InFlight& what, Time delay = Time::zero());
+  static void delayed_start_event(void* self, std::uint64_t slot);
+  const std::shared_ptr<const collective::GroupLayout>& layout_of(workload::CommunicatorId comm);
+  collective::CollectiveSpec spec_for(const CollectiveRecord& record, workload::CommunicatorId comm);
   [[noreturn]] void report_stall() const;
 
   Simulator& simulator_;
@@ -91,6 +106,8 @@ class Runtime final : private network::CompletionHandler {
   std::vector<Instance> instances_;
   std::vector<std::vector<std::uint32_t>> open_instances_;    // per communicator: by sequence
   std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>, PointToPoint> channels_;  // (src, dst, tag)
+  std::vector<std::shared_ptr<const collective::GroupLayout>> layouts_;  // per communicator, on demand
+  std::vector<std::uint32_t> local_index_;  // per rank: its index among its host's GPUs (rail)
   std::vector<InFlight> in_flight_;
   std::vector<std::uint32_t> free_in_flight_;
   std::uint64_t nodes_done_ = 0;

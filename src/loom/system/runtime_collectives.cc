@@ -1,6 +1,10 @@
 // The runtime's collective instances: rendezvous of members, driving an Execution, completion;
 // and the diagnosis of a workload that cannot finish.
+#include <algorithm>
+
 #include <fmt/format.h>
+
+#include "loom/collective/tuner.h"
 
 #include "loom/core/error.h"
 #include "loom/system/runtime.h"
@@ -40,6 +44,7 @@ void Runtime::arrive(NodeId id) {
     r.label = node.label;
     r.op = node.op;
     r.algorithm = algorithm;
+    fresh.tuned = !node.algorithm && options_.auto_tune;
     r.members = static_cast<std::uint32_t>(fresh.member_nodes.size());
     r.bytes = node.bytes;
     r.first_arrival = simulator_.now();
@@ -47,7 +52,8 @@ void Runtime::arrive(NodeId id) {
   const std::uint32_t index = by_sequence[sequence];
   Instance& instance = instances_[index];
   const CollectiveRecord& r = instance.record;
-  if (node.op != r.op || node.bytes != r.bytes || algorithm != r.algorithm) {
+  if (node.op != r.op || node.bytes != r.bytes || algorithm != r.algorithm ||
+      instance.tuned != (!node.algorithm && options_.auto_tune)) {
     throw UserError(fmt::format(
         "collective #{} on communicator '{}' does not match across members: rank {} calls {} of {} "
         "({}) but the first member called {} of {} ({}) ({})",
@@ -62,12 +68,66 @@ void Runtime::arrive(NodeId id) {
   }
 }
 
+const std::shared_ptr<const collective::GroupLayout>& Runtime::layout_of(workload::CommunicatorId comm) {
+  auto& layout = layouts_[comm];
+  if (!layout) {
+    auto built = std::make_shared<collective::GroupLayout>();
+    std::vector<std::uint32_t> dense;  // topology host -> dense index in this communicator
+    for (std::uint32_t rank : workload_.communicator(comm).ranks) {
+      const std::uint32_t host = topology_.host_of_rank(rank);
+      auto it = std::find(dense.begin(), dense.end(), host);
+      if (it == dense.end()) it = dense.insert(dense.end(), host);
+      built->host.push_back(static_cast<std::uint32_t>(it - dense.begin()));
+      built->local.push_back(local_index_[rank]);
+    }
+    layout = std::move(built);
+  }
+  return layout;
+}
+
+// The algorithm's parameters for one instance: the configured ones, or the tuner's choice for
+// an instance whose algorithm was left to the runtime.
+collective::CollectiveSpec Runtime::spec_for(const CollectiveRecord& record, workload::CommunicatorId comm) {
+  collective::CollectiveSpec spec;
+  spec.op = record.op;
+  spec.members = record.members;
+  spec.size = record.bytes;
+  spec.window = options_.direct_window;
+  spec.channels = options_.channels;
+  spec.chunks = options_.chunks;
+  spec.protocol = options_.protocol;
+  spec.protocol_costs = options_.protocol_costs;
+  spec.layout = layout_of(comm);
+  return spec;
+}
+
 void Runtime::start_instance(std::uint32_t index) {
   Instance& instance = instances_[index];
-  instance.record.start = simulator_.now();
-  const collective::CollectiveSpec spec{instance.record.op, instance.record.members, instance.record.bytes,
-                                        options_.direct_window};
-  instance.execution = collective::make_execution(instance.record.algorithm, spec);
+  CollectiveRecord& record = instance.record;
+  record.start = simulator_.now();
+  collective::CollectiveSpec spec = spec_for(record, instance.communicator);
+  if (instance.tuned) {
+    const auto& hosts = spec.layout->host;
+    collective::TunerQuery query;
+    query.op = record.op;
+    query.size = record.bytes;
+    query.members = record.members;
+    query.hosts = hosts.empty() ? 1 : *std::max_element(hosts.begin(), hosts.end()) + 1;
+    query.gpu = options_.gpu;
+    const collective::TunerChoice choice = collective::tune(query);
+    collective::apply(choice, spec);
+    record.algorithm = choice.algorithm;
+  }
+  // A member's concurrent transfers of this instance: one per channel, times the direct
+  // window (bounded by its peers).
+  instance.concurrency = spec.channels;
+  if (record.algorithm == collective::Algorithm::kDirect) {
+    instance.concurrency *= std::max<std::uint32_t>(1, std::min(spec.window, record.members - 1));
+  }
+  record.protocol = spec.protocol;
+  record.channels = spec.channels;
+  record.chunks = spec.chunks;
+  instance.execution = collective::make_execution(record.algorithm, spec);
   collective::Progress progress;
   instance.execution->start(progress);
   apply(index, progress);
@@ -82,13 +142,18 @@ void Runtime::apply(std::uint32_t index, const collective::Progress& progress) {
     const auto& ranks = workload_.communicator(instance.communicator).ranks;
     instance.record.transfers += 1;
     instance.record.bytes_moved += t.bytes;
+    // Each (channel, step, src, dst) of an instance hashes onto its own ECMP path, as NCCL's
+    // connections use distinct queue pairs.
     const std::uint64_t flow = (std::uint64_t{instance.communicator} << 32 | instance.sequence) ^
-                               mix(t.tag + 1) ^ mix(options_.flow_hash_seed);
+                               mix((std::uint64_t{t.channel} << 32 | t.step) + 1) ^
+                               mix(std::uint64_t{t.src} << 32 | t.dst) ^ mix(options_.flow_hash_seed);
     InFlight what;
     what.instance = index;
     what.transfer = t;
-    issue({topology_.gpu_node(ranks[t.src]), topology_.gpu_node(ranks[t.dst]), t.bytes, mix(flow)}, ranks[t.src],
-          ranks[t.dst], what);
+    LOOM_ASSERT(t.wire_bytes >= t.bytes, fmt::format("a transfer carries {} wire bytes for {} payload bytes", t.wire_bytes, t.bytes));
+    issue({topology_.gpu_node(ranks[t.src]), topology_.gpu_node(ranks[t.dst]), t.wire_bytes, mix(flow),
+           instance.concurrency},
+          ranks[t.src], ranks[t.dst], what, t.hop_latency);
   }
   for (std::uint32_t member : progress.finished_members) {
     Instance& instance = instances_[index];

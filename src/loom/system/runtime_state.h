@@ -30,6 +30,7 @@ struct Runtime::InFlight {
   NodeId send = kNoNode;                 // a point-to-point pair
   NodeId recv = kNoNode;
   collective::Transfer transfer;
+  network::TransferRequest request;     // what goes to the backend (possibly after a delay)
   std::uint64_t log_index = 0;
 };
 
@@ -38,6 +39,8 @@ struct Runtime::Instance {
   std::uint32_t sequence = 0;
   std::vector<NodeId> member_nodes;  // per member index; kNoNode until that member arrives
   std::uint32_t arrived = 0;         // counts up to the member count, then down as members finish
+  bool tuned = false;                // the algorithm and its settings come from the tuner
+  std::uint32_t concurrency = 1;     // transfers per member at once (TransferRequest::concurrency)
   std::unique_ptr<collective::Execution> execution;
   CollectiveRecord record;
 };

@@ -1,0 +1,49 @@
+// `loom collective explain`: what the collective tuner would pick, and why.
+//
+//   loom collective explain --op all-reduce --size 64MiB --ranks 8 --gpu h100
+//   loom collective explain --op all-gather --size 1GiB --ranks 64 --hosts 8 --gpu a100 --top 5
+//   loom collective explain --size 4KiB --ranks 64 --hosts 8 --all-algorithms
+//
+// Wiring (main.cc): construct a CollectiveCommand on the top-level CLI::App before parsing;
+// after parsing, `if (command.parsed()) return command.run();`. run() prints to stdout and
+// throws loom::UserError for bad values (main reports them with exit code 2).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+namespace loom::app {
+
+struct ExplainArguments {
+  std::string op = "all-reduce";
+  std::string size = "64MiB";
+  std::uint32_t ranks = 8;
+  std::uint32_t hosts = 1;
+  std::string gpu = "h100";
+  std::uint32_t top = 8;
+  bool all_algorithms = false;  // also halving-doubling and hierarchical, which NCCL lacks
+};
+
+// Prints the tuner's explanation for `args` (see collective/explain.h); returns exit code 0.
+int collective_explain_command(const ExplainArguments& args);
+
+class CollectiveCommand {
+ public:
+  // Adds `collective` with its `explain` subcommand to `app`.
+  explicit CollectiveCommand(CLI::App& app);
+  CollectiveCommand(const CollectiveCommand&) = delete;
+  CollectiveCommand& operator=(const CollectiveCommand&) = delete;
+
+  bool parsed() const;
+  // Runs the subcommand that was parsed.
+  int run() const;
+
+ private:
+  CLI::App* collective_ = nullptr;
+  CLI::App* explain_ = nullptr;
+  ExplainArguments explain_args_;
+};
+
+}  // namespace loom::app
