@@ -38,5 +38,7 @@ class Registry {
 };
 
 void register_event_queue_benchmarks(Registry& registry);
+void register_collective_benchmarks(Registry& registry);
+void register_flow_benchmarks(Registry& registry);
 
 }  // namespace loom::bench
