@@ -179,7 +179,9 @@ TEST(Routing, SingleSwitchInterHostPath) {
   EXPECT_THAT(
       visited(t, route_of(r, id(t, "host.0.gpu.1"), id(t, "host.2.gpu.0"), 1)),
       ElementsAre("host.0.gpu.1", "host.0.nic.1", "switch.0", "host.2.nic.0", "host.2.gpu.0"));
-  EXPECT_EQ(r.table_bytes(), std::size_t{6} * t.node_count());
+  // Every GPU enters through switch.0 at 2 hops: one group, one fabric switch, one byte.
+  EXPECT_EQ(r.group_count(), 1u);
+  EXPECT_EQ(r.table_bytes(), 1u);
 }
 
 TEST(Routing, RoutesToNodesThatAreNotGpus) {
@@ -243,6 +245,149 @@ TEST(Routing, RejectsPathsLongerThan254Hops) {
   }
   EXPECT_THAT(user_error_of([&] { Routing r(t); }),
               HasSubstr("a shortest path from 's.254' to 'host.0.gpu.0' has more than 254 hops"));
+}
+
+// The cable between two named nodes (its first direction).
+LinkId cable(const Topology& t, std::string_view a, std::string_view b) {
+  for (LinkId l : t.out_links(id(t, a))) {
+    if (t.link(l).dst == id(t, b)) return l;
+  }
+  ADD_FAILURE() << "no cable " << a << " - " << b;
+  return 0;
+}
+
+TEST(RoutingFailures, ASpineLinkDownReroutesOverTheOthers) {
+  const Topology t = make_leaf_spine(small_fabric(1));
+  Routing r(t);
+  const NodeId src = id(t, "host.0.gpu.0");
+  const NodeId dst = id(t, "host.3.gpu.1");
+  const RouteUpdate down = r.set_link_up(cable(t, "leaf.1", "spine.1"), false);
+  EXPECT_TRUE(down.unreachable.empty());
+  EXPECT_EQ(down.groups_recomputed, 1u) << "only spine.1's way to leaf.1 changes";
+  EXPECT_FALSE(r.link_up(cable(t, "spine.1", "leaf.1")));
+  EXPECT_EQ(r.path_count(src, dst), 2u);
+  for (std::uint64_t h = 0; h < 64; ++h) {
+    EXPECT_NE(visited(t, route_of(r, src, dst, h))[3], "spine.1");
+  }
+  // Same-leaf traffic of leaf.1 is unaffected; traffic towards leaf.1 from spine.1 detours.
+  EXPECT_EQ(r.hop_count(id(t, "spine.1"), dst), 5u);
+  const RouteUpdate up = r.set_link_up(cable(t, "leaf.1", "spine.1"), true);
+  EXPECT_EQ(up.groups_recomputed, 1u) << "spine.1 gets its short way back to leaf.1";
+  EXPECT_EQ(r.hop_count(id(t, "spine.1"), dst), 3u);
+  EXPECT_EQ(r.path_count(src, dst), 3u);
+}
+
+TEST(RoutingFailures, ANicLinkDownMakesItsGpuUnreachableAndIsReported) {
+  const Topology t = make_leaf_spine(small_fabric(1));
+  Routing r(t);
+  const RouteUpdate down = r.set_link_up(cable(t, "host.2.nic.3", "leaf.1"), false);
+  // host.2.gpu.3 is rank 11; its own host (ranks 8..10) still reaches it, the 12 others not.
+  std::vector<UnreachableRank> expected;
+  for (std::uint32_t rank = 0; rank < 16; ++rank) {
+    if (rank == 11) expected.push_back({11, 12});
+    if (rank < 8 || rank > 11) expected.push_back({rank, 1});
+  }
+  EXPECT_EQ(down.unreachable, expected);
+  EXPECT_EQ(down.hosts_regrouped, 1u);
+  const NodeId lost = id(t, "host.2.gpu.3");
+  EXPECT_EQ(r.hop_count(id(t, "host.0.gpu.0"), lost), kNone);
+  EXPECT_EQ(r.path_count(id(t, "host.0.gpu.0"), lost), 0u);
+  std::vector<LinkId> out;
+  EXPECT_THAT(user_error_of([&] { r.route(id(t, "host.0.gpu.0"), lost, 0, out); }),
+              HasSubstr("no path from 'host.0.gpu.0' to 'host.2.gpu.3'"));
+  EXPECT_THAT(user_error_of([&] { r.route(lost, id(t, "host.3.gpu.0"), 0, out); }),
+              HasSubstr("no path from 'host.2.gpu.3' to 'host.3.gpu.0'"));
+  // Its own host still reaches it over the scale-up switch.
+  EXPECT_EQ(r.hop_count(id(t, "host.2.gpu.0"), lost), 2u);
+  const RouteUpdate up = r.set_link_up(cable(t, "host.2.nic.3", "leaf.1"), true);
+  EXPECT_TRUE(up.unreachable.empty());
+  EXPECT_EQ(r.hop_count(id(t, "host.0.gpu.0"), lost), 6u);
+  EXPECT_EQ(r.group_of_rank(11), r.group_of_rank(8)) << "back in its leaf's group";
+}
+
+TEST(RoutingFailures, AllUplinksOfALeafDownCutsItOff) {
+  const Topology t = make_leaf_spine(small_fabric(1));
+  Routing r(t);
+  RouteUpdate last;
+  for (const char* spine : {"spine.0", "spine.1", "spine.2"}) {
+    last = r.set_link_up(cable(t, "leaf.0", spine), false);
+  }
+  // Hosts 0 and 1 (ranks 0..7) are cut off from hosts 2 and 3 (ranks 8..15): all unreachable.
+  ASSERT_EQ(last.unreachable.size(), 16u);
+  EXPECT_EQ(last.unreachable[0], (UnreachableRank{0, 8}));
+  EXPECT_EQ(r.hop_count(id(t, "host.0.gpu.0"), id(t, "host.1.gpu.0")), 4u);
+  EXPECT_EQ(r.hop_count(id(t, "host.0.gpu.0"), id(t, "host.2.gpu.0")), kNone);
+  r.set_link_up(cable(t, "leaf.0", "spine.2"), true);
+  EXPECT_TRUE(r.unreachable_ranks().empty());
+  EXPECT_EQ(r.path_count(id(t, "host.0.gpu.0"), id(t, "host.2.gpu.0")), 1u);
+}
+
+TEST(RoutingFailures, MatchesAFreshRoutingAfterRandomFlaps) {
+  const Topology t = make_leaf_spine(small_fabric(2));
+  Routing r(t);
+  std::vector<bool> up(t.link_count() / 2, true);
+  std::uint64_t state = 12345;
+  for (int step = 0; step < 40; ++step) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    const LinkId cable_id = static_cast<LinkId>((state >> 33) % up.size());
+    up[cable_id] = !up[cable_id];
+    r.set_link_up(2 * cable_id, up[cable_id]);
+  }
+  // A Routing built from scratch with the same cables down agrees on every hop count.
+  Routing fresh(t);
+  for (LinkId c = 0; c < up.size(); ++c) {
+    if (!up[c]) fresh.set_link_up(2 * c, false);
+  }
+  for (std::uint32_t a = 0; a < t.gpu_count(); ++a) {
+    for (NodeId v = 0; v < t.node_count(); ++v) {
+      ASSERT_EQ(r.hop_count(v, t.gpu_node(a)), fresh.hop_count(v, t.gpu_node(a))) << v << "->" << a;
+    }
+  }
+  EXPECT_EQ(r.unreachable_ranks(), fresh.unreachable_ranks());
+}
+
+TEST(Routing, SeedsArePerNodeAndDeterministic) {
+  const Topology t = make_leaf_spine(small_fabric(1));
+  const Routing a(t, 1);
+  const Routing b(t, 1);
+  const Routing c(t, 2);
+  EXPECT_EQ(a.node_seed(3), b.node_seed(3));
+  EXPECT_NE(a.node_seed(3), a.node_seed(4));
+  EXPECT_NE(a.node_seed(3), c.node_seed(3));
+  int differ = 0;
+  for (std::uint64_t h = 0; h < 64; ++h) {
+    const auto pa = route_of(a, id(t, "host.0.gpu.0"), id(t, "host.3.gpu.0"), h);
+    EXPECT_EQ(pa, route_of(b, id(t, "host.0.gpu.0"), id(t, "host.3.gpu.0"), h));
+    differ += pa != route_of(c, id(t, "host.0.gpu.0"), id(t, "host.3.gpu.0"), h) ? 1 : 0;
+  }
+  EXPECT_GT(differ, 0) << "another routing seed picks other paths for some flows";
+}
+
+TEST(Routing, NoTransitThroughOtherHosts) {
+  // Two switches joined only through a NIC of host 1 (dual-homed), plus GPUs of hosts 0, 2.
+  Topology t;
+  const Bandwidth bw = Bandwidth::gbps(100);
+  const NodeId g0 = t.add_node(NodeKind::kGpu, "host.0.gpu.0", 0);
+  const NodeId n0 = t.add_node(NodeKind::kNic, "host.0.nic.0", 0);
+  const NodeId g1 = t.add_node(NodeKind::kGpu, "host.1.gpu.0", 1);
+  const NodeId n1 = t.add_node(NodeKind::kNic, "host.1.nic.0", 1);
+  const NodeId g2 = t.add_node(NodeKind::kGpu, "host.2.gpu.0", 2);
+  const NodeId n2 = t.add_node(NodeKind::kNic, "host.2.nic.0", 2);
+  const NodeId s0 = t.add_node(NodeKind::kSwitch, "s.0");
+  const NodeId s1 = t.add_node(NodeKind::kSwitch, "s.1");
+  for (auto [g, n] : {std::pair{g0, n0}, std::pair{g1, n1}, std::pair{g2, n2}}) {
+    t.add_duplex_link(g, n, bw, 1_ns);
+    t.attach_nic(t.rank_of_node(g), n);
+  }
+  t.add_duplex_link(n0, s0, bw, 1_ns);
+  t.add_duplex_link(n1, s0, bw, 1_ns);
+  t.add_duplex_link(n1, s1, bw, 1_ns);
+  t.add_duplex_link(n2, s1, bw, 1_ns);
+  const Routing r(t);
+  EXPECT_EQ(r.hop_count(g0, g1), 4u);
+  EXPECT_EQ(r.hop_count(g1, g2), 4u);
+  EXPECT_EQ(r.hop_count(g0, g2), kNone) << "host 1's NIC does not carry host 0's traffic";
+  EXPECT_EQ(r.unreachable_ranks(), (std::vector<UnreachableRank>{{0, 1}, {2, 1}}));
 }
 
 }  // namespace

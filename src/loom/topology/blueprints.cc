@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "loom/core/error.h"
+#include "loom/topology/fabric_builder.h"
 #include "loom/topology/parameter_checks.h"
 
 namespace loom::topology {
@@ -15,21 +16,6 @@ constexpr std::uint32_t kMaxSpines = 65536;
 constexpr std::uint32_t kMaxHostsPerLeaf = 65536;
 constexpr std::uint32_t kMaxLinksPerPair = 64;
 constexpr std::uint64_t kMaxSpineCables = std::uint64_t{1} << 24;
-
-// Runs `checks`, prefixing any UserError with the blueprint's name.
-template <class Checks>
-void check_blueprint(std::string_view blueprint, const Checks& checks) {
-  try {
-    checks();
-  } catch (const UserError& e) {
-    throw UserError(fmt::format("{} blueprint: {}", blueprint, e.message()));
-  }
-}
-
-void check_hosts(std::uint32_t hosts, const HostParams& host) {
-  check_host_params(host);
-  require_in_range("hosts", hosts, 1, kMaxBlueprintGpus / host.gpus_per_host);
-}
 
 void check(const SingleSwitchParams& p) {
   check_blueprint("single-switch", [&] {
@@ -58,28 +44,13 @@ void check(const LeafSpineParams& p) {
   });
 }
 
-std::vector<HostNodes> add_hosts(Topology& topology, std::uint32_t count, const HostParams& host) {
-  std::vector<HostNodes> hosts(count);
-  for (std::uint32_t h = 0; h < count; ++h) hosts[h] = add_host(topology, host, h);
-  return hosts;
-}
-
-// Cables every NIC of `host` to `fabric_switch` at the NIC's port speed.
-void cable_nics(Topology& topology, const HostNodes& host, const HostParams& params,
-                NodeId fabric_switch, Time latency) {
-  for (std::uint32_t i = 0; i < params.gpus_per_host; ++i) {
-    topology.add_duplex_link(host.first_nic + i, fabric_switch, params.nic_bandwidth, latency);
-  }
-}
-
 }  // namespace
 
 Topology make_single_switch(const SingleSwitchParams& params) {
   check(params);
   Topology topology;
   const std::vector<HostNodes> hosts = add_hosts(topology, params.hosts, params.host);
-  const NodeId fabric =
-      topology.add_node(NodeKind::kSwitch, "switch.0", kNone, 0, params.switch_latency);
+  const NodeId fabric = add_switches(topology, "switch", 1, 0, params.switch_latency);
   for (const HostNodes& host : hosts) {
     cable_nics(topology, host, params.host, fabric, params.link_latency);
   }
@@ -93,7 +64,7 @@ std::uint32_t leaf_count(const LeafSpineParams& params) {
 
 double oversubscription(const LeafSpineParams& params) {
   check(params);
-  const double down = static_cast<double>(params.hosts_per_leaf) * params.host.gpus_per_host *
+  const double down = static_cast<double>(params.hosts_per_leaf) * params.host.nic_count() *
                       static_cast<double>(params.host.nic_bandwidth.bps());
   const double up = static_cast<double>(params.spines) * params.links_per_pair *
                     static_cast<double>(params.spine_link_bandwidth.bps());
@@ -105,16 +76,9 @@ Topology make_leaf_spine(const LeafSpineParams& params) {
   Topology topology;
   const std::vector<HostNodes> hosts = add_hosts(topology, params.hosts, params.host);
   const std::uint32_t leaves = leaf_count(params);
-  const auto first_leaf = topology.node_count();
-  for (std::uint32_t i = 0; i < leaves; ++i) {
-    topology.add_node(NodeKind::kSwitch, fmt::format("leaf.{}", i), kNone, 0,
-                      params.switch_latency);
-  }
-  const auto first_spine = topology.node_count();
-  for (std::uint32_t j = 0; j < params.spines; ++j) {
-    topology.add_node(NodeKind::kSwitch, fmt::format("spine.{}", j), kNone, 1,
-                      params.switch_latency);
-  }
+  const NodeId first_leaf = add_switches(topology, "leaf", leaves, 0, params.switch_latency);
+  const NodeId first_spine =
+      add_switches(topology, "spine", params.spines, 1, params.switch_latency);
   for (std::uint32_t h = 0; h < params.hosts; ++h) {
     cable_nics(topology, hosts[h], params.host, first_leaf + h / params.hosts_per_leaf,
                params.link_latency);

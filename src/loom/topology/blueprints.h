@@ -1,14 +1,17 @@
 // Blueprints: parameterised generators of whole cluster topologies.
 //
-// Every blueprint repeats the host template of host_template.h (GPUs on a scale-up switch,
-// one NIC per GPU) and cables the NICs into a fabric. Node names follow InfraGraph's
+// Every blueprint repeats the host template of host_template.h (GPUs on a scale-up fabric,
+// NICs) and cables the NICs into a fabric. Node names follow InfraGraph's
 // `<instance>.<index>.<component>.<index>` form. Each generator checks its parameters and
 // throws loom::UserError "<blueprint> blueprint: <parameter> = <value>: expected ..." before
-// building anything; the result passes Topology::validate().
+// building anything; the result passes Topology::validate(). The other blueprints are in
+// clos.h (clos, fat-tree, clos-ratio) and rail_fabrics.h (rail-optimised, HPN, DCN+).
 //
-// Counts, with H hosts and g GPUs per host (s = 1 if g > 1, else 0):
-//   single-switch: nodes H(2g + s) + 1;       cables H(g + gs) + Hg
-//   leaf-spine:    nodes H(2g + s) + L + S;   cables H(g + gs) + Hg + L S k
+// Counts, with H hosts, g GPUs and n NICs per host, and c = scale_up_cable_count(host) plus
+// one GPU-router cable per GPU for ring/torus shapes (s = 1 if the shape is a switch and
+// g > 1, r = g for ring/torus, else 0):
+//   single-switch: nodes H(g + n + s + r) + 1;       cables H(c + g) + Hn
+//   leaf-spine:    nodes H(g + n + s + r) + L + S;   cables H(c + g) + Hn + L S k
 // with L = ceil(H / hosts_per_leaf) leaves, S spines and k links_per_pair; link_count() is
 // twice the number of cables. The parameter catalog (name, unit, default, doc) that `loom
 // list` prints is in blueprint_catalog.h.

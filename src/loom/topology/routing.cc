@@ -1,9 +1,9 @@
+// Routing: regions, destination groups and their fabric tables. See routing.h.
 #include "loom/topology/routing.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <limits>
 
 #include "loom/core/error.h"
 
@@ -12,142 +12,205 @@ namespace loom::topology {
 namespace {
 
 constexpr std::uint8_t kUnreachable = 0xff;
-constexpr std::uint64_t kSaturated = std::numeric_limits<std::uint64_t>::max();
 
-// splitmix64's finaliser: a bijective 64-bit mix with good avalanche.
-std::uint64_t mix(std::uint64_t x) {
-  x ^= x >> 30;
-  x *= 0xbf58476d1ce4e5b9ull;
-  x ^= x >> 27;
-  x *= 0x94d049bb133111ebull;
-  x ^= x >> 31;
-  return x;
+[[noreturn]] void throw_too_long(const Topology& topology, NodeId from, NodeId to) {
+  throw UserError(fmt::format(
+      "a shortest path from '{}' to '{}' has more than {} hops; routing supports at most {}",
+      topology.node(from).name, topology.node(to).name, kUnreachable - 1, kUnreachable - 1));
 }
 
-// Breadth-first search from dst over reversed links; only forwarding nodes (and dst) pass
-// their distance on. `dist` has one entry per node and is overwritten.
-void search(const Topology& topology, NodeId dst, std::span<std::uint8_t> dist,
-            std::vector<NodeId>& queue) {
-  std::fill(dist.begin(), dist.end(), kUnreachable);
-  queue.clear();
-  dist[dst] = 0;
-  queue.push_back(dst);
+}  // namespace
+
+Routing::Routing(const Topology& topology, std::uint64_t seed)
+    : topology_(&topology), seed_(seed), link_up_(topology.link_count(), 1) {
+  const std::uint32_t n = topology.node_count();
+  const std::uint32_t hosts = topology.host_count();
+  local_index_.assign(n, kNone);
+  region_offset_.assign(std::size_t{hosts} + 1, 0);
+  for (NodeId v = 0; v < n; ++v) {
+    const std::uint32_t host = topology.node(v).host;
+    if (host == kNone) {
+      local_index_[v] = static_cast<std::uint32_t>(fabric_nodes_.size());
+      fabric_nodes_.push_back(v);
+    } else {
+      ++region_offset_[host + 1];
+    }
+  }
+  for (std::uint32_t h = 0; h < hosts; ++h) region_offset_[h + 1] += region_offset_[h];
+  region_nodes_.resize(region_offset_[hosts]);
+  std::vector<std::uint32_t> fill(region_offset_.begin(), region_offset_.end() - 1);
+  for (NodeId v = 0; v < n; ++v) {
+    const std::uint32_t host = topology.node(v).host;
+    if (host == kNone) continue;
+    local_index_[v] = fill[host] - region_offset_[host];
+    region_nodes_[fill[host]++] = v;
+  }
+  rebuild_fabric_adjacency();
+  group_of_rank_.assign(topology.gpu_count(), kNone);
+  RouteUpdate ignored;
+  for (std::uint32_t h = 0; h < hosts; ++h) regroup_host(h, ignored);
+}
+
+std::span<const NodeId> Routing::region(std::uint32_t host) const {
+  LOOM_ASSERT(host + 1 < region_offset_.size(), fmt::format("host {} out of range", host));
+  return std::span(region_nodes_)
+      .subspan(region_offset_[host], region_offset_[host + 1] - region_offset_[host]);
+}
+
+bool Routing::is_fabric(NodeId node) const { return topology_->node(node).host == kNone; }
+
+bool Routing::link_up(LinkId link) const {
+  LOOM_ASSERT(link < link_up_.size(), fmt::format("link id {} out of range", link));
+  return link_up_[link] != 0;
+}
+
+void Routing::region_distances(std::uint32_t host, NodeId target,
+                               std::vector<std::uint8_t>& out) const {
+  const Topology& t = *topology_;
+  const std::span<const NodeId> nodes = region(host);
+  out.assign(nodes.size(), kUnreachable);
+  std::vector<NodeId> queue;
+  queue.reserve(nodes.size());
+  out[local_index(target)] = 0;
+  queue.push_back(target);
   for (std::size_t head = 0; head < queue.size(); ++head) {
     const NodeId v = queue[head];
-    if (v != dst && !forwards(topology.node(v).kind)) continue;
-    const std::uint8_t next = static_cast<std::uint8_t>(dist[v] + 1);
-    for (LinkId l : topology.out_links(v)) {
-      const NodeId u = topology.link(l).dst;
-      if (dist[u] != kUnreachable) continue;
-      if (next == kUnreachable) {
-        throw UserError(fmt::format(
-            "a shortest path from '{}' to '{}' has more than {} hops; "
-            "routing supports at most {}",
-            topology.node(u).name, topology.node(dst).name, kUnreachable - 1, kUnreachable - 1));
+    if (v != target && !forwards(t.node(v).kind)) continue;
+    const int next = out[local_index(v)] + 1;
+    for (LinkId l : t.out_links(v)) {
+      const NodeId u = t.link(l).dst;
+      if (link_up_[l] == 0 || t.node(u).host != host || out[local_index(u)] != kUnreachable) {
+        continue;
       }
-      dist[u] = next;
+      if (next >= kUnreachable) throw_too_long(t, u, target);
+      out[local_index(u)] = static_cast<std::uint8_t>(next);
       queue.push_back(u);
     }
   }
 }
 
-}  // namespace
-
-Routing::Routing(const Topology& topology)
-    : topology_(&topology), node_count_(topology.node_count()) {
-  const std::size_t n = node_count_;
-  distance_.resize(static_cast<std::size_t>(topology.gpu_count()) * n);
-  std::vector<NodeId> queue;
-  queue.reserve(n);
-  for (std::uint32_t rank = 0; rank < topology.gpu_count(); ++rank) {
-    search(topology, topology.gpu_node(rank), std::span(distance_).subspan(rank * n, n), queue);
-  }
-}
-
-std::span<const std::uint8_t> Routing::distances_to(NodeId dst,
-                                                    std::vector<std::uint8_t>& scratch) const {
-  LOOM_ASSERT(dst < node_count_, fmt::format("destination node id {} out of range", dst));
-  const std::size_t n = node_count_;
-  if (const std::uint32_t rank = topology_->rank_of_node(dst); rank != kNone) {
-    return std::span(distance_).subspan(rank * n, n);
-  }
-  scratch.resize(n);
-  std::vector<NodeId> queue;
-  search(*topology_, dst, scratch, queue);
-  return scratch;
-}
-
-bool Routing::advances(LinkId l, NodeId dst, std::uint8_t hops,
-                       std::span<const std::uint8_t> dist) const {
-  const NodeId next = topology_->link(l).dst;
-  if (next == dst) return hops == 1;
-  return dist[next] + 1 == hops && forwards(topology_->node(next).kind);
-}
-
-void Routing::route(NodeId src, NodeId dst, std::uint64_t flow_hash,
-                    std::vector<LinkId>& out) const {
-  LOOM_ASSERT(src < node_count_, fmt::format("source node id {} out of range", src));
-  std::vector<std::uint8_t> scratch;
-  const std::span<const std::uint8_t> dist = distances_to(dst, scratch);
-  if (dist[src] == kUnreachable) {
-    throw UserError(
-        fmt::format("no path from '{}' to '{}': GPUs never forward traffic, so the "
-                    "two need a direct link or a path through switches and NICs",
-                    topology_->node(src).name, topology_->node(dst).name));
-  }
-  const std::uint64_t flow_key = mix(mix((std::uint64_t{src} << 32) | dst) ^ flow_hash);
-  NodeId at = src;
-  while (at != dst) {
-    const std::uint8_t hops = dist[at];
-    const std::span<const LinkId> links = topology_->out_links(at);
-    std::uint32_t choices = 0;
-    for (LinkId l : links) choices += advances(l, dst, hops, dist) ? 1 : 0;
-    LOOM_ASSERT(choices > 0, fmt::format("no next hop at '{}' towards '{}'",
-                                         topology_->node(at).name, topology_->node(dst).name));
-    std::uint64_t pick = mix(flow_key ^ (std::uint64_t{at} * 0x9e3779b97f4a7c15ull)) % choices;
-    for (LinkId l : links) {
-      if (!advances(l, dst, hops, dist)) continue;
-      if (pick-- == 0) {
-        out.push_back(l);
-        at = topology_->link(l).dst;
-        break;
-      }
+std::vector<Routing::Seed> Routing::attachment(NodeId target,
+                                               std::span<const std::uint8_t> local) const {
+  const Topology& t = *topology_;
+  std::vector<Seed> seeds;
+  for (NodeId v : region(t.node(target).host)) {
+    const std::uint8_t hops = local[local_index(v)];
+    if (hops == kUnreachable || (v != target && !forwards(t.node(v).kind))) continue;
+    for (LinkId l : t.out_links(v)) {
+      const NodeId u = t.link(l).dst;
+      if (link_up_[l] == 0 || !is_fabric(u)) continue;
+      if (hops + 1 >= kUnreachable) throw_too_long(t, u, target);
+      seeds.push_back(Seed{local_index(u), static_cast<std::uint8_t>(hops + 1)});
     }
   }
+  std::sort(seeds.begin(), seeds.end());
+  // Keep the cheapest entry per switch (the first after sorting).
+  seeds.erase(std::unique(seeds.begin(), seeds.end(),
+                          [](const Seed& a, const Seed& b) { return a.fabric == b.fabric; }),
+              seeds.end());
+  return seeds;
 }
 
-std::uint32_t Routing::hop_count(NodeId src, NodeId dst) const {
-  LOOM_ASSERT(src < node_count_, fmt::format("source node id {} out of range", src));
-  std::vector<std::uint8_t> scratch;
-  const std::uint8_t hops = distances_to(dst, scratch)[src];
-  return hops == kUnreachable ? kNone : hops;
-}
-
-std::uint64_t Routing::path_count(NodeId src, NodeId dst) const {
-  LOOM_ASSERT(src < node_count_, fmt::format("source node id {} out of range", src));
-  std::vector<std::uint8_t> scratch;
-  const std::span<const std::uint8_t> dist = distances_to(dst, scratch);
-  if (dist[src] == kUnreachable) return 0;
-  // Paths from each node, filled in order of increasing distance to dst so that every node's
-  // successors are done first; nodes farther than src are never needed.
-  std::vector<std::vector<NodeId>> by_distance(dist[src] + 1u);
-  for (NodeId v = 0; v < node_count_; ++v) {
-    if (dist[v] <= dist[src]) by_distance[dist[v]].push_back(v);
-  }
-  std::vector<std::uint64_t> paths(node_count_, 0);
-  paths[dst] = 1;
-  for (std::uint32_t hops = 1; hops <= dist[src]; ++hops) {
-    for (NodeId v : by_distance[hops]) {
-      std::uint64_t total = 0;
-      for (LinkId l : topology_->out_links(v)) {
-        if (!advances(l, dst, static_cast<std::uint8_t>(hops), dist)) continue;
-        const std::uint64_t more = paths[topology_->link(l).dst];
-        total = more > kSaturated - total ? kSaturated : total + more;
+void Routing::fabric_search(std::span<const Seed> seeds, NodeId named_target,
+                            std::span<std::uint8_t> out) const {
+  std::fill(out.begin(), out.end(), kUnreachable);
+  std::vector<Seed> by_cost(seeds.begin(), seeds.end());
+  std::sort(by_cost.begin(), by_cost.end(),
+            [](const Seed& a, const Seed& b) { return a.cost < b.cost; });
+  std::vector<std::uint32_t> frontier;
+  std::vector<std::uint32_t> next;
+  std::size_t s = 0;
+  int level = by_cost.empty() ? 0 : by_cost.front().cost;
+  while (true) {
+    for (; s < by_cost.size() && by_cost[s].cost == level; ++s) {
+      if (out[by_cost[s].fabric] > level) {
+        out[by_cost[s].fabric] = static_cast<std::uint8_t>(level);
+        frontier.push_back(by_cost[s].fabric);
       }
-      paths[v] = total;
     }
+    if (frontier.empty()) {
+      if (s == by_cost.size()) break;
+      level = by_cost[s].cost;
+      continue;
+    }
+    next.clear();
+    for (std::uint32_t v : frontier) {
+      for (std::uint32_t i = fabric_offset_[v]; i < fabric_offset_[v + 1]; ++i) {
+        const std::uint32_t u = fabric_adjacent_[i];
+        if (out[u] != kUnreachable) continue;  // levels only grow: it is final
+        if (level + 1 >= kUnreachable) throw_too_long(*topology_, fabric_nodes_[u], named_target);
+        out[u] = static_cast<std::uint8_t>(level + 1);
+        next.push_back(u);
+      }
+    }
+    frontier.swap(next);
+    ++level;
   }
-  return paths[src];
+}
+
+void Routing::rebuild_fabric_adjacency() {
+  const Topology& t = *topology_;
+  fabric_offset_.assign(fabric_nodes_.size() + 1, 0);
+  fabric_adjacent_.clear();
+  for (std::size_t i = 0; i < fabric_nodes_.size(); ++i) {
+    for (LinkId l : t.out_links(fabric_nodes_[i])) {
+      const NodeId u = t.link(l).dst;
+      if (link_up_[l] != 0 && is_fabric(u)) fabric_adjacent_.push_back(local_index(u));
+    }
+    fabric_offset_[i + 1] = static_cast<std::uint32_t>(fabric_adjacent_.size());
+  }
+}
+
+std::span<const std::uint8_t> Routing::group_row(std::uint32_t group) const {
+  const std::size_t f = fabric_nodes_.size();
+  return std::span(distance_).subspan(group * f, f);
+}
+
+std::uint32_t Routing::group_for(std::vector<Seed> seeds, std::uint32_t rank,
+                                 RouteUpdate& update) {
+  if (const auto it = group_index_.find(seeds); it != group_index_.end()) return it->second;
+  const auto group = static_cast<std::uint32_t>(groups_.size());
+  groups_.push_back(Group{seeds, 0, rank});
+  group_index_.emplace(std::move(seeds), group);
+  const std::size_t f = fabric_nodes_.size();
+  distance_.resize((group + 1) * f);
+  fabric_search(groups_[group].seeds, topology_->gpu_node(rank),
+                std::span(distance_).subspan(group * f, f));
+  ++update.groups_recomputed;
+  return group;
+}
+
+void Routing::regroup_host(std::uint32_t host, RouteUpdate& update) {
+  const Topology& t = *topology_;
+  std::vector<std::uint8_t> local;
+  for (NodeId v : region(host)) {
+    const std::uint32_t rank = t.rank_of_node(v);
+    if (rank == kNone) continue;
+    region_distances(host, v, local);
+    const std::uint32_t group = group_for(attachment(v, local), rank, update);
+    const std::uint32_t old = group_of_rank_[rank];
+    if (old == group) continue;
+    if (old != kNone) --groups_[old].members;
+    ++groups_[group].members;
+    groups_[group].representative = rank;
+    group_of_rank_[rank] = group;
+  }
+  ++update.hosts_regrouped;
+}
+
+std::size_t Routing::memory_bytes() const {
+  std::size_t bytes = sizeof(*this);
+  bytes += link_up_.capacity() + distance_.capacity();
+  bytes += sizeof(std::uint32_t) * (local_index_.capacity() + region_offset_.capacity() +
+                                    fabric_offset_.capacity() + fabric_adjacent_.capacity() +
+                                    group_of_rank_.capacity());
+  bytes += sizeof(NodeId) * (region_nodes_.capacity() + fabric_nodes_.capacity());
+  for (const Group& g : groups_) bytes += sizeof(Group) + g.seeds.capacity() * sizeof(Seed);
+  // The key copy in group_index_ plus a red-black tree node of about four pointers.
+  for (const auto& [key, group] : group_index_) {
+    bytes += key.capacity() * sizeof(Seed) + sizeof(key) + sizeof(group) + 4 * sizeof(void*);
+  }
+  return bytes;
 }
 
 }  // namespace loom::topology

@@ -1,36 +1,53 @@
-// Shortest-path routing with per-flow ECMP over a Topology.
+// Shortest-path routing with per-flow ECMP over a Topology, with links that go down and up.
 //
-// Path length is the number of links (hops); bandwidth and latency do not weigh in, as in a
-// fabric that runs ECMP over equal-cost shortest paths. GPUs are endpoints: a path may start
-// and end at a GPU but never passes through one, so two GPUs of one host talk over their
-// scale-up switch and GPUs of different hosts over their NICs and the fabric. Every other
-// node kind forwards.
+// Which paths are legal. Nodes split into host regions (every node with a host index: GPUs,
+// NICs, scale-up switches of that host) and the fabric (switches without a host). GPUs never
+// forward. A path from src to dst
+//  - stays inside their host when both are in one host and the host's own links join them
+//    (intra-host traffic uses the scale-up fabric);
+//  - otherwise leaves src's host region once, crosses fabric switches only, and enters dst's
+//    host region once: it never passes through a third host's NIC or scale-up switch, and a
+//    dual-homed NIC never carries transit traffic between its two switches.
+// Among legal paths only the shortest count (length = number of links; bandwidth and latency
+// do not weigh in, as in a fabric running ECMP over equal-cost shortest paths). Links that
+// are down are never used.
 //
-// Tables. For every GPU destination the constructor runs one breadth-first search over the
-// reversed links (all links are duplex, so the reverse of node v's out-link v->u is u->v);
-// a node's distance propagates further only if the node forwards. The result is one byte per
-// (GPU, node): the hop count to that GPU, or "unreachable". Distances must stay below 255
-// hops; a longer shortest path is a UserError.
+// Tables. A GPU's attachment is the set of (fabric switch f, c) such that f reaches the GPU in
+// c hops by entering its host region directly; GPUs with equal attachments form one
+// destination group (in a Clos every GPU below one leaf, in a rail-optimised fabric every GPU
+// of one rail below one leaf). For every group the constructor runs one breadth-first search
+// over the fabric switches and keeps one byte per (group, fabric switch): the hop count to
+// the group, or "unreachable". The next hops of switch f towards a GPU of group g are the
+// up links to fabric neighbours one hop closer plus the up links entering the GPU's host with
+// the right cost; they are read off that byte row on the way, not stored per node pair.
+// Hop counts inside a host region are computed per query (a region is a few dozen nodes).
 //
-// Cost and limit of this layout: memory = GPUs x nodes bytes and construction time
-// O(GPUs x (nodes + links)). A two-tier fabric with 8 GPUs and 8 NICs per host has about 2.1
-// nodes per GPU, so 1,024 GPUs need ~2 MB, 8,192 GPUs ~140 MB and 32,768 GPUs ~2.3 GB (too
-// much): this layout is meant for clusters up to about 8K GPUs. Destinations that are not
-// GPUs (a NIC, a switch) have no table; queries towards them run one search on the spot,
-// O(nodes + links) each.
+// Cost. Memory: groups x fabric switches bytes (a 32,768-GPU three-tier Clos of 64-port
+// switches: 1,024 groups x 3,072 switches = 3 MiB) plus O(nodes + links) of indices. Build:
+// O(groups x (fabric switches + fabric links)) plus O(GPUs x host region). route(): O(host
+// region + path length x node degree). Paths are at most 254 hops (a longer one is a
+// UserError at construction).
 //
-// ECMP. At every node on the way, the next hop is one of the out-links whose far end is one
-// hop closer to dst (and is dst itself or a forwarding node). Parallel links count as
-// separate choices. A deterministic hash of (src, dst, flow_hash, current node) picks among
-// them, so one flow always takes the same path and different flow_hash values spread over
-// all shortest paths. Choices at different nodes are independent.
+// ECMP. At every node on the way the next hop is one of the legal next hops (parallel links
+// count as separate choices), picked by a hash of (src, dst, flow_hash, the node's seed). A
+// node's seed is derived from the routing seed and the node id, so switches hash
+// independently (no polarisation) and one routing seed reproduces every choice. One flow
+// (one flow_hash, e.g. one QP's source port) always takes the same path; different flow_hash
+// values spread over all shortest paths.
 //
-// Thread-safety: immutable after construction; concurrent queries are safe. The Topology must
-// outlive the Routing and must not change after the Routing is built.
+// Link failures. set_link_up(link, false) takes a cable down (both directions) and recomputes
+// only what changed: the groups of the hosts the cable touches, and the fabric tables of
+// groups for which the cable was the last next hop of a switch. The result lists every GPU
+// that some other GPU cannot reach, with how many; route() between such a pair throws
+// UserError naming both.
+//
+// Thread-safety: const queries are safe concurrently; set_link_up needs exclusive access.
+// The Topology must outlive the Routing and must not change after the Routing is built.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <span>
 #include <vector>
 
@@ -38,36 +55,105 @@
 
 namespace loom::topology {
 
+// A GPU that some other GPUs cannot reach. Reachability is symmetric (links are duplex and
+// go down in both directions), so `peers` also counts the GPUs it cannot reach.
+struct UnreachableRank {
+  std::uint32_t rank = 0;
+  std::uint32_t peers = 0;  // other GPUs without a path to `rank`, >= 1
+  bool operator==(const UnreachableRank&) const = default;
+};
+
+// What a link state change did.
+struct RouteUpdate {
+  // Destination groups whose fabric table was recomputed, and hosts whose GPUs were regrouped.
+  std::uint32_t groups_recomputed = 0;
+  std::uint32_t hosts_regrouped = 0;
+  // After the change: every GPU that some other GPU cannot reach, by ascending rank.
+  std::vector<UnreachableRank> unreachable;
+};
+
 class Routing {
  public:
-  // Builds the distance table of every GPU destination. Throws UserError if a shortest path
-  // would exceed 254 hops.
-  explicit Routing(const Topology& topology);
+  // Builds the tables of every destination group with every link up. `seed` derives the
+  // per-node ECMP hash seeds. Throws UserError if a shortest path would exceed 254 hops.
+  explicit Routing(const Topology& topology, std::uint64_t seed = 0);
 
-  // Appends to `out` the links of one shortest path from src to dst (nothing when src ==
-  // dst): out's new links are contiguous (each starts where the previous one ends), the
-  // first starts at src and the last ends at dst. O(path length x node degree) for GPU
-  // destinations. Throws UserError naming both nodes when dst cannot be reached from src.
+  // Appends to `out` the links of one shortest legal path from src to dst (nothing when src
+  // == dst): out's new links are contiguous, the first starts at src and the last ends at dst.
+  // Throws UserError naming both nodes when dst cannot be reached from src. Any two nodes may
+  // be given; destinations that are not GPUs cost one fabric search per call.
   void route(NodeId src, NodeId dst, std::uint64_t flow_hash, std::vector<LinkId>& out) const;
-  // Links on a shortest path from src to dst (0 when src == dst); kNone if unreachable. O(1)
-  // for GPU destinations.
+  // Links on a shortest legal path (0 when src == dst); kNone if unreachable.
   std::uint32_t hop_count(NodeId src, NodeId dst) const;
-  // Number of distinct shortest paths (as link sequences, so parallel links multiply the
-  // count); 0 if unreachable, saturating at 2^64 - 1. O(nodes + links) per call.
+  // Number of distinct shortest legal paths (as link sequences, so parallel links multiply
+  // the count); 0 if unreachable, saturating at 2^64 - 1. O(nodes + links) per call.
   std::uint64_t path_count(NodeId src, NodeId dst) const;
 
-  // Bytes held by the distance tables.
+  // Takes the cable of `link` (both directions) down or brings it back, and updates the
+  // tables. Setting the current state again changes nothing.
+  RouteUpdate set_link_up(LinkId link, bool up);
+  bool link_up(LinkId link) const;
+  // Every GPU that some other GPU cannot reach under the current link states, by ascending
+  // rank. O(groups^2 x attachment size + GPUs x host region).
+  std::vector<UnreachableRank> unreachable_ranks() const;
+
+  std::uint32_t group_count() const { return static_cast<std::uint32_t>(groups_.size()); }
+  std::uint32_t group_of_rank(std::uint32_t rank) const { return group_of_rank_.at(rank); }
+  std::uint32_t fabric_switch_count() const {
+    return static_cast<std::uint32_t>(fabric_nodes_.size());
+  }
+  // The ECMP hash seed of a node.
+  std::uint64_t node_seed(NodeId node) const;
+  // Bytes of the distance tables: one per (group, fabric switch).
   std::size_t table_bytes() const { return distance_.size(); }
+  // Bytes held by the Routing in total (tables, indices, link states, groups).
+  std::size_t memory_bytes() const;
 
  private:
-  // Hop counts to dst for every node: a row of the table, or `scratch` filled on the spot.
-  std::span<const std::uint8_t> distances_to(NodeId dst, std::vector<std::uint8_t>& scratch) const;
-  // True if link l, taken at a node `hops` away from dst, moves one hop closer on a legal path.
-  bool advances(LinkId l, NodeId dst, std::uint8_t hops, std::span<const std::uint8_t> dist) const;
+  class Walker;  // one query's view of the tables (routing_paths.cc)
+  struct Seed {
+    std::uint32_t fabric;  // fabric index of the switch
+    std::uint8_t cost;     // hops from that switch to the destination
+    auto operator<=>(const Seed&) const = default;
+  };
+  struct Group {
+    std::vector<Seed> seeds;        // sorted by fabric index
+    std::uint32_t members = 0;      // ranks in the group
+    std::uint32_t representative;   // a rank that was in the group, for messages
+  };
+
+  // Index of `node` among its host's region nodes, or among the fabric switches.
+  std::uint32_t local_index(NodeId node) const { return local_index_[node]; }
+  std::span<const NodeId> region(std::uint32_t host) const;
+  bool is_fabric(NodeId node) const;
+  // Hop counts inside `host`'s region towards `target` (a node of that region), indexed by
+  // local index; only `target` and forwarding nodes pass a distance on.
+  void region_distances(std::uint32_t host, NodeId target, std::vector<std::uint8_t>& out) const;
+  // The attachment of `target` (a node of a host region) given its region distances.
+  std::vector<Seed> attachment(NodeId target, std::span<const std::uint8_t> local) const;
+  // Fabric hop counts towards a destination with these seeds, one per fabric switch.
+  void fabric_search(std::span<const Seed> seeds, NodeId named_target,
+                     std::span<std::uint8_t> out) const;
+  std::uint32_t group_for(std::vector<Seed> seeds, std::uint32_t rank, RouteUpdate& update);
+  void regroup_host(std::uint32_t host, RouteUpdate& update);
+  void rebuild_fabric_adjacency();
+  std::span<const std::uint8_t> group_row(std::uint32_t group) const;
+  bool fabric_change_affects(std::uint32_t group, std::uint32_t a, std::uint32_t b,
+                             bool up) const;
 
   const Topology* topology_;
-  std::uint32_t node_count_;
-  std::vector<std::uint8_t> distance_;  // [rank * node_count_ + node]
+  std::uint64_t seed_;
+  std::vector<std::uint8_t> link_up_;           // per directed link: 1 up, 0 down
+  std::vector<std::uint32_t> local_index_;      // node -> index in its region or the fabric
+  std::vector<std::uint32_t> region_offset_;    // host -> first of region_nodes_ (hosts + 1)
+  std::vector<NodeId> region_nodes_;            // nodes grouped by host, ascending ids
+  std::vector<NodeId> fabric_nodes_;            // fabric index -> node
+  std::vector<std::uint32_t> fabric_offset_;    // fabric index -> first of fabric_adjacent_
+  std::vector<std::uint32_t> fabric_adjacent_;  // fabric neighbours over up links (with repeats)
+  std::vector<Group> groups_;
+  std::map<std::vector<Seed>, std::uint32_t> group_index_;
+  std::vector<std::uint32_t> group_of_rank_;
+  std::vector<std::uint8_t> distance_;          // [group * fabric switches + fabric index]
 };
 
 }  // namespace loom::topology

@@ -52,7 +52,7 @@ NodeId Topology::add_node(NodeKind kind, std::string name, std::uint32_t host, s
     throw UserError(fmt::format("too many nodes: at most {} fit 32-bit ids", kNone - 1));
   }
   const auto id = static_cast<NodeId>(nodes_.size());
-  nodes_.push_back(Node{kind, host, tier, forwarding_latency, std::move(name)});
+  nodes_.push_back(Node{kind, host, tier, forwarding_latency, std::move(name), kNoRail, 0});
   adjacency_.emplace_back();
   names_.insert(id, name_of);
   if (host != kNone) host_count_ = std::max(host_count_, host + 1);
@@ -66,7 +66,8 @@ NodeId Topology::add_node(NodeKind kind, std::string name, std::uint32_t host, s
   return id;
 }
 
-LinkId Topology::add_duplex_link(NodeId a, NodeId b, Bandwidth bandwidth, Time latency) {
+LinkId Topology::add_duplex_link(NodeId a, NodeId b, Bandwidth bandwidth, Time latency,
+                                 double error_rate) {
   LOOM_ASSERT(a < nodes_.size() && b < nodes_.size(),
               fmt::format("link between unknown node ids {} and {}", a, b));
   if (a == b) {
@@ -81,12 +82,18 @@ LinkId Topology::add_duplex_link(NodeId a, NodeId b, Bandwidth bandwidth, Time l
     throw UserError(fmt::format("link '{}' <-> '{}' has negative latency {}; expected >= 0",
                                 nodes_[a].name, nodes_[b].name, latency));
   }
+  if (!(error_rate >= 0 && error_rate < 1)) {
+    throw UserError(fmt::format("link '{}' <-> '{}' has error rate {}; expected a probability "
+                                "of at least 0 and below 1",
+                                nodes_[a].name, nodes_[b].name, error_rate));
+  }
   if (links_.size() + 2 >= kNone) {
     throw UserError(fmt::format("too many links: at most {} fit 32-bit ids", kNone - 1));
   }
   const auto forward = static_cast<LinkId>(links_.size());
-  links_.push_back(Link{a, b, bandwidth, latency, forward + 1});
-  links_.push_back(Link{b, a, bandwidth, latency, forward});
+  const auto rate = static_cast<float>(error_rate);
+  links_.push_back(Link{a, b, bandwidth, latency, forward + 1, rate});
+  links_.push_back(Link{b, a, bandwidth, latency, forward, rate});
   append_out_link(a, forward);
   append_out_link(b, forward + 1);
   return forward;
@@ -126,6 +133,25 @@ void Topology::attach_nic(std::uint32_t rank, NodeId nic) {
                     candidate.name, candidate.host, gpu.name, gpu.host));
   }
   nics_[rank] = nic;
+}
+
+void Topology::set_rail(NodeId nic, std::uint16_t rail) {
+  LOOM_ASSERT(nic < nodes_.size(), fmt::format("set_rail: unknown node id {}", nic));
+  if (nodes_[nic].kind != NodeKind::kNic) {
+    throw UserError(fmt::format("cannot give '{}' a rail: it is a {}, and only NICs have rails",
+                                nodes_[nic].name, to_string(nodes_[nic].kind)));
+  }
+  nodes_[nic].rail = rail;
+}
+
+void Topology::set_ports(NodeId node, std::uint16_t ports) {
+  LOOM_ASSERT(node < nodes_.size(), fmt::format("set_ports: unknown node id {}", node));
+  const NodeKind kind = nodes_[node].kind;
+  if (kind != NodeKind::kSwitch && kind != NodeKind::kScaleUpSwitch) {
+    throw UserError(fmt::format("cannot give '{}' a port count: it is a {}, expected a switch",
+                                nodes_[node].name, to_string(kind)));
+  }
+  nodes_[node].ports = ports;
 }
 
 NodeId Topology::gpu_node(std::uint32_t rank) const {

@@ -13,8 +13,9 @@
 // latency, a NIC attached to a GPU of another host), so loaders can attach a file location.
 // validate() checks the properties of the whole graph (see there).
 //
-// Memory: about 64 bytes per node plus its name, 32 bytes per directed link and at most 16
-// bytes of adjacency per directed link (or per node, for nodes with fewer than 4 links).
+// Memory: 56 bytes per node (plus its name when longer than 15 characters), 32 bytes per
+// directed link and at most 16 bytes of adjacency per directed link (or per node, for nodes
+// with fewer than 4 links).
 // Ids out of range are Loom bugs (LOOM_ASSERT). Not thread-safe while being built;
 // concurrent const access is safe.
 #pragma once
@@ -36,6 +37,8 @@ using NodeId = std::uint32_t;
 using LinkId = std::uint32_t;
 // "No such node, link, host or rank".
 inline constexpr std::uint32_t kNone = 0xffffffffu;
+// "No rail" for Node::rail.
+inline constexpr std::uint16_t kNoRail = 0xffffu;
 
 enum class NodeKind : std::uint8_t {
   kGpu,            // an endpoint: originates and sinks traffic, never forwards it
@@ -58,6 +61,10 @@ struct Node {
   Time forwarding_latency;
   // Fully qualified, unique name.
   std::string name;
+  // NICs: the rail (the GPU position within the host the NIC serves); kNoRail if unknown.
+  std::uint16_t rail = kNoRail;
+  // Switches: number of ports, i.e. the most cables the switch may have; 0 = unlimited.
+  std::uint16_t ports = 0;
 };
 
 // One direction of a full-duplex cable.
@@ -67,6 +74,7 @@ struct Link {
   Bandwidth bandwidth;     // bits per second in this direction, > 0
   Time latency;            // propagation (and PHY) delay, >= 0
   LinkId reverse = kNone;  // the other direction of the same cable
+  float error_rate = 0;    // probability that a packet is corrupted on this link, in [0, 1)
 };
 
 class Topology {
@@ -77,12 +85,19 @@ class Topology {
   NodeId add_node(NodeKind kind, std::string name, std::uint32_t host = kNone,
                   std::uint16_t tier = 0, Time forwarding_latency = {});
   // Adds a full-duplex cable as two directed links with consecutive ids and returns the id of
-  // a->b; b->a is its reverse. Throws UserError on a == b, zero bandwidth or negative latency.
-  LinkId add_duplex_link(NodeId a, NodeId b, Bandwidth bandwidth, Time latency);
+  // a->b; b->a is its reverse. Throws UserError on a == b, zero bandwidth, negative latency or
+  // an error rate outside [0, 1).
+  LinkId add_duplex_link(NodeId a, NodeId b, Bandwidth bandwidth, Time latency,
+                         double error_rate = 0);
   // Declares `nic` as the NIC GPU `rank` uses for scale-out traffic (replacing an earlier
   // one). Throws UserError if rank >= gpu_count(), `nic` is not a NIC, or it sits on another
   // host.
   void attach_nic(std::uint32_t rank, NodeId nic);
+  // Records the rail of a NIC (see Node::rail). Throws UserError if `nic` is not a NIC.
+  void set_rail(NodeId nic, std::uint16_t rail);
+  // Records the port count of a switch (see Node::ports; validate() checks it). Throws
+  // UserError if `node` is a GPU or a NIC.
+  void set_ports(NodeId node, std::uint16_t ports);
 
   // Rank queries, all O(1). Ranks are 0..gpu_count()-1 in the order GPUs were added.
   std::uint32_t gpu_count() const { return static_cast<std::uint32_t>(gpus_.size()); }
@@ -109,6 +124,7 @@ class Topology {
   //  - there is no GPU;
   //  - a host index between 0 and host_count()-1 has no GPU;
   //  - with more than one host, a GPU has no NIC attached;
+  //  - a switch with a port count has more cables than ports;
   //  - two GPUs cannot reach each other. GPUs never forward, so GPUs a and b are connected
   //    when a link joins them directly or some path joins them through non-GPU nodes only.
   // Cost O(nodes + links) when one group of connected forwarding nodes touches every GPU (the
@@ -124,6 +140,7 @@ class Topology {
   void append_out_link(NodeId node, LinkId link);
   void check_host_indices() const;
   void check_nics() const;
+  void check_ports() const;
   void check_gpu_connectivity() const;
 
   std::vector<Node> nodes_;

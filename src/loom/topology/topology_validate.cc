@@ -36,7 +36,19 @@ void Topology::validate() const {
   if (gpus_.empty()) throw UserError("the topology has no GPU; expected at least one");
   check_host_indices();
   check_nics();
+  check_ports();
   check_gpu_connectivity();
+}
+
+void Topology::check_ports() const {
+  for (NodeId id = 0; id < nodes_.size(); ++id) {
+    const Node& n = nodes_[id];
+    if (n.ports != 0 && adjacency_[id].size > n.ports) {
+      throw UserError(fmt::format("switch '{}' has {} cables but only {} ports; expected at "
+                                  "most one cable per port",
+                                  n.name, adjacency_[id].size, n.ports));
+    }
+  }
 }
 
 void Topology::check_host_indices() const {
