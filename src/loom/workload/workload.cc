@@ -29,6 +29,35 @@ std::string_view to_string(ComputeKind kind) {
   return "?";
 }
 
+std::string_view to_string(DataType type) {
+  switch (type) {
+    case DataType::kUnknown: return "unknown";
+    case DataType::kFp32: return "fp32";
+    case DataType::kBf16: return "bf16";
+    case DataType::kFp16: return "fp16";
+    case DataType::kFp8: return "fp8";
+  }
+  return "?";
+}
+
+std::uint32_t element_bytes(DataType type) {
+  switch (type) {
+    case DataType::kUnknown: return 0;
+    case DataType::kFp32: return 4;
+    case DataType::kBf16: return 2;
+    case DataType::kFp16: return 2;
+    case DataType::kFp8: return 1;
+  }
+  return 0;
+}
+
+DataType parse_data_type(std::string_view text) {
+  for (DataType t : {DataType::kFp32, DataType::kBf16, DataType::kFp16, DataType::kFp8}) {
+    if (to_string(t) == text) return t;
+  }
+  throw UserError(fmt::format("unknown data type '{}', expected one of fp32, bf16, fp16, fp8", text));
+}
+
 namespace {
 struct KindName {
   CommunicatorKind kind;
@@ -116,6 +145,26 @@ LabelId Workload::intern_label(std::string_view text) {
   auto [it, inserted] = label_ids_.try_emplace(std::string(text), static_cast<LabelId>(labels_.size()));
   if (inserted) labels_.emplace_back(text);
   return it->second;
+}
+
+void Workload::reserve(std::size_t nodes, std::size_t deps) {
+  nodes_.reserve(nodes);
+  dep_offsets_.reserve(nodes + 1);
+  dep_ids_.reserve(deps);
+}
+
+std::size_t Workload::memory_bytes() const {
+  std::size_t total = nodes_.capacity() * sizeof(Node) + dep_offsets_.capacity() * sizeof(std::uint32_t) +
+                      dep_ids_.capacity() * sizeof(NodeId);
+  for (const Communicator& c : communicators_) {
+    total += sizeof(Communicator) + c.ranks.capacity() * sizeof(std::uint32_t) + c.name.capacity() + c.group.capacity();
+  }
+  for (const auto& index : member_of_) {
+    total += index.size() * (sizeof(std::pair<const std::uint32_t, std::uint32_t>) + 2 * sizeof(void*)) +
+             index.bucket_count() * sizeof(void*);
+  }
+  for (const std::string& l : labels_) total += sizeof(std::string) + l.capacity() + 3 * sizeof(void*);
+  return total;
 }
 
 std::span<const NodeId> Workload::deps(NodeId id) const {

@@ -48,8 +48,18 @@ std::string_view to_string(CommunicatorKind kind);
 CommunicatorKind communicator_kind_from_name(std::string_view group_name);
 
 inline constexpr std::uint32_t kNoPeer = 0xffffffffu;
+inline constexpr std::uint16_t kNoIndex = 0xffffu;  // Node::layer / micro_batch when not applicable
 
-// One node: 48 bytes. Fields not used by a node's kind keep their defaults.
+// Element type of the data a node computes on or communicates (message sizes already include the
+// element size; this records which one was used).
+enum class DataType : std::uint8_t { kUnknown, kFp32, kBf16, kFp16, kFp8 };
+std::string_view to_string(DataType type);
+// Bytes per element: fp32 4, bf16/fp16 2, fp8 1; kUnknown 0.
+std::uint32_t element_bytes(DataType type);
+// "fp32", "bf16", "fp16", "fp8" (case-sensitive); anything else is a UserError listing them.
+DataType parse_data_type(std::string_view text);
+
+// One node: 64 bytes. Fields not used by a node's kind keep their defaults.
 struct Node {
   NodeKind kind = NodeKind::kCompute;
   collective::CollectiveOp op = collective::CollectiveOp::kAllReduce;  // kCollective only
@@ -66,6 +76,12 @@ struct Node {
                                     // meaning, see collective.h); compute: memory bytes touched
   std::uint64_t flops = 0;          // kCompute: floating-point operations
   Time duration;                    // kCompute: fixed duration, used when flops == 0
+  // Where a generated node sits in the training step (kNoIndex when not applicable or unknown):
+  // the model layer (0-based, over the whole model) and the micro-batch. Used by performance
+  // variation to target (rank, layer, micro-batch) and by exporters.
+  std::uint16_t layer = kNoIndex;
+  std::uint16_t micro_batch = kNoIndex;
+  DataType dtype = DataType::kUnknown;  // element type of `bytes` (collectives, send/recv)
 };
 
 struct Communicator {
@@ -86,6 +102,14 @@ class Workload {
   // UserErrors naming the node's label.
   NodeId add_node(const Node& node, std::span<const NodeId> deps);
   LabelId intern_label(std::string_view text);
+  // Pre-sizes the node and dependency arrays (a hint; never required).
+  void reserve(std::size_t nodes, std::size_t deps);
+
+  // For passes that fill or scale node values after building (compute-time model, variation,
+  // scaling): only bytes, flops, duration, label, iteration, stream, algorithm, layer,
+  // micro_batch and dtype may change; kind, rank, communicator, peer and tag must stay as added,
+  // because add_node checked them and nothing checks them again.
+  Node& mutable_node(NodeId id) { return nodes_[id]; }
 
   std::uint32_t rank_count() const { return rank_count_; }
   std::uint32_t node_count() const { return static_cast<std::uint32_t>(nodes_.size()); }
@@ -102,6 +126,10 @@ class Workload {
   // (same src, dst, tag, bytes, in the same order) and vice versa. UserError naming the first
   // unmatched node. O(nodes).
   void validate() const;
+
+  // Heap bytes held by nodes, dependencies, communicators and labels (capacity, not size).
+  std::size_t memory_bytes() const;
+  std::uint64_t dependency_count() const { return dep_ids_.size(); }
 
  private:
   std::uint32_t rank_count_;

@@ -1,0 +1,379 @@
+#include "loom/workload/simai/simai_text.h"
+
+#include <charconv>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "loom/core/error.h"
+
+namespace loom::workload::simai {
+namespace {
+
+using collective::CollectiveOp;
+
+enum class Group : std::uint8_t { kDefault, kExpert, kDataOutsideExpert };
+
+struct Comm {
+  std::optional<CollectiveOp> op;  // empty: NONE
+  Group group = Group::kDefault;
+  Bytes bytes = 0;
+};
+
+struct Line {
+  std::string name;
+  std::uint32_t line = 0;
+  Time fwd, ig, wg, update;
+  Comm fwd_comm, ig_comm, wg_comm;
+};
+
+std::vector<std::string_view> split_words(std::string_view line) {
+  std::vector<std::string_view> words;
+  std::size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r')) ++i;
+    const std::size_t start = i;
+    while (i < line.size() && line[i] != ' ' && line[i] != '\t' && line[i] != '\r') ++i;
+    if (i > start) words.push_back(line.substr(start, i - start));
+  }
+  return words;
+}
+
+std::uint64_t number(std::string_view word, std::string_view what, std::string_view where) {
+  std::uint64_t value = 0;
+  const auto [end, ec] = std::from_chars(word.data(), word.data() + word.size(), value);
+  if (ec != std::errc() || end != word.data() + word.size()) {
+    throw UserError(fmt::format("{}: {} is '{}', expected a whole number >= 0", where, what, word));
+  }
+  return value;
+}
+
+Comm parse_comm(std::string_view type, std::string_view size, std::string_view where) {
+  Comm c;
+  if (type == "NONE") return c;
+  std::string_view base = type;
+  if (base.ends_with("_DP_EP")) {
+    c.group = Group::kDataOutsideExpert;
+    base.remove_suffix(6);
+  } else if (base.ends_with("_EP")) {
+    c.group = Group::kExpert;
+    base.remove_suffix(3);
+  }
+  static constexpr std::pair<std::string_view, CollectiveOp> kOps[] = {
+      {"ALLREDUCE", CollectiveOp::kAllReduce},   {"ALLGATHER", CollectiveOp::kAllGather},
+      {"REDUCESCATTER", CollectiveOp::kReduceScatter}, {"ALLTOALL", CollectiveOp::kAllToAll},
+      {"BROADCAST", CollectiveOp::kBroadcast}};
+  for (const auto& [text, op] : kOps) {
+    if (base == text) c.op = op;
+  }
+  if (!c.op) {
+    throw UserError(fmt::format("{}: unknown comm type '{}', expected NONE or ALLREDUCE, ALLGATHER, REDUCESCATTER, "
+                                "ALLTOALL, BROADCAST with an optional _EP or _DP_EP suffix",
+                                where, type));
+  }
+  c.bytes = number(size, "the comm size", where);
+  return c;
+}
+
+Header parse_header(std::string_view line, std::string_view name, const Options& options, WarningLog& log) {
+  const std::string where = fmt::format("{}:1", name);
+  const std::vector<std::string_view> words = split_words(line);
+  if (words.empty()) throw UserError(fmt::format("{}: empty header, expected a policy such as MICRO", where));
+  Header h;
+  h.policy = std::string(words[0]);
+  if (h.policy != "HYBRID_TRANSFORMER_FWD_IN_BCKWD" && h.policy != "HYBRID_TRANSFORMER" && h.policy != "MICRO" &&
+      h.policy != "DATA") {
+    throw UserError(fmt::format("{}: unknown policy '{}', expected HYBRID_TRANSFORMER_FWD_IN_BCKWD, "
+                                "HYBRID_TRANSFORMER, MICRO or DATA",
+                                where, h.policy));
+  }
+  bool seen_tp = false, seen_ep = false, seen_pp = false, seen_vpp = false, seen_ga = false, seen_gpus = false;
+  for (std::size_t i = 1; i < words.size(); ++i) {
+    std::string_view key = words[i];
+    if (key.ends_with(":")) key.remove_suffix(1);
+    if (i + 1 >= words.size()) throw UserError(fmt::format("{}: header key '{}' has no value", where, key));
+    const std::uint64_t value = number(words[++i], fmt::format("header key '{}'", key), where);
+    auto small = [&](std::uint32_t& slot, bool& seen) {
+      if (value == 0 || value > 0xffffffffu) {
+        throw UserError(fmt::format("{}: header key '{}' is {}, expected a positive count", where, key, value));
+      }
+      slot = static_cast<std::uint32_t>(value);
+      seen = true;
+    };
+    if (key == "model_parallel_NPU_group") small(h.tp, seen_tp);
+    else if (key == "ep") small(h.ep, seen_ep);
+    else if (key == "pp") small(h.pp, seen_pp);
+    else if (key == "vpp") small(h.vpp, seen_vpp);
+    else if (key == "ga") small(h.ga, seen_ga);
+    else if (key == "all_gpus") small(h.all_gpus, seen_gpus);
+    else if (key == "pp_comm") h.pp_comm = value;
+    else if (key == "checkpoints" || key == "checkpoint_initiates") i += value;  // skip the listed layer ids
+    else log.add(name, "header", where, fmt::format("unknown header key '{}' ignored", key));
+  }
+  const bool model = h.policy.starts_with("HYBRID");
+  auto missing = [&](bool seen, std::string_view key, std::uint32_t value) {
+    if (!seen && model) {
+      log.add(name, "header", where, fmt::format("header has no '{}'; using {}", key, value));
+    }
+  };
+  missing(seen_tp, "model_parallel_NPU_group", h.tp);
+  missing(seen_ep, "ep", h.ep);
+  missing(seen_pp, "pp", h.pp);
+  missing(seen_vpp, "vpp", h.vpp);
+  missing(seen_ga, "ga", h.ga);
+  if (options.rank_count) {
+    h.all_gpus = *options.rank_count;
+  } else if (!seen_gpus) {
+    h.all_gpus = options.default_rank_count.value_or(h.tp * h.pp);
+    log.add(name, "header", where, fmt::format("header has no 'all_gpus'; using {} ranks", h.all_gpus));
+  }
+  if (h.pp > 1 && h.vpp > 1) {
+    log.add(name, "header", where,
+            fmt::format("vpp {} ignored: each stage runs its layer lines as one chunk (GPipe order)", h.vpp));
+  }
+  if (h.all_gpus % (h.tp * h.pp) != 0 || (h.all_gpus / (h.tp * h.pp)) % h.ep != 0) {
+    throw UserError(fmt::format("{}: {} ranks do not split into TP {} x PP {} with the EP group {} inside data "
+                                "parallelism; expected all_gpus to be a multiple of TP * PP * EP",
+                                where, h.all_gpus, h.tp, h.pp, h.ep));
+  }
+  return h;
+}
+
+std::vector<Line> parse_lines(const std::vector<std::string_view>& lines, std::string_view name) {
+  std::size_t index = 1;
+  auto next_nonempty = [&]() -> std::size_t {
+    while (index < lines.size() && split_words(lines[index]).empty()) ++index;
+    return index;
+  };
+  if (next_nonempty() >= lines.size()) {
+    throw UserError(fmt::format("{}:2: missing the number of layer lines", name));
+  }
+  const std::uint64_t count = number(split_words(lines[index])[0], "the layer count",
+                                     fmt::format("{}:{}", name, index + 1));
+  ++index;
+  std::vector<Line> out;
+  while (next_nonempty() < lines.size()) {
+    const std::string where = fmt::format("{}:{}", name, index + 1);
+    const auto w = split_words(lines[index]);
+    if (w.size() != 12) {
+      throw UserError(fmt::format("{}: {} fields, expected 12 (name depends fwd_compute fwd_comm_type fwd_comm_bytes "
+                                  "ig_compute ig_comm_type ig_comm_bytes wg_compute wg_comm_type wg_comm_bytes "
+                                  "wg_update_time)",
+                                  where, w.size()));
+    }
+    Line l;
+    l.name = std::string(w[0]);
+    l.line = static_cast<std::uint32_t>(index + 1);
+    auto ns = [&](std::string_view word, std::string_view what) {
+      return Time::ns(static_cast<std::int64_t>(number(word, what, where)));
+    };
+    l.fwd = ns(w[2], "fwd_compute");
+    l.fwd_comm = parse_comm(w[3], w[4], where);
+    l.ig = ns(w[5], "ig_compute");
+    l.ig_comm = parse_comm(w[6], w[7], where);
+    l.wg = ns(w[8], "wg_compute");
+    l.wg_comm = parse_comm(w[9], w[10], where);
+    l.update = ns(w[11], "wg_update_time");
+    out.push_back(std::move(l));
+    ++index;
+  }
+  if (out.size() != count) {
+    throw UserError(fmt::format("{}:2: the header announces {} layer lines but the file has {}", name, count,
+                                out.size()));
+  }
+  return out;
+}
+
+// Builds the per-rank DAG described in the header comment.
+class Builder {
+ public:
+  Builder(Workload& w, const Header& h) : w_(w), h_(h) {
+    dp_ = h.all_gpus / (h.tp * h.pp);
+    make_groups();
+  }
+
+  void build(const std::vector<Line>& lines, std::uint32_t iterations) {
+    for (std::uint32_t r = 0; r < h_.all_gpus; ++r) build_rank(r, lines, iterations);
+  }
+
+ private:
+  std::uint32_t rank_of(std::uint32_t tp, std::uint32_t dp, std::uint32_t stage) const {
+    return tp + h_.tp * (dp + dp_ * stage);
+  }
+
+  void make_groups() {
+    const std::uint32_t n = h_.all_gpus;
+    tp_of_.assign(n, 0);
+    dp_of_.assign(n, 0);
+    ep_of_.assign(n, 0);
+    dpep_of_.assign(n, 0);
+    for (std::uint32_t stage = 0; stage < h_.pp; ++stage) {
+      for (std::uint32_t d = 0; d < dp_; ++d) {
+        Communicator c{fmt::format("tp.{}", stage * dp_ + d), "tp", {}, CommunicatorKind::kTensor};
+        for (std::uint32_t t = 0; t < h_.tp; ++t) c.ranks.push_back(rank_of(t, d, stage));
+        const CommunicatorId id = w_.add_communicator(c);
+        for (std::uint32_t r : w_.communicator(id).ranks) tp_of_[r] = id;
+      }
+      for (std::uint32_t t = 0; t < h_.tp; ++t) {
+        const std::uint32_t g = stage * h_.tp + t;
+        Communicator dp{fmt::format("dp.{}", g), "dp", {}, CommunicatorKind::kData};
+        for (std::uint32_t d = 0; d < dp_; ++d) dp.ranks.push_back(rank_of(t, d, stage));
+        const CommunicatorId dp_id = w_.add_communicator(dp);
+        for (std::uint32_t r : w_.communicator(dp_id).ranks) dp_of_[r] = dp_id;
+        for (std::uint32_t e = 0; e < dp_ / h_.ep; ++e) {
+          Communicator ep{fmt::format("ep.{}.{}", g, e), "ep", {}, CommunicatorKind::kExpert};
+          for (std::uint32_t k = 0; k < h_.ep; ++k) ep.ranks.push_back(rank_of(t, e * h_.ep + k, stage));
+          const CommunicatorId ep_id = w_.add_communicator(ep);
+          for (std::uint32_t r : w_.communicator(ep_id).ranks) ep_of_[r] = ep_id;
+        }
+        for (std::uint32_t k = 0; k < h_.ep; ++k) {
+          Communicator de{fmt::format("dp_ep.{}.{}", g, k), "dp_ep", {}, CommunicatorKind::kData};
+          for (std::uint32_t e = 0; e < dp_ / h_.ep; ++e) de.ranks.push_back(rank_of(t, e * h_.ep + k, stage));
+          const CommunicatorId de_id = w_.add_communicator(de);
+          for (std::uint32_t r : w_.communicator(de_id).ranks) dpep_of_[r] = de_id;
+        }
+      }
+    }
+  }
+
+  CommunicatorId group(std::uint32_t rank, Group g, bool weight_grad) const {
+    switch (g) {
+      case Group::kExpert: return ep_of_[rank];
+      case Group::kDataOutsideExpert: return dpep_of_[rank];
+      case Group::kDefault: break;
+    }
+    return weight_grad ? dp_of_[rank] : tp_of_[rank];
+  }
+
+  // Adds `node` depending on those of `deps` that exist.
+  NodeId add(Node node, std::initializer_list<NodeId> deps) {
+    deps_.clear();
+    for (NodeId d : deps) {
+      if (d != kNone) deps_.push_back(d);
+    }
+    return w_.add_node(node, deps_);
+  }
+
+  NodeId compute(std::uint32_t rank, Time duration, const std::string& label, std::uint16_t layer, std::uint16_t mb,
+                 NodeId after, NodeId also = kNone) {
+    Node n;
+    n.kind = NodeKind::kCompute;
+    n.rank = rank;
+    n.duration = duration;
+    n.label = w_.intern_label(label);
+    n.layer = layer;
+    n.micro_batch = mb;
+    n.iteration = iteration_;
+    return add(n, {after, also});
+  }
+
+  NodeId comm(std::uint32_t rank, const Comm& c, bool weight_grad, const std::string& label, std::uint16_t layer,
+              std::uint16_t mb, NodeId after) {
+    Node n;
+    n.kind = NodeKind::kCollective;
+    n.op = *c.op;
+    n.rank = rank;
+    n.communicator = group(rank, c.group, weight_grad);
+    n.bytes = c.bytes;
+    n.stream = weight_grad ? 1 : 0;
+    n.label = w_.intern_label(label);
+    n.layer = layer;
+    n.micro_batch = mb;
+    n.iteration = iteration_;
+    return add(n, {after});
+  }
+
+  NodeId p2p(std::uint32_t rank, NodeKind kind, std::uint32_t peer, std::uint32_t tag, std::uint16_t mb,
+             NodeId after) {
+    Node n;
+    n.kind = kind;
+    n.rank = rank;
+    n.peer = peer;
+    n.tag = tag;
+    n.bytes = h_.pp_comm;
+    n.label = w_.intern_label(fmt::format("pp.{}.{}", kind == NodeKind::kSend ? "send" : "recv",
+                                          tag == 0 ? "activation" : "gradient"));
+    n.micro_batch = mb;
+    n.iteration = iteration_;
+    return add(n, {after});
+  }
+
+  void build_rank(std::uint32_t rank, const std::vector<Line>& lines, std::uint32_t iterations) {
+    const std::uint32_t stage = rank / (h_.tp * dp_);
+    const std::uint32_t stride = h_.tp * dp_;
+    const bool pp_comm = h_.pp > 1 && h_.pp_comm > 0;
+    std::vector<NodeId> updates(lines.size(), kNone);
+    NodeId last = kNone;
+    for (iteration_ = 0; iteration_ < iterations; ++iteration_) {
+      for (std::uint32_t mb = 0; mb < h_.ga; ++mb) {
+        const auto m = static_cast<std::uint16_t>(mb);
+        if (pp_comm && stage > 0) last = p2p(rank, NodeKind::kRecv, rank - stride, 0, m, last);
+        for (std::size_t i = 0; i < lines.size(); ++i) {
+          const Line& l = lines[i];
+          const auto layer = static_cast<std::uint16_t>(i);
+          // The first forward of a layer waits for its weights to be updated (previous iteration).
+          last = compute(rank, l.fwd, l.name + ".fwd", layer, m, last, mb == 0 ? updates[i] : kNone);
+          if (l.fwd_comm.op) last = comm(rank, l.fwd_comm, false, l.name + ".fwd.comm", layer, m, last);
+        }
+        if (pp_comm && stage + 1 < h_.pp) p2p(rank, NodeKind::kSend, rank + stride, 0, m, last);
+      }
+      for (std::uint32_t mb = 0; mb < h_.ga; ++mb) {
+        const auto m = static_cast<std::uint16_t>(mb);
+        if (pp_comm && stage + 1 < h_.pp) last = p2p(rank, NodeKind::kRecv, rank + stride, 1, m, last);
+        for (std::size_t i = lines.size(); i-- > 0;) {
+          const Line& l = lines[i];
+          const auto layer = static_cast<std::uint16_t>(i);
+          last = compute(rank, l.ig, l.name + ".ig", layer, m, last);
+          if (l.ig_comm.op) last = comm(rank, l.ig_comm, false, l.name + ".ig.comm", layer, m, last);
+          last = compute(rank, l.wg, l.name + ".wg", layer, m, last);
+          if (mb + 1 == h_.ga && l.wg_comm.op) {
+            const NodeId reduced = comm(rank, l.wg_comm, true, l.name + ".wg.comm", layer, m, last);
+            updates[i] = compute(rank, l.update, l.name + ".update", layer, m, reduced);
+          }
+        }
+        if (pp_comm && stage > 0) p2p(rank, NodeKind::kSend, rank - stride, 1, m, last);
+      }
+    }
+  }
+
+  static constexpr NodeId kNone = 0xffffffffu;
+  Workload& w_;
+  const Header& h_;
+  std::uint32_t dp_ = 1;
+  std::uint32_t iteration_ = 0;
+  std::vector<CommunicatorId> tp_of_, dp_of_, ep_of_, dpep_of_;
+  std::vector<NodeId> deps_;
+};
+
+}  // namespace
+
+SimaiWorkload parse_simai(std::string_view text, std::string_view name, const Options& options) {
+  if (options.iterations == 0) throw UserError("simai import: iterations must be at least 1");
+  std::vector<std::string_view> lines;
+  for (std::size_t start = 0; start <= text.size();) {
+    const std::size_t end = std::min(text.find('\n', start), text.size());
+    lines.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  WarningLog log;
+  const Header header = parse_header(lines.front(), name, options, log);
+  const std::vector<Line> layers = parse_lines(lines, name);
+  if (layers.size() > kNoIndex) {
+    throw UserError(fmt::format("{}: {} layer lines, at most {} are supported", name, layers.size(), kNoIndex));
+  }
+  SimaiWorkload out{Workload(header.all_gpus), header, {}};
+  Builder(out.workload, header).build(layers, options.iterations);
+  out.warnings = log.finish();
+  return out;
+}
+
+SimaiWorkload read_simai(const std::string& path, const Options& options) {
+  std::ifstream in(path);
+  if (!in) throw UserError(fmt::format("{}: cannot open the SimAI workload file", path));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_simai(text.str(), path, options);
+}
+
+}  // namespace loom::workload::simai

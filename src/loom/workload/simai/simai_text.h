@@ -1,0 +1,68 @@
+// SimAI / AICB workload text files (the "astra-sim" text format SimAI reads):
+//
+//   line 1   POLICY key: value ...     policy HYBRID_TRANSFORMER_FWD_IN_BCKWD, HYBRID_TRANSFORMER,
+//            MICRO or DATA; keys model_parallel_NPU_group (TP), ep, pp, vpp, ga, all_gpus,
+//            pp_comm (bytes, also written without the colon), checkpoints: n ids...,
+//            checkpoint_initiates: n ids...
+//   line 2   number of layer lines
+//   layers   name depends fwd_compute fwd_comm_type fwd_comm_bytes ig_compute ig_comm_type
+//            ig_comm_bytes wg_compute wg_comm_type wg_comm_bytes wg_update_time
+//            (whitespace-separated; times in ns, sizes in bytes)
+//
+// Comm types ALLREDUCE, ALLGATHER, REDUCESCATTER, ALLTOALL, BROADCAST, optionally suffixed _EP
+// (the expert group) or _DP_EP (the data-parallel group outside the experts); NONE = no
+// communication. Without a suffix, fwd and ig communication runs on the TP group and wg on the
+// DP group. Sizes are taken with the nccl-tests meaning (collective.h).
+//
+// Ranks and groups (Megatron order, TP fastest): rank = tp + TP * (dp + DP * stage) with
+// DP = all_gpus / (TP * pp); the EP group is EP consecutive members of a DP group, the DP_EP
+// group the DP members with the same position in their EP group.
+//
+// Per rank and iteration (one pass per micro-batch, ga of them, GPipe order: every forward, then
+// every backward): forward runs each layer's fwd compute then its fwd collective, in order;
+// backward runs the layers in reverse: ig compute, ig collective, wg compute. The wg collective
+// is issued after the last micro-batch's wg compute on communication stream 1, overlapped with
+// the rest of backward; a compute node of wg_update_time follows it. Stages exchange pp_comm
+// bytes per micro-batch (send/recv, tag 0 forward, 1 backward). Every other node runs on
+// communication stream 0 and blocks the next compute.
+//
+// Older AICB files lack ep, pp, vpp, ga and all_gpus (SimAI divides by zero on them): missing
+// keys default to 1 (all_gpus to Options::default_rank_count, else TP * pp) with a warning.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "loom/workload/import_warnings.h"
+#include "loom/workload/workload.h"
+
+namespace loom::workload::simai {
+
+struct Header {
+  std::string policy;
+  std::uint32_t tp = 1, ep = 1, pp = 1, vpp = 1, ga = 1, all_gpus = 0;
+  Bytes pp_comm = 0;
+};
+
+struct Options {
+  std::optional<std::uint32_t> default_rank_count;  // used when the header has no all_gpus
+  std::optional<std::uint32_t> rank_count;          // overrides all_gpus
+  std::uint32_t iterations = 1;
+};
+
+struct SimaiWorkload {
+  Workload workload;
+  Header header;                       // after defaults and overrides
+  std::vector<ImportWarning> warnings;
+};
+
+// UserError "name:line: ..." for malformed input: an unknown policy or comm type, a missing or
+// non-numeric field, a layer count that disagrees with the lines present, groups that do not
+// divide the rank count.
+SimaiWorkload parse_simai(std::string_view text, std::string_view name, const Options& options = {});
+SimaiWorkload read_simai(const std::string& path, const Options& options = {});
+
+}  // namespace loom::workload::simai

@@ -1,0 +1,84 @@
+#include "loom/workload/synthesis/parallel_plan.h"
+
+#include <fmt/format.h>
+
+#include "loom/core/error.h"
+
+namespace loom::workload::synthesis {
+
+std::string_view to_string(PipelineSchedule schedule) {
+  switch (schedule) {
+    case PipelineSchedule::kGpipe: return "gpipe";
+    case PipelineSchedule::kOneFOneB: return "1f1b";
+    case PipelineSchedule::kInterleaved: return "interleaved";
+  }
+  return "?";
+}
+
+std::string_view to_string(Recompute recompute) {
+  switch (recompute) {
+    case Recompute::kNone: return "none";
+    case Recompute::kSelective: return "selective";
+    case Recompute::kFull: return "full";
+  }
+  return "?";
+}
+
+PipelineSchedule parse_pipeline_schedule(std::string_view text) {
+  for (auto s : {PipelineSchedule::kGpipe, PipelineSchedule::kOneFOneB, PipelineSchedule::kInterleaved}) {
+    if (to_string(s) == text) return s;
+  }
+  throw UserError(fmt::format("unknown pipeline schedule '{}', expected gpipe, 1f1b or interleaved", text));
+}
+
+Recompute parse_recompute(std::string_view text) {
+  for (auto r : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
+    if (to_string(r) == text) return r;
+  }
+  throw UserError(fmt::format("unknown recompute '{}', expected none, selective or full", text));
+}
+
+void validate(const ParallelPlan& p, const TransformerConfig& m) {
+  validate(m);
+  const std::pair<const char*, std::uint64_t> sizes[] = {
+      {"tp", p.tp}, {"pp", p.pp}, {"dp", p.dp}, {"ep", p.ep}, {"virtual_stages", p.virtual_stages},
+      {"micro_batch", p.micro_batch}, {"global_batch", p.global_batch}, {"iterations", p.iterations},
+      {"dp_bucket_bytes", p.dp_bucket_bytes}};
+  for (const auto& [name, value] : sizes) {
+    if (value == 0) throw UserError(fmt::format("parallel plan: {} must be positive", name));
+  }
+  auto divides = [&](std::uint64_t value, std::uint64_t by, const char* what, const char* by_name) {
+    if (value % by != 0) {
+      throw UserError(fmt::format("parallel plan for '{}': {} {} is not divisible by {} {}", m.name, what, value,
+                                  by_name, by));
+    }
+  };
+  divides(m.heads, p.tp, "heads", "tp");
+  divides(m.kv_heads, p.tp, "kv_heads", "tp");
+  divides(m.ffn_hidden, p.tp, "ffn_hidden", "tp");
+  divides(m.layers, static_cast<std::uint64_t>(p.pp) * p.virtual_stages, "layers", "pp * virtual_stages");
+  divides(p.global_batch, static_cast<std::uint64_t>(p.micro_batch) * p.dp, "global_batch", "micro_batch * dp");
+  if (p.sequence_parallel) divides(m.sequence, p.tp, "sequence", "tp (sequence parallelism)");
+  divides(p.dp, p.ep, "dp", "ep");
+  if (m.experts > 0) divides(m.experts, p.ep, "experts", "ep");
+  if (m.experts == 0 && p.ep > 1) {
+    throw UserError(fmt::format("parallel plan: ep {} needs a mixture-of-experts model, '{}' is dense", p.ep, m.name));
+  }
+  if (m.experts > 0 && p.tp > 1 && !p.sequence_parallel) {
+    throw UserError(fmt::format("parallel plan for '{}': a mixture of experts with tp > 1 needs sequence_parallel "
+                                "(each TP rank routes its share of the tokens)",
+                                m.name));
+  }
+  if (p.virtual_stages > 1 && p.schedule != PipelineSchedule::kInterleaved) {
+    throw UserError("parallel plan: virtual_stages > 1 needs the interleaved schedule");
+  }
+  if (p.schedule == PipelineSchedule::kInterleaved) divides(p.micro_batches(), p.pp, "micro-batches", "pp (interleaved)");
+  if (p.micro_batches() > 0xfffe) {
+    throw UserError(fmt::format("parallel plan: {} micro-batches, at most 65534 are supported", p.micro_batches()));
+  }
+  if (p.dtype == DataType::kUnknown || p.grad_dtype == DataType::kUnknown) {
+    throw UserError("parallel plan: dtype and grad_dtype must be set");
+  }
+}
+
+}  // namespace loom::workload::synthesis

@@ -1,0 +1,62 @@
+// How a training step is parallelised (Megatron-LM terms), and the rank layout it implies.
+//
+// Ranks: rank = tp_index + t · (dp_index + d · stage), TP fastest, then DP, then PP (Megatron's
+// default order). Micro-batches per iteration m = global_batch / (micro_batch · d).
+//
+// Expert parallelism (MoE models) splits the data-parallel dimension: dp_index = ep_index +
+// ep · outer. An EP group is the ep ranks of one (tp_index, outer, stage); each rank holds
+// experts / ep whole experts (expert weights are not TP-sharded), and each TP rank routes its
+// own sequence-parallel share of the tokens (so tp > 1 needs sequence_parallel). Routed-expert
+// gradients are reduced over the tp · dp / ep ranks of a stage that hold the same experts.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "loom/workload/synthesis/transformer_config.h"
+#include "loom/workload/workload.h"
+
+namespace loom::workload::synthesis {
+
+enum class PipelineSchedule : std::uint8_t { kGpipe, kOneFOneB, kInterleaved };
+enum class Recompute : std::uint8_t { kNone, kSelective, kFull };
+std::string_view to_string(PipelineSchedule schedule);  // "gpipe", "1f1b", "interleaved"
+std::string_view to_string(Recompute recompute);        // "none", "selective", "full"
+PipelineSchedule parse_pipeline_schedule(std::string_view text);
+Recompute parse_recompute(std::string_view text);
+
+struct ParallelPlan {
+  std::uint32_t tp = 1;                 // tensor parallel size t
+  std::uint32_t pp = 1;                 // pipeline stages p
+  std::uint32_t dp = 1;                 // data-parallel replicas d
+  std::uint32_t ep = 1;                 // expert-parallel size (divides dp; MoE models only)
+  bool sequence_parallel = false;       // TP all-reduces become all-gather + reduce-scatter
+  PipelineSchedule schedule = PipelineSchedule::kOneFOneB;
+  std::uint32_t virtual_stages = 1;     // v: model chunks per stage (interleaved only)
+  std::uint32_t micro_batch = 1;        // b, sequences per micro-batch
+  std::uint32_t global_batch = 1;       // B, sequences per iteration
+  Recompute recompute = Recompute::kNone;
+  DataType dtype = DataType::kBf16;     // activations, weights and their messages
+  DataType grad_dtype = DataType::kFp32;  // gradient reduction messages (Megatron's main grads)
+  bool distributed_optimizer = false;   // reduce-scatter grads, all-gather params (ZeRO-1)
+  Bytes dp_bucket_bytes = 40ull << 20;  // gradient bucket size (DP messages per bucket)
+  bool overlap_grad_reduce = true;      // bucket reductions start during backward
+  std::uint32_t iterations = 1;
+
+  std::uint32_t ranks() const { return tp * pp * dp; }
+  std::uint32_t micro_batches() const { return global_batch / (micro_batch * dp); }
+  std::uint32_t rank(std::uint32_t tp_index, std::uint32_t dp_index, std::uint32_t stage) const {
+    return tp_index + tp * (dp_index + dp * stage);
+  }
+  std::uint32_t stage_of(std::uint32_t rank) const { return rank / (tp * dp); }
+};
+
+// UserError naming the parameter when the plan does not fit the model: sizes of zero; heads,
+// kv_heads or ffn_hidden not divisible by tp; layers not divisible by pp · virtual_stages;
+// global_batch not a multiple of micro_batch · dp; virtual_stages > 1 without the interleaved
+// schedule; interleaved with micro-batches not a multiple of pp; sequence_parallel with a
+// sequence not divisible by tp; more than 65534 micro-batches; ep not dividing dp or the
+// experts, ep > 1 for a dense model, or a MoE model with tp > 1 without sequence_parallel.
+void validate(const ParallelPlan& plan, const TransformerConfig& model);
+
+}  // namespace loom::workload::synthesis

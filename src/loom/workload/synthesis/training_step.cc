@@ -1,0 +1,402 @@
+#include "loom/workload/synthesis/training_step.h"
+
+#include <fmt/format.h>
+
+#include "loom/workload/synthesis/layer_program.h"
+#include "loom/workload/synthesis/pipeline_schedule.h"
+
+namespace loom::workload::synthesis {
+namespace {
+
+using collective::CollectiveOp;
+constexpr NodeId kNone = 0xffffffffu;
+constexpr Bytes kOptimizerBytesPerParameter = 30;
+
+// A layer program with its labels interned.
+struct Program {
+  std::vector<Op> forward, recompute, backward;
+  std::vector<LabelId> forward_labels, recompute_labels, backward_labels;
+
+  Program(LayerProgram p, Workload& w) : forward(std::move(p.forward)), recompute(std::move(p.recompute)),
+                                         backward(std::move(p.backward)) {
+    for (const Op& op : forward) forward_labels.push_back(w.intern_label(op.name));
+    for (const Op& op : recompute) recompute_labels.push_back(w.intern_label(op.name));
+    for (const Op& op : backward) backward_labels.push_back(w.intern_label(op.name));
+  }
+};
+
+struct Bucket {
+  std::uint64_t parameters = 0;
+  bool experts = false;  // routed-expert gradients (reduced over the expert-data-parallel group)
+};
+
+class Orchestrator {
+ public:
+  Orchestrator(const TransformerConfig& model, const ParallelPlan& plan, Workload& w)
+      : model_(model), plan_(plan), w_(w),
+        layer_(transformer_layer_program(model, plan), w),
+        moe_layer_(transformer_layer_program(model, plan, model.experts > 0), w),
+        embedding_(embedding_program(model, plan), w),
+        logits_(logits_program(model, plan), w) {
+    make_communicators();
+    labels_.recv_activation = w.intern_label("pp.recv_activation");
+    labels_.recv_gradient = w.intern_label("pp.recv_gradient");
+    labels_.send_activation = w.intern_label("pp.send_activation");
+    labels_.send_gradient = w.intern_label("pp.send_gradient");
+    labels_.dp_grads = w.intern_label(plan.distributed_optimizer ? "dp.reduce_scatter_grads" : "dp.allreduce_grads");
+    labels_.dp_params = w.intern_label("dp.allgather_params");
+    labels_.embedding_grads = w.intern_label("pp.allreduce_embedding_grads");
+    labels_.optimizer = w.intern_label("optimizer.step");
+  }
+
+  // Nodes and dependencies build_rank(rank) would add, without adding them. Ranks of one stage
+  // add the same number. O(nodes of the rank).
+  std::pair<std::uint64_t, std::uint64_t> count_rank(std::uint32_t rank) {
+    counting_ = true;
+    counted_nodes_ = counted_deps_ = 0;
+    build_rank(rank);
+    counting_ = false;
+    return {counted_nodes_, counted_deps_};
+  }
+
+  void build_rank(std::uint32_t rank) {
+    const std::uint32_t s = plan_.stage_of(rank);
+    const std::uint32_t m = plan_.micro_batches();
+    const std::uint32_t v = plan_.virtual_stages;
+    const std::vector<PipelineStep> steps = pipeline_order(plan_.schedule, plan_.pp, s, m, v);
+    std::vector<std::size_t> last_backward(v, 0);
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+      if (!steps[i].forward) last_backward[steps[i].chunk] = i;
+    }
+    rank_ = rank;
+    // Each iteration starts after the previous one's optimizer (finish_iteration). The receive
+    // chains run on across iterations: a receive with no dependency would be ready at time zero
+    // and overtake the previous iteration's receives on their FIFO stream.
+    prev_ = kNone;
+    last_recv_[0] = last_recv_[1] = kNone;
+    for (iteration_ = 0; iteration_ < plan_.iterations; ++iteration_) {
+      reductions_.clear();
+      buckets_.clear();
+      bucket_ = Bucket{};
+      expert_bucket_ = Bucket{0, true};
+      for (std::size_t i = 0; i < steps.size(); ++i) {
+        run_step(steps[i], i == last_backward[steps[i].chunk] && !steps[i].forward);
+      }
+      finish_iteration();
+    }
+  }
+
+ private:
+  // Virtual stage index of chunk c on this rank's stage, and the rank holding virtual stage vs.
+  std::uint32_t vstage(std::uint32_t chunk) const { return chunk * plan_.pp + plan_.stage_of(rank_); }
+  std::uint32_t rank_of_vstage(std::uint32_t vs) const {
+    const std::uint32_t tp_i = rank_ % plan_.tp;
+    const std::uint32_t dp_i = (rank_ / plan_.tp) % plan_.dp;
+    return plan_.rank(tp_i, dp_i, vs % plan_.pp);
+  }
+  std::uint32_t layers_per_chunk() const { return model_.layers / (plan_.pp * plan_.virtual_stages); }
+
+  void make_communicators() {
+    const std::uint32_t n = plan_.ranks();
+    tp_of_.assign(n, kNone);
+    dp_of_.assign(n, kNone);
+    ep_of_.assign(n, kNone);
+    expert_dp_of_.assign(n, kNone);
+    embedding_of_.assign(n, kNone);
+    for (std::uint32_t s = 0; s < plan_.pp; ++s) {
+      for (std::uint32_t d = 0; plan_.tp > 1 && d < plan_.dp; ++d) {
+        Communicator c{fmt::format("tp.{}", s * plan_.dp + d), "tp", {}, CommunicatorKind::kTensor};
+        for (std::uint32_t t = 0; t < plan_.tp; ++t) c.ranks.push_back(plan_.rank(t, d, s));
+        assign(tp_of_, w_.add_communicator(std::move(c)));
+      }
+      for (std::uint32_t t = 0; plan_.dp > 1 && t < plan_.tp; ++t) {
+        Communicator c{fmt::format("dp.{}", s * plan_.tp + t), "dp", {}, CommunicatorKind::kData};
+        for (std::uint32_t d = 0; d < plan_.dp; ++d) c.ranks.push_back(plan_.rank(t, d, s));
+        assign(dp_of_, w_.add_communicator(std::move(c)));
+      }
+      make_expert_communicators(s);
+    }
+    for (std::uint32_t d = 0; plan_.pp > 1 && d < plan_.dp; ++d) {
+      for (std::uint32_t t = 0; t < plan_.tp; ++t) {
+        Communicator c{fmt::format("embedding.{}", d * plan_.tp + t), "embedding",
+                       {plan_.rank(t, d, 0), plan_.rank(t, d, plan_.pp - 1)}, CommunicatorKind::kPipeline};
+        assign(embedding_of_, w_.add_communicator(std::move(c)));
+      }
+    }
+  }
+  // EP groups (ep consecutive DP indices) and expert-data-parallel groups (the stage's ranks at
+  // one EP position), for MoE models.
+  void make_expert_communicators(std::uint32_t s) {
+    if (model_.experts == 0) return;
+    const std::uint32_t outer = plan_.dp / plan_.ep;
+    for (std::uint32_t t = 0; plan_.ep > 1 && t < plan_.tp; ++t) {
+      for (std::uint32_t o = 0; o < outer; ++o) {
+        Communicator c{fmt::format("ep.{}", (s * plan_.tp + t) * outer + o), "ep", {}, CommunicatorKind::kExpert};
+        for (std::uint32_t e = 0; e < plan_.ep; ++e) c.ranks.push_back(plan_.rank(t, o * plan_.ep + e, s));
+        assign(ep_of_, w_.add_communicator(std::move(c)));
+      }
+    }
+    if (plan_.tp * outer == 1) return;
+    for (std::uint32_t e = 0; e < plan_.ep; ++e) {
+      Communicator c{fmt::format("expert_dp.{}", s * plan_.ep + e), "expert_dp", {}, CommunicatorKind::kData};
+      for (std::uint32_t o = 0; o < outer; ++o) {
+        for (std::uint32_t t = 0; t < plan_.tp; ++t) c.ranks.push_back(plan_.rank(t, o * plan_.ep + e, s));
+      }
+      assign(expert_dp_of_, w_.add_communicator(std::move(c)));
+    }
+  }
+
+  void assign(std::vector<CommunicatorId>& of, CommunicatorId id) {
+    for (std::uint32_t r : w_.communicator(id).ranks) of[r] = id;
+  }
+
+  // Adds `n` for the current rank and iteration, depending on those of a, b that exist.
+  NodeId add(Node& n, NodeId a, NodeId b = kNone) {
+    n.rank = rank_;
+    n.iteration = iteration_;
+    NodeId deps[2];
+    std::size_t count = 0;
+    if (a != kNone) deps[count++] = a;
+    if (b != kNone && b != a) deps[count++] = b;
+    return put(n, std::span<const NodeId>(deps, count));
+  }
+
+  // Adds the node, or in a counting pass only counts it (returning a stand-in id).
+  NodeId put(const Node& n, std::span<const NodeId> deps) {
+    if (!counting_) return w_.add_node(n, deps);
+    counted_deps_ += deps.size();
+    return static_cast<NodeId>(counted_nodes_++ % kNone);
+  }
+
+  // Emits `ops` in program order; `extra` is an additional dependency of the first one.
+  void emit(const std::vector<Op>& ops, const std::vector<LabelId>& labels, std::uint16_t layer,
+            std::uint16_t micro_batch, NodeId extra) {
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      const Op& op = ops[i];
+      Node n;
+      n.kind = op.kind;
+      n.label = labels[i];
+      n.layer = layer;
+      n.micro_batch = micro_batch;
+      if (op.kind == NodeKind::kCompute) {
+        n.compute_kind = op.compute_kind;
+        n.flops = op.flops;
+        n.bytes = op.bytes;
+        n.dtype = plan_.dtype;
+      } else {
+        n.op = op.op;
+        n.communicator = op.group == CommunicatorKind::kExpert ? ep_of_[rank_] : tp_of_[rank_];
+        n.bytes = op.bytes;
+        n.dtype = plan_.dtype;
+        n.stream = Streams::kTensor;
+      }
+      prev_ = add(n, prev_, extra);
+      extra = kNone;
+    }
+  }
+
+  NodeId point_to_point(NodeKind kind, std::uint32_t peer, bool gradient, std::uint16_t micro_batch) {
+    Node n;
+    n.kind = kind;
+    n.peer = peer;
+    n.tag = gradient ? 1 : 0;
+    n.bytes = plan_.micro_batch * model_.sequence * model_.hidden * element_bytes(plan_.dtype);
+    n.dtype = plan_.dtype;
+    n.micro_batch = micro_batch;
+    if (kind == NodeKind::kRecv) {
+      n.stream = gradient ? Streams::kRecvGradient : Streams::kRecvActivation;
+      n.label = gradient ? labels_.recv_gradient : labels_.recv_activation;
+      NodeId& chain = last_recv_[gradient ? 1 : 0];
+      chain = add(n, chain);
+      return chain;
+    }
+    n.stream = gradient ? Streams::kSendGradient : Streams::kSendActivation;
+    n.label = gradient ? labels_.send_gradient : labels_.send_activation;
+    return add(n, prev_);
+  }
+
+  void run_step(const PipelineStep& step, bool last_backward_of_chunk) {
+    const std::uint32_t vs = vstage(step.chunk);
+    const std::uint32_t vstages = plan_.pp * plan_.virtual_stages;
+    const bool first = vs == 0;
+    const bool last = vs + 1 == vstages;
+    const auto mb = static_cast<std::uint16_t>(step.micro_batch);
+    const std::uint32_t first_layer = vs * layers_per_chunk();
+    if (step.forward) {
+      NodeId input = kNone;
+      if (!first && rank_of_vstage(vs - 1) != rank_) {
+        input = point_to_point(NodeKind::kRecv, rank_of_vstage(vs - 1), false, mb);
+      }
+      if (first) {
+        emit(embedding_.forward, embedding_.forward_labels, kNoIndex, mb, input);
+        input = kNone;
+      }
+      for (std::uint32_t l = 0; l < layers_per_chunk(); ++l) {
+        const Program& program = program_of(first_layer + l);
+      emit(program.forward, program.forward_labels, static_cast<std::uint16_t>(first_layer + l), mb, input);
+        input = kNone;
+      }
+      if (last) emit(logits_.forward, logits_.forward_labels, kNoIndex, mb, kNone);
+      if (!last && rank_of_vstage(vs + 1) != rank_) point_to_point(NodeKind::kSend, rank_of_vstage(vs + 1), false, mb);
+      return;
+    }
+    NodeId input = kNone;
+    if (!last && rank_of_vstage(vs + 1) != rank_) {
+      input = point_to_point(NodeKind::kRecv, rank_of_vstage(vs + 1), true, mb);
+    }
+    if (last) {
+      emit(logits_.backward, logits_.backward_labels, kNoIndex, mb, input);
+      input = kNone;
+    }
+    const bool tied_copy = last && plan_.pp > 1;
+    if (last_backward_of_chunk && tied_copy) add_gradients(model_.vocab * model_.hidden / plan_.tp);
+    for (std::uint32_t l = layers_per_chunk(); l-- > 0;) {
+      const auto layer = static_cast<std::uint16_t>(first_layer + l);
+      const Program& program = program_of(layer);
+      emit(program.recompute, program.recompute_labels, layer, mb, input);
+      input = program.recompute.empty() ? input : kNone;
+      emit(program.backward, program.backward_labels, layer, mb, input);
+      input = kNone;
+      if (last_backward_of_chunk) {
+        add_gradients(model_.layer_parameters(layer) / plan_.tp);
+        add_expert_gradients(model_.expert_parameters(layer) / plan_.ep);
+      }
+    }
+    if (first) {
+      emit(embedding_.backward, embedding_.backward_labels, kNoIndex, mb, kNone);
+      if (last_backward_of_chunk) add_gradients(model_.embedding_parameters() / plan_.tp);
+    }
+    if (last_backward_of_chunk) close_bucket();
+    if (!first && rank_of_vstage(vs - 1) != rank_) point_to_point(NodeKind::kSend, rank_of_vstage(vs - 1), true, mb);
+  }
+
+  const Program& program_of(std::uint32_t layer) const {
+    return model_.is_moe_layer(layer) ? moe_layer_ : layer_;
+  }
+
+  // Gradients of `parameters` are complete (after prev_): fill buckets.
+  void add_gradients(std::uint64_t parameters) { fill(bucket_, parameters); }
+  void add_expert_gradients(std::uint64_t parameters) { fill(expert_bucket_, parameters); }
+  void fill(Bucket& bucket, std::uint64_t parameters) {
+    bucket.parameters += parameters;
+    if (bucket.parameters * element_bytes(plan_.grad_dtype) >= plan_.dp_bucket_bytes) close(bucket);
+  }
+
+  void close_bucket() {
+    close(bucket_);
+    close(expert_bucket_);
+  }
+  void close(Bucket& bucket) {
+    if (bucket.parameters == 0) return;
+    buckets_.push_back(bucket);
+    if (plan_.overlap_grad_reduce) reduce(bucket);
+    bucket.parameters = 0;
+  }
+
+  CommunicatorId group_of(const Bucket& bucket) const {
+    return bucket.experts ? expert_dp_of_[rank_] : dp_of_[rank_];
+  }
+
+  void reduce(const Bucket& bucket) {
+    if (group_of(bucket) == kNone) return;
+    Node n;
+    n.kind = NodeKind::kCollective;
+    n.op = plan_.distributed_optimizer ? CollectiveOp::kReduceScatter : CollectiveOp::kAllReduce;
+    n.communicator = group_of(bucket);
+    n.bytes = bucket.parameters * element_bytes(plan_.grad_dtype);
+    n.dtype = plan_.grad_dtype;
+    n.stream = Streams::kData;
+    n.label = labels_.dp_grads;
+    reductions_.push_back(add(n, prev_));
+  }
+
+  void finish_iteration() {
+    if (!plan_.overlap_grad_reduce) {
+      for (const Bucket& b : buckets_) reduce(b);
+    }
+    std::uint64_t parameters = 0;  // the optimizer's share: divided by the bucket's group size
+    for (const Bucket& b : buckets_) {
+      const CommunicatorId group = group_of(b);
+      const std::uint64_t size = group == kNone ? 1 : w_.communicator(group).ranks.size();
+      parameters += plan_.distributed_optimizer ? b.parameters / size : b.parameters;
+    }
+    if (embedding_of_[rank_] != kNone) {
+      Node n;
+      n.kind = NodeKind::kCollective;
+      n.op = CollectiveOp::kAllReduce;
+      n.communicator = embedding_of_[rank_];
+      n.bytes = model_.vocab * model_.hidden / plan_.tp * element_bytes(plan_.grad_dtype);
+      n.dtype = plan_.grad_dtype;
+      n.stream = Streams::kData;
+      n.label = labels_.embedding_grads;
+      reductions_.push_back(add(n, prev_));
+    }
+    Node opt;
+    opt.kind = NodeKind::kCompute;
+    opt.compute_kind = ComputeKind::kElementwise;
+    opt.label = labels_.optimizer;
+    opt.bytes = parameters * kOptimizerBytesPerParameter;
+    opt.rank = rank_;
+    opt.iteration = iteration_;
+    reductions_.push_back(prev_);
+    prev_ = put(opt, reductions_);
+    // The parameter all-gathers share one stream, so the last to be issued finishes last.
+    if (plan_.distributed_optimizer) {
+      const NodeId step = prev_;
+      for (const Bucket& b : buckets_) {
+        if (group_of(b) == kNone) continue;
+        Node n;
+        n.kind = NodeKind::kCollective;
+        n.op = CollectiveOp::kAllGather;
+        n.communicator = group_of(b);
+        n.bytes = b.parameters * element_bytes(plan_.dtype);
+        n.dtype = plan_.dtype;
+        n.stream = Streams::kData;
+        n.label = labels_.dp_params;
+        prev_ = add(n, step);
+      }
+    }
+  }
+
+  const TransformerConfig& model_;
+  const ParallelPlan& plan_;
+  Workload& w_;
+  Program layer_, moe_layer_, embedding_, logits_;
+  struct {
+    LabelId recv_activation, recv_gradient, send_activation, send_gradient, dp_grads, dp_params, embedding_grads,
+        optimizer;
+  } labels_{};
+  std::vector<CommunicatorId> tp_of_, dp_of_, ep_of_, expert_dp_of_, embedding_of_;
+
+  bool counting_ = false;
+  std::uint64_t counted_nodes_ = 0, counted_deps_ = 0;
+  std::uint32_t rank_ = 0;
+  std::uint32_t iteration_ = 0;
+  NodeId prev_ = kNone;            // the rank's last node in program order
+  NodeId last_recv_[2] = {kNone, kNone};
+  std::vector<NodeId> reductions_;
+  std::vector<Bucket> buckets_;
+  Bucket bucket_;
+  Bucket expert_bucket_{0, true};
+};
+
+}  // namespace
+
+Workload synthesize_training(const TransformerConfig& model, const ParallelPlan& plan) {
+  validate(plan, model);
+  Workload w(plan.ranks());
+  Orchestrator orchestrator(model, plan, w);
+  // Exact capacity first: the arrays never grow by doubling (at 10^7 nodes that is half the
+  // memory).
+  std::uint64_t nodes = 0, deps = 0;
+  for (std::uint32_t stage = 0; stage < plan.pp; ++stage) {
+    const auto [n, d] = orchestrator.count_rank(plan.rank(0, 0, stage));
+    nodes += n * plan.tp * plan.dp;
+    deps += d * plan.tp * plan.dp;
+  }
+  w.reserve(nodes, deps);
+  for (std::uint32_t r = 0; r < plan.ranks(); ++r) orchestrator.build_rank(r);
+  return w;
+}
+
+}  // namespace loom::workload::synthesis

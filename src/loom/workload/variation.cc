@@ -1,0 +1,93 @@
+#include "loom/workload/variation.h"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "loom/core/error.h"
+#include "loom/core/random.h"
+
+namespace loom::workload {
+namespace {
+
+// splitmix64's finaliser: a bijective 64-bit mix, so distinct keys give independent draws.
+std::uint64_t mix(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+// Uniform in [0, 1) from 53 bits of a key's hash.
+double unit(std::uint64_t seed, std::uint64_t key, std::uint64_t salt) {
+  return static_cast<double>(mix(mix(seed ^ salt) ^ key) >> 11) * 0x1.0p-53;
+}
+
+void check_range(const char* chance_name, double chance, const char* min_name, double min, double max) {
+  if (!(chance >= 0 && chance <= 1)) {
+    throw UserError(fmt::format("variation: {} is {}, expected a probability in [0, 1]", chance_name, chance));
+  }
+  if (!(min > 0 && min <= max)) {
+    throw UserError(fmt::format("variation: {} range [{}, {}] is invalid, expected 0 < min <= max", min_name, min,
+                                max));
+  }
+}
+
+bool matches(const Straggler& s, const Node& n) {
+  return s.rank == n.rank && (s.layer == kNoIndex || s.layer == n.layer) &&
+         (s.micro_batch == kNoIndex || s.micro_batch == n.micro_batch) &&
+         (s.iteration == kAnyIteration || s.iteration == n.iteration);
+}
+
+}  // namespace
+
+VariationResult apply_variation(Workload& workload, const VariationSpec& spec) {
+  check_range("compute_slowdown_chance", spec.compute_slowdown_chance, "compute_slowdown", spec.compute_slowdown_min,
+              spec.compute_slowdown_max);
+  check_range("nic_slowdown_chance", spec.nic_slowdown_chance, "nic_slowdown", spec.nic_slowdown_min,
+              spec.nic_slowdown_max);
+  for (const Straggler& s : spec.stragglers) {
+    if (s.rank >= workload.rank_count()) {
+      throw UserError(fmt::format("variation: straggler rank {} is outside 0..{}", s.rank, workload.rank_count() - 1));
+    }
+    if (!(s.factor > 0)) throw UserError(fmt::format("variation: straggler factor {} must be positive", s.factor));
+  }
+  constexpr std::uint64_t kComputeSalt = 0x636f6d70757465ull;  // "compute"
+  constexpr std::uint64_t kFactorSalt = 0x666163746f72ull;     // "factor"
+  VariationResult result;
+  for (NodeId id = 0; id < workload.node_count(); ++id) {
+    Node& n = workload.mutable_node(id);
+    if (n.kind != NodeKind::kCompute || n.duration == Time::zero()) continue;
+    double factor = 1.0;
+    if (spec.compute_slowdown_chance > 0) {
+      const std::uint64_t key = (std::uint64_t{n.rank} << 32) ^ (std::uint64_t{n.layer} << 16) ^ n.micro_batch ^
+                                (mix(n.iteration) << 1);
+      if (unit(spec.seed, key, kComputeSalt) < spec.compute_slowdown_chance) {
+        factor *= spec.compute_slowdown_min +
+                  (spec.compute_slowdown_max - spec.compute_slowdown_min) * unit(spec.seed, key, kFactorSalt);
+      }
+    }
+    for (const Straggler& s : spec.stragglers) {
+      if (matches(s, n)) factor *= s.factor;
+    }
+    if (factor == 1.0) continue;
+    const Time before = n.duration;
+    n.duration = Time::ps(static_cast<std::int64_t>(std::llround(static_cast<double>(before.picoseconds()) * factor)));
+    result.added += n.duration - before;
+    ++result.slowed_nodes;
+  }
+  if (spec.nic_slowdown_chance > 0) {
+    RandomStream rng(spec.seed, "variation.nic");
+    for (std::uint32_t r = 0; r < workload.rank_count(); ++r) {
+      const bool slowed = rng.bernoulli(spec.nic_slowdown_chance);
+      const double draw = rng.uniform();
+      if (slowed) {
+        result.nic_slowdowns.push_back(
+            {r, spec.nic_slowdown_min + (spec.nic_slowdown_max - spec.nic_slowdown_min) * draw});
+      }
+    }
+  }
+  return result;
+}
+
+}  // namespace loom::workload

@@ -1,0 +1,35 @@
+// Loading a workload from a file in any format Loom reads, by name or by explicit format:
+//   SimAI / AICB text (simai/simai_text.h)   a path ending in ".txt"
+//   Chakra traces (chakra/chakra_reader.h)    a prefix with "<prefix>.0.et", or one ".et" file
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "loom/workload/import_warnings.h"
+#include "loom/workload/workload.h"
+
+namespace loom::workload {
+
+enum class FileFormat : std::uint8_t { kAuto, kChakra, kSimai };
+// "auto", "chakra", "simai"; anything else is a UserError listing them.
+FileFormat parse_file_format(std::string_view text);
+
+struct LoadOptions {
+  FileFormat format = FileFormat::kAuto;
+  std::optional<std::uint32_t> simai_ranks;  // SimAI text: rank count (overrides all_gpus)
+};
+
+struct LoadedWorkload {
+  Workload workload;
+  std::vector<ImportWarning> warnings;
+  std::string format;  // "chakra" or "simai"
+};
+
+// UserError if the format cannot be told from the path, or from the loader.
+LoadedWorkload load_workload(const std::string& path, const LoadOptions& options = {});
+
+}  // namespace loom::workload

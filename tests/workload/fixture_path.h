@@ -1,0 +1,28 @@
+// Locating the shared fixtures (../shared/fixtures beside the checkout); tests skip when absent.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+namespace loom::workload::testing {
+
+inline std::string fixture(const std::string& relative) {
+  return std::string(LOOM_SOURCE_DIR) + "/../shared/fixtures/" + relative;
+}
+
+inline bool has_fixture(const std::string& relative) { return std::filesystem::exists(fixture(relative)); }
+
+#define LOOM_REQUIRE_FIXTURE(relative)                                                        \
+  do {                                                                                        \
+    if (!::loom::workload::testing::has_fixture(relative)) GTEST_SKIP() << "fixture missing: " << (relative); \
+  } while (false)
+
+// A fresh, empty directory under the system temp dir for files a test writes.
+inline std::filesystem::path scratch_dir(const std::string& name) {
+  const auto dir = std::filesystem::temp_directory_path() / ("loom_workload_test_" + name);
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+}  // namespace loom::workload::testing
