@@ -9,6 +9,8 @@
 
 #include "collective_command.h"
 #include "commands.h"
+#include "topo_command.h"
+#include "workload_command.h"
 #include "loom/core/error.h"
 
 namespace {
@@ -19,6 +21,9 @@ constexpr const char* kExamples = R"(Examples:
   loom run exp.yaml --set network.mode=analytical --set topology.hosts=16 --seed 7
   loom list                                  blueprints, parameters, defaults and model names
   loom collective explain --op all-reduce --size 64MiB --ranks 8 --gpu h100
+  loom topo generate clos --hosts 4096 --gpus-per-host 8 --tiers 3 --nic-bandwidth 400Gbps -o clos.yaml
+  loom topo show clos.yaml
+  loom workload generate --model gpt-175b --tp 8 --pp 8 --dp 16 -o gpt175b
   loom version
 
 Exit codes: 0 success, 2 bad arguments or input (one line on stderr), 3 internal error.)";
@@ -46,6 +51,9 @@ int main(int argc, char** argv) {
   CLI::App* list = app.add_subcommand("list", "List blueprints, their parameters and defaults, and model names.");
   CLI::App* version = app.add_subcommand("version", "Print Loom's version and git revision.");
   const loom::app::CollectiveCommand collective(app);
+  loom::app::TopoArguments topo_args;
+  CLI::App* topo = loom::app::add_topo_command(app, topo_args);
+  const auto workload = loom::app::add_workload_command(app);
 
   try {
     app.parse(argc, argv);
@@ -62,6 +70,8 @@ int main(int argc, char** argv) {
     if (list->parsed()) return loom::app::list_command();
     if (version->parsed()) return loom::app::version_command();
     if (collective.parsed()) return collective.run();
+    if (topo->parsed()) return loom::app::topo_command(topo_args);
+    if (workload->parsed()) return workload->run();
   } catch (const loom::UserError& e) {
     return report_error(e.what(), 2);
   } catch (const loom::InternalError& e) {

@@ -160,6 +160,36 @@ TEST(Experiment, TheSameExperimentRunsInFlowModeAndAgreesWhereNothingIsShared) {
   EXPECT_LE(summary["network"]["hot_links"][0]["mean_utilisation"].get<double>(), 1.0 + 1e-9);
 }
 
+TEST(Experiment, TrainingWorkloadsAreSynthesisedTimedAndRun) {
+  const std::string text =
+      "topology: {blueprint: single-switch, hosts: 2, gpus_per_host: 8}\n"
+      "workload: {type: training, model: gpt-13b, tp: 8, pp: 2, global_batch: 4}\n"
+      "collective: {algorithm: ring}\n";
+  const Outcome outcome = run_text(text, {"output.dir=" + scratch_dir("training").string()});
+  const auto summary = nlohmann::json::parse(read_file(outcome.summary_path));
+  // Six communication streams (TP, PP in/out per direction, DP) are provisioned automatically.
+  EXPECT_EQ(summary["config"]["system"]["comm_streams"], 6);
+  EXPECT_EQ(summary["config"]["workload"]["compute"]["gpu"], "H100");
+  ASSERT_EQ(outcome.metrics.iteration_times.size(), 1u);
+  EXPECT_GT(outcome.metrics.critical_compute, Time::zero());
+  // Two stages with four micro-batches: the last stage also computes the logits, and the
+  // pipeline leaves both stages idle for part of the step.
+  EXPECT_GT(outcome.metrics.ranks[8].compute, outcome.metrics.ranks[0].compute);
+  EXPECT_GT(outcome.metrics.ranks[0].idle, Time::zero());
+  EXPECT_GT(outcome.metrics.ranks[8].idle, Time::zero());
+}
+
+TEST(Experiment, TraceWorkloadsLoadChakraFixtures) {
+  const fs::path fixture = fs::path(LOOM_SOURCE_DIR) / "../shared/fixtures/chakra/astra-sim_microbench_all_reduce_8npus_1MB";
+  if (!fs::exists(fixture)) GTEST_SKIP() << "shared fixtures not found at " << fixture << " (a user's clone)";
+  const std::string text = "topology: {hosts: 1, gpus_per_host: 8}\nworkload: {type: trace, file: " +
+                           (fixture / "all_reduce").string() + "}\n";
+  const Outcome outcome = run_text(text, {"output.dir=" + scratch_dir("trace").string()});
+  ASSERT_EQ(outcome.result.collectives.size(), 1u);
+  EXPECT_EQ(outcome.result.collectives[0].bytes, 1u << 20);
+  EXPECT_EQ(outcome.result.collectives[0].members, 8u);
+}
+
 TEST(Experiment, EveryCatalogParameterIsAnExperimentKeyWithItsDocumentedDefault) {
   for (const topology::BlueprintInfo& blueprint : topology::blueprint_catalog()) {
     // Absent keys: the effective configuration must show the catalog's defaults.

@@ -9,6 +9,7 @@
 #include "loom/core/simulator.h"
 #include "loom/experiment/sections.h"
 #include "loom/experiment/link_monitor.h"
+#include "loom/experiment/workload_sections.h"
 #include "loom/network/analytical.h"
 #include "loom/network/flow/flow_backend.h"
 #include "loom/report/summary.h"
@@ -22,13 +23,18 @@ Experiment load(config::Document& document) {
   config::Reader root = document.root();
   Experiment e;
   e.seed = root.optional<std::uint64_t>("seed", e.seed);
-  e.topology = read_topology(root.child("topology"));
-  e.workload = read_workload(root.child("workload"), e.topology.gpu_count());
+  e.topology = read_topology(root.child("topology"), std::filesystem::path(document.source_name()).parent_path());
+  const std::filesystem::path base_dir = std::filesystem::path(document.source_name()).parent_path();
+  LoadedWorkloadSection loaded = read_workload_section(root.child("workload"), e.topology.gpu_count(), base_dir);
+  e.workload = std::move(loaded.workload);
+  e.warnings = std::move(loaded.warnings);
   e.runtime = read_collective(root.child_or_empty("collective"));
   e.runtime.flow_hash_seed = e.seed;
   {
     config::Reader system = root.child_or_empty("system");
-    const std::uint64_t streams = system.optional<std::uint64_t>("comm_streams", e.runtime.comm_streams);
+    // By default as many communication streams as the workload uses (at least 2).
+    const std::uint64_t streams =
+        system.optional<std::uint64_t>("comm_streams", std::max<std::uint32_t>(2, loaded.comm_streams_needed));
     if (streams < 1 || streams > 64) system.fail("comm_streams", fmt::format("must be between 1 and 64, got {}", streams));
     e.runtime.comm_streams = static_cast<std::uint32_t>(streams);
     system.finish();
@@ -84,6 +90,7 @@ Outcome run(const Experiment& e) {
 
   system::Runtime runtime(simulator, e.topology, e.workload, *backend, e.runtime);
   Outcome outcome;
+  outcome.warnings = e.warnings;
   outcome.result = runtime.run();
   outcome.metrics = system::compute_metrics(e.workload, outcome.result);
   outcome.entries = report::entry_stats(e.workload, outcome.result);

@@ -4,7 +4,7 @@
 // Sections (see README.md at the project root for every key and default):
 //   seed        the experiment seed (default 1); every random stream derives from it
 //   topology    a blueprint and its parameters
-//   workload    what the ranks run (today: type microbenchmark)
+//   workload    what the ranks run: microbenchmark, training (synthesised) or trace (a file)
 //   collective  default algorithm and its options
 //   system      comm_streams: communication streams per rank
 //   network     mode: analytical | flow; flow: the flow backend's parameters
@@ -54,6 +54,7 @@ struct Experiment {
   network::flow::FlowParams flow;
   OutputOptions output;
   nlohmann::json effective_config;
+  std::vector<std::string> warnings;  // from loading inputs (e.g. a real trace's oddities)
 };
 
 // Reads every section of `document` (overrides already applied) and checks for unknown keys.
@@ -65,6 +66,7 @@ struct Outcome {
   std::vector<report::EntryStats> entries;
   std::filesystem::path summary_path;
   std::vector<report::WrittenFile> files;  // the other files written
+  std::vector<std::string> warnings;        // the experiment's warnings
 };
 
 // Simulates the experiment and writes its results into its output directory.

@@ -8,7 +8,8 @@
 
 #include "loom/collective/gpu_model.h"
 #include "loom/collective/protocol.h"
-#include "loom/topology/blueprints.h"
+#include "loom/topology/config_parameters.h"
+#include "loom/topology/topology_io.h"
 #include "loom/workload/microbenchmark.h"
 
 namespace loom::experiment {
@@ -33,19 +34,6 @@ std::uint32_t read_required_count(config::Reader& s, std::string_view key) {
   return static_cast<std::uint32_t>(value);
 }
 
-topology::HostParams read_host(config::Reader& s) {
-  topology::HostParams h;
-  h.gpus_per_host = read_count(s, "gpus_per_host", h.gpus_per_host);
-  h.nvlink_bandwidth = s.optional<Bandwidth>("nvlink_bandwidth", h.nvlink_bandwidth);
-  h.nvlink_latency = s.optional<Time>("nvlink_latency", h.nvlink_latency);
-  h.nvswitch_latency = s.optional<Time>("nvswitch_latency", h.nvswitch_latency);
-  h.pcie_bandwidth = s.optional<Bandwidth>("pcie_bandwidth", h.pcie_bandwidth);
-  h.pcie_latency = s.optional<Time>("pcie_latency", h.pcie_latency);
-  h.nic_bandwidth = s.optional<Bandwidth>("nic_bandwidth", h.nic_bandwidth);
-  h.nic_latency = s.optional<Time>("nic_latency", h.nic_latency);
-  return h;
-}
-
 // Errors from a builder name the parameter but not the file; place them at the section.
 template <class Build>
 auto located(config::Reader& s, Build build) {
@@ -59,29 +47,14 @@ auto located(config::Reader& s, Build build) {
 
 }  // namespace
 
-topology::Topology read_topology(config::Reader s) {
-  static constexpr std::array<std::string_view, 2> kBlueprints = {"single-switch", "leaf-spine"};
-  const std::string blueprint = s.choice("blueprint", kBlueprints, "single-switch");
-  if (blueprint == "single-switch") {
-    topology::SingleSwitchParams p;
-    p.hosts = read_count(s, "hosts", p.hosts);
-    p.host = read_host(s);
-    p.link_latency = s.optional<Time>("link_latency", p.link_latency);
-    p.switch_latency = s.optional<Time>("switch_latency", p.switch_latency);
-    s.finish();
-    return located(s, [&] { return topology::make_single_switch(p); });
-  }
-  topology::LeafSpineParams p;
-  p.hosts = read_count(s, "hosts", p.hosts);
-  p.host = read_host(s);
-  p.hosts_per_leaf = read_count(s, "hosts_per_leaf", p.hosts_per_leaf);
-  p.spines = read_count(s, "spines", p.spines);
-  p.links_per_pair = read_count(s, "links_per_pair", p.links_per_pair);
-  p.spine_link_bandwidth = s.optional<Bandwidth>("spine_link_bandwidth", p.spine_link_bandwidth);
-  p.link_latency = s.optional<Time>("link_latency", p.link_latency);
-  p.switch_latency = s.optional<Time>("switch_latency", p.switch_latency);
+topology::Topology read_topology(config::Reader s, const std::filesystem::path& base_dir) {
+  if (!s.has("file")) return topology::read_blueprint(s, "single-switch");
+  // A topology file, relative to the experiment file's folder.
+  std::filesystem::path path = s.required<std::string>("file");
+  if (path.is_relative()) path = base_dir / path;
+  const std::string format = s.choice("format", topology::topology_format_names(), "auto");
   s.finish();
-  return located(s, [&] { return topology::make_leaf_spine(p); });
+  return located(s, [&] { return topology::load_topology(path.string(), topology::parse_topology_format(format)); });
 }
 
 namespace {
@@ -133,9 +106,7 @@ workload::CollectiveEntry read_entry(config::Reader c, const std::vector<workloa
 
 }  // namespace
 
-workload::Workload read_workload(config::Reader s, std::uint32_t gpu_count) {
-  static constexpr std::array<std::string_view, 1> kTypes = {"microbenchmark"};
-  s.choice("type", kTypes, "microbenchmark");
+workload::Workload read_microbenchmark(config::Reader& s, std::uint32_t gpu_count) {
   const std::uint32_t ranks = read_count(s, "ranks", gpu_count, 1, gpu_count);
   workload::MicrobenchmarkSpec spec;
   if (auto groups = s.optional_child("groups")) {

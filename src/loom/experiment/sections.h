@@ -2,6 +2,8 @@
 // defaults and checks are in one place.
 #pragma once
 
+#include <filesystem>
+
 #include "loom/config/document.h"
 #include "loom/network/flow/flow_params.h"
 #include "loom/system/runtime.h"
@@ -10,9 +12,11 @@
 
 namespace loom::experiment {
 
-topology::Topology read_topology(config::Reader section);
-// `gpu_count` bounds the ranks; `ranks` (default: every GPU) may use fewer.
-workload::Workload read_workload(config::Reader section, std::uint32_t gpu_count);
+// A blueprint and its parameters, or `file:` (relative to `base_dir`) with an optional `format:`.
+topology::Topology read_topology(config::Reader section, const std::filesystem::path& base_dir);
+// A microbenchmark workload section (its `type` already read). `gpu_count` bounds the ranks;
+// `ranks` (default: every GPU) may use fewer.
+workload::Workload read_microbenchmark(config::Reader& section, std::uint32_t gpu_count);
 system::RuntimeOptions read_collective(config::Reader section);
 network::flow::FlowParams read_flow(config::Reader section);
 

@@ -1,0 +1,143 @@
+#include "loom/experiment/workload_sections.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "loom/core/error.h"
+#include "loom/experiment/sections.h"
+#include "loom/workload/compute/compute_model.h"
+#include "loom/workload/synthesis/training_step.h"
+#include "loom/workload/workload_files.h"
+
+namespace loom::experiment {
+
+namespace {
+
+namespace synthesis = workload::synthesis;
+namespace compute = workload::compute;
+
+std::uint32_t count(config::Reader& s, std::string_view key, std::uint32_t fallback) {
+  const std::uint64_t value = s.optional<std::uint64_t>(key, fallback);
+  if (value < 1 || value > 1'000'000) s.fail(key, fmt::format("must be between 1 and 1000000, got {}", value));
+  return static_cast<std::uint32_t>(value);
+}
+
+double fraction(config::Reader& s, std::string_view key, double fallback) {
+  const double value = s.optional<double>(key, fallback);
+  if (!(value > 0 && value <= 1)) s.fail(key, fmt::format("must be in (0, 1], got {}", value));
+  return value;
+}
+
+template <class Parse>
+auto parsed(config::Reader& s, std::string_view key, Parse parse, std::string_view fallback) {
+  const std::string text = s.optional<std::string>(key, std::string(fallback));
+  try {
+    return parse(text);
+  } catch (const UserError& e) {
+    s.fail(key, e.message());
+  }
+}
+
+compute::Params read_compute(config::Reader s) {
+  compute::Params p;
+  p.gpu = parsed(s, "gpu", [](const std::string& name) { return compute::find_gpu(name); }, p.gpu.name);
+  p.gemm_efficiency = fraction(s, "gemm_efficiency", p.gemm_efficiency);
+  p.attention_efficiency = fraction(s, "attention_efficiency", p.attention_efficiency);
+  p.elementwise_efficiency = fraction(s, "elementwise_efficiency", p.elementwise_efficiency);
+  p.other_efficiency = fraction(s, "other_efficiency", p.other_efficiency);
+  p.memory_efficiency = fraction(s, "memory_efficiency", p.memory_efficiency);
+  p.kernel_overhead = s.optional<Time>("kernel_overhead", p.kernel_overhead);
+  p.overwrite = s.optional<bool>("overwrite", p.overwrite);
+  s.finish();
+  return p;
+}
+
+std::uint32_t streams_used(const workload::Workload& w) {
+  std::uint32_t streams = 1;
+  for (workload::NodeId id = 0; id < w.node_count(); ++id) {
+    const workload::Node& n = w.node(id);
+    if (n.kind != workload::NodeKind::kCompute) streams = std::max<std::uint32_t>(streams, n.stream + 1u);
+  }
+  return streams;
+}
+
+workload::Workload read_training(config::Reader& s, std::uint32_t gpu_count) {
+  const synthesis::TransformerConfig model =
+      parsed(s, "model", [](const std::string& name) { return synthesis::find_transformer(name); }, "gpt-7b");
+  synthesis::ParallelPlan plan;
+  plan.tp = count(s, "tp", plan.tp);
+  plan.pp = count(s, "pp", plan.pp);
+  plan.dp = count(s, "dp", plan.dp);
+  plan.ep = count(s, "ep", plan.ep);
+  plan.sequence_parallel = s.optional<bool>("sequence_parallel", plan.sequence_parallel);
+  plan.schedule = parsed(s, "schedule", synthesis::parse_pipeline_schedule, synthesis::to_string(plan.schedule));
+  plan.virtual_stages = count(s, "virtual_stages", plan.virtual_stages);
+  plan.micro_batch = count(s, "micro_batch", plan.micro_batch);
+  plan.global_batch = count(s, "global_batch", plan.micro_batch * plan.dp * plan.pp);
+  plan.recompute = parsed(s, "recompute", synthesis::parse_recompute, synthesis::to_string(plan.recompute));
+  plan.dtype = parsed(s, "dtype", workload::parse_data_type, workload::to_string(plan.dtype));
+  plan.grad_dtype = parsed(s, "grad_dtype", workload::parse_data_type, workload::to_string(plan.grad_dtype));
+  plan.distributed_optimizer = s.optional<bool>("distributed_optimizer", plan.distributed_optimizer);
+  plan.dp_bucket_bytes = s.optional<config::Size>("dp_bucket", plan.dp_bucket_bytes);
+  plan.overlap_grad_reduce = s.optional<bool>("overlap_grad_reduce", plan.overlap_grad_reduce);
+  plan.iterations = count(s, "iterations", plan.iterations);
+  if (plan.ranks() > gpu_count) {
+    s.fail("", fmt::format("tp x pp x dp = {} ranks, but the topology has only {} GPUs", plan.ranks(), gpu_count));
+  }
+  const compute::Params compute_params = read_compute(s.child_or_empty("compute"));
+  s.finish();
+  try {
+    synthesis::validate(plan, model);
+    workload::Workload w = synthesis::synthesize_training(model, plan);
+    compute::assign_durations(w, compute_params);
+    return w;
+  } catch (const UserError& e) {
+    if (e.where().known()) throw;
+    throw e.located(s.location());
+  }
+}
+
+LoadedWorkloadSection read_trace(config::Reader& s, std::uint32_t gpu_count, const std::filesystem::path& base_dir) {
+  std::filesystem::path path = s.required<std::string>("file");
+  if (path.is_relative()) path = base_dir / path;
+  workload::LoadOptions options;
+  options.format = parsed(s, "format", workload::parse_file_format, "auto");
+  if (s.has("ranks")) options.simai_ranks = count(s, "ranks", 1);
+  const compute::Params compute_params = read_compute(s.child_or_empty("compute"));
+  s.finish();
+  LoadedWorkloadSection out;
+  try {
+    workload::LoadedWorkload loaded = workload::load_workload(path.string(), options);
+    compute::assign_durations(loaded.workload, compute_params);
+    for (const auto& w : loaded.warnings) out.warnings.push_back(workload::to_string(w));
+    out.workload = std::move(loaded.workload);
+  } catch (const UserError& e) {
+    if (e.where().known()) throw;
+    throw e.located(s.location_of("file"));
+  }
+  if (out.workload.rank_count() > gpu_count) {
+    s.fail("file", fmt::format("the trace has {} ranks, but the topology has only {} GPUs", out.workload.rank_count(),
+                               gpu_count));
+  }
+  return out;
+}
+
+}  // namespace
+
+LoadedWorkloadSection read_workload_section(config::Reader s, std::uint32_t gpu_count,
+                                            const std::filesystem::path& base_dir) {
+  const std::string type = s.choice("type", {"microbenchmark", "training", "trace"}, "microbenchmark");
+  LoadedWorkloadSection out;
+  if (type == "microbenchmark") {
+    out.workload = read_microbenchmark(s, gpu_count);
+  } else if (type == "training") {
+    out.workload = read_training(s, gpu_count);
+  } else {
+    out = read_trace(s, gpu_count, base_dir);
+  }
+  out.comm_streams_needed = streams_used(out.workload);
+  return out;
+}
+
+}  // namespace loom::experiment

@@ -1,0 +1,30 @@
+// Reading the experiment file's `workload:` section: which workload the ranks run.
+//
+//   type: microbenchmark   collectives on named rank groups (sections.h: read_microbenchmark)
+//   type: training         a transformer training step synthesised from model x parallelism
+//                          (model preset, tp, pp, dp, ep, schedule, batches, recompute, ...)
+//   type: trace            a workload file: Chakra ET prefix or SimAI/AICB text (`file:`)
+// Training and trace workloads get compute durations from the roofline compute model
+// (`compute:` gpu and efficiencies) for nodes that have FLOPs but no measured duration.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "loom/config/document.h"
+#include "loom/workload/workload.h"
+
+namespace loom::experiment {
+
+struct LoadedWorkloadSection {
+  workload::Workload workload{1};
+  std::uint32_t comm_streams_needed = 1;  // streams the workload's nodes use
+  std::vector<std::string> warnings;      // from importing a trace
+};
+
+// `gpu_count` bounds the ranks; relative trace paths are resolved against `base_dir`.
+LoadedWorkloadSection read_workload_section(config::Reader section, std::uint32_t gpu_count,
+                                            const std::filesystem::path& base_dir);
+
+}  // namespace loom::experiment
