@@ -1,0 +1,268 @@
+// The packet-level RoCEv2 fabric: links, switch egress ports with priority FIFO queues, ECN,
+// a shared-buffer MMU with PFC, and NICs running queue pairs with window + rate control,
+// ACK/NACK, go-back-N and congestion control. Time is integer picoseconds.
+//
+// Model.
+//  - Every directed link has an egress port at its source: 8 FIFO queues served in strict
+//    priority (0 first); queue 0 carries control packets when ACKs are high priority, data
+//    uses params.data_priority. A packet of w wire bytes occupies the port for
+//    serialization_time(w, bandwidth) and arrives at the far node link latency later (plus the
+//    far node's forwarding latency when it forwards): store and forward.
+//  - Forwarding nodes: an arriving data packet is admitted by the SharedBuffer (PFC on: pauses
+//    the upstream port of its ingress link when the threshold or headroom is hit and resumes it
+//    with hysteresis; PFC off: tail drop when the buffer or `egress_limit` is exceeded), may be
+//    dropped by the link's error rate, and is queued at the next link of its path. On dequeue:
+//    ECN RED marking on the queue's bytes (kmin, kmax, pmax per link speed), HPCC telemetry.
+//    PAUSE/RESUME take effect at the upstream port one pause-frame serialisation plus the link
+//    latency later.
+//  - Faults: a link's error_rate drops packets arriving over it at random; set_cable_up takes a
+//    cable down (its queues and every packet reaching it are dropped) and reroute moves a QP.
+//  - Routes are source routes: each QP has its forward path and its ACK path (lists of links
+//    from topology::Routing, so per-flow ECMP happens there, per QP flow hash).
+//  - A QP's line rate is its first link's bandwidth, or the NIC's wire bandwidth when the
+//    endpoint (a GPU) reaches the fabric through a NIC node.
+//  - A NIC (the egress port of an endpoint) sends queued control packets first, then data
+//    from its QPs in round robin: a QP may send when it has bytes left, its in-flight bytes are
+//    below its window (BDP, scaled by rate / line rate when variable) and its pacing time has
+//    come; after a packet of w bytes it waits w * 8 / rate.
+//  - Receiver: in-order data advances the expected sequence and is ACKed every ack_interval
+//    packets and at the end (ACKs echo ECN marks and carry telemetry); a gap is NACKed (at
+//    most once per nack_interval per sequence); a duplicate is re-ACKed. Sender: ACKs advance
+//    snd_una, a NACK (or retransmit_timeout without progress) sends again from snd_una.
+//
+// Hot path: packets from a PacketPool (no allocation once warm), events through the Simulator
+// with member-function thunks: one arrival per packet hop, plus a transmit-done event only
+// when something waits behind the packet (a busy port remembers when it frees up, and a packet
+// queued behind it schedules the wake-up), so an uncongested hop costs one event. No virtual
+// calls per packet, no hashing per packet. The listener is called once per QP.
+// Deterministic: one random stream (ECN, link errors) seeded from params.seed.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "loom/core/random.h"
+#include "loom/core/simulator.h"
+#include "loom/network/packet/congestion_control.h"
+#include "loom/network/packet/packet_params.h"
+#include "loom/network/packet/packet_pool.h"
+#include "loom/network/packet/shared_buffer.h"
+#include "loom/topology/topology.h"
+
+namespace loom::network::packet {
+
+using QpId = std::uint32_t;
+// Longest path (links) a QP may use.
+inline constexpr std::uint32_t kMaxPathLinks = 16;
+inline constexpr std::uint32_t kQueues = 8;
+
+// Told once per QP about its end. Both calls run inside simulator events.
+class FabricListener {
+ public:
+  // The receiver holds every byte of `qp`.
+  virtual void on_qp_delivered(QpId qp, std::uint64_t tag) = 0;
+  // The sender holds the ACK of the last byte; `qp`'s id is reused after this returns.
+  virtual void on_qp_acked(QpId qp, std::uint64_t tag) = 0;
+
+ protected:
+  ~FabricListener() = default;
+};
+
+struct QpSpec {
+  std::span<const topology::LinkId> forward;  // src endpoint ... dst endpoint
+  std::span<const topology::LinkId> reverse;  // dst endpoint ... src endpoint (ACKs)
+  Bytes bytes = 0;                            // > 0
+  std::uint64_t tag = 0;                      // handed back to the listener
+  Time base_rtt;                              // zero: base_rtt(forward)
+  Bytes window = 0;                           // BDP for the window and HPCC; zero: computed
+};
+
+// Totals since construction.
+struct FabricCounters {
+  std::uint64_t data_packets = 0;      // data packets a NIC put on the wire (retransmits too)
+  std::uint64_t data_packet_hops = 0;  // data packets transmitted on any link
+  std::uint64_t control_packets = 0;   // ACKs and NACKs sent
+  std::uint64_t retransmitted_bytes = 0;
+  std::uint64_t delivered_bytes = 0;   // in-order payload accepted by receivers
+  std::uint64_t drops = 0;             // buffer, egress-limit and link-error drops
+  std::uint64_t ecn_marks = 0;
+  std::uint64_t cnps = 0;              // ECN echoes reaching senders
+  std::uint64_t nacks = 0;
+  std::uint64_t timeouts = 0;
+  std::uint64_t pauses = 0;            // PAUSE frames received by ports
+  std::uint64_t resumes = 0;
+};
+
+// A PAUSE or RESUME taking effect at the port of `link` (HPCC's pfc.txt records these).
+struct PfcEvent {
+  Time time;
+  topology::LinkId link = 0;
+  bool pause = false;
+};
+
+class Fabric {
+ public:
+  Fabric(Simulator& simulator, const topology::Topology& topology, const PacketParams& params);
+  Fabric(const Fabric&) = delete;
+  Fabric& operator=(const Fabric&) = delete;
+
+  void set_listener(FabricListener* listener) { listener_ = listener; }
+  // Keep every PAUSE/RESUME in pfc_events() (off by default).
+  void record_pfc_events(bool on) { record_pfc_ = on; }
+
+  // Starts a queue pair now. Throws UserError for a path longer than kMaxPathLinks links.
+  QpId add_qp(const QpSpec& spec);
+
+  // Takes the cable of `link` (both directions) down, or brings it back. Going down drops the
+  // packets queued at both ports and every packet reaching the cable later (those on the wire
+  // too); QPs crossing it lose packets until re-routed (their go-back-N recovers the bytes).
+  void set_cable_up(topology::LinkId link, bool up);
+  bool link_up(topology::LinkId link) const { return !ports_[link].down; }
+  // The current paths of an active QP.
+  std::span<const topology::LinkId> qp_path(QpId qp, bool forward) const;
+  // Moves an active QP onto new paths (same endpoints); its packets still on the old paths are
+  // dropped when they next arrive anywhere. Throws UserError for a path over kMaxPathLinks.
+  void reroute(QpId qp, std::span<const topology::LinkId> forward, std::span<const topology::LinkId> reverse);
+
+  // HPCC's base RTT of a path: twice the one-way latency (links plus forwarding nodes) plus one
+  // MTU payload's serialisation on every forward link.
+  Time base_rtt(std::span<const topology::LinkId> forward) const;
+  // One transfer of `bytes` alone at line rate over `path`, until its last byte arrives: the
+  // first packet is stored and forwarded at every hop, the others follow at the bottleneck:
+  //   sum_h (ser(w_1, B_h) + delay_h) + sum_{p >= 2} ser(w_p, min_h B_h).
+  Time ideal_one_way(std::span<const topology::LinkId> path, Bytes bytes) const;
+  // Bottleneck bandwidth of a path.
+  Bandwidth bottleneck(std::span<const topology::LinkId> path) const;
+  // Bytes on the wire for `payload` bytes of data (headers and, under HPCC, telemetry).
+  Bytes data_wire_bytes(Bytes payload) const;
+
+  // Live state, for monitors and tests.
+  Time qp_start(QpId qp) const { return qps_[qp].start; }
+  double qp_rate(QpId qp) const { return qps_[qp].cc.rate; }
+  // In-order payload bytes the receiver of `qp` holds.
+  std::uint64_t qp_received(QpId qp) const { return qps_[qp].rcv_nxt; }
+  bool qp_active(QpId qp) const { return qp < qps_.size() && qps_[qp].active; }
+  // QP ids in use are below qp_slots(); active_qps() of them are running.
+  std::uint32_t qp_slots() const { return static_cast<std::uint32_t>(qps_.size()); }
+  std::uint32_t active_qps() const { return active_qps_; }
+  std::uint64_t qp_tag(QpId qp) const { return qps_[qp].tag; }
+  std::uint64_t queue_bytes(topology::LinkId link) const { return ports_[link].bytes; }
+  std::uint64_t tx_bytes(topology::LinkId link) const { return ports_[link].tx_bytes; }
+  std::uint64_t peak_queue_bytes(topology::LinkId link) const { return ports_[link].peak; }
+  const FabricCounters& counters() const { return counters_; }
+  const std::vector<PfcEvent>& pfc_events() const { return pfc_events_; }
+  const SharedBuffer& shared_buffer() const { return buffer_; }
+  const topology::Topology& topology() const { return topology_; }
+  std::size_t packets_in_flight() const { return pool_.live(); }
+  // Bytes of heap held by packets, ports, QPs and the MMU.
+  std::size_t memory_bytes() const;
+  static constexpr std::size_t bytes_per_qp() { return sizeof(Qp) + 2 * kMaxPathLinks * sizeof(topology::LinkId); }
+  static constexpr std::size_t bytes_per_packet() { return sizeof(Packet); }
+
+ private:
+  struct Port {
+    PacketId head[kQueues];
+    PacketId tail[kQueues];
+    std::uint64_t queue[kQueues] = {};  // bytes per queue
+    std::uint64_t bytes = 0;            // bytes over all queues
+    std::uint64_t tx_bytes = 0;         // bytes sent so far
+    std::uint64_t peak = 0;             // most bytes ever queued
+    std::uint8_t nonempty = 0;          // bit per queue holding packets
+    Time delay;                         // latency + far node's forwarding latency
+    std::uint64_t bps = 0;
+    std::uint32_t ps_per_byte = 0;      // exact serialisation per byte, 0 if not whole
+    std::uint32_t kmin = 0, kmax = 0;
+    double pmax = 0;
+    std::uint32_t nic = 0xffffffffu;    // index in nics_ when the source is an endpoint
+    std::uint8_t paused = 0;            // bit per queue paused by the far end
+    Time busy_until;                    // the current packet's last bit leaves then
+    bool wake_pending = false;          // an on_transmit_done event is scheduled
+    bool forwarding_source = false;     // the source forwards (switch, NIC node)
+    bool down = false;                  // the cable is down
+    bool forwarding_target = false;     // the destination forwards
+    float error_rate = 0;
+  };
+  struct Nic {
+    std::vector<QpId> qps;  // active senders on this port, served round robin
+    std::uint32_t cursor = 0;
+    Time wake_at;
+    EventId wake;
+  };
+  struct Qp {
+    std::uint64_t size = 0;
+    std::uint64_t snd_nxt = 0, snd_una = 0, rcv_nxt = 0;
+    std::uint64_t sent_high = 0;  // highest byte ever sent (beyond: new data; below: resent)
+    std::uint64_t last_nack_seq = 0;
+    std::uint64_t tag = 0;
+    double window = 0;  // bytes; 0 = unlimited
+    Time start, next_avail, last_progress, nack_time;
+    EventId decrease, increase, timeout;
+    std::uint32_t generation = 0;
+    std::uint32_t rx_unacked = 0;
+    std::uint32_t packets_alive = 0;  // its data packets and ACKs anywhere in the fabric
+    std::uint8_t forward_len = 0, reverse_len = 0;
+    std::uint8_t route_epoch = 0;
+    bool rx_marked = false, delivered = false, active = false;
+    CcState cc;
+  };
+
+  // event handlers
+  void on_arrive(std::uint64_t packet);
+  void on_transmit_done(std::uint64_t link);
+  void on_wake(std::uint64_t link);
+  void on_pfc(std::uint64_t link_and_pause);
+  void on_decrease(std::uint64_t qp_ref);
+  void on_increase(std::uint64_t qp_ref);
+  void on_timeout(std::uint64_t qp_ref);
+
+  void try_transmit(topology::LinkId link);
+  void transmit(topology::LinkId link, PacketId id);
+  void enqueue(topology::LinkId link, PacketId id);
+  PacketId dequeue(Port& port);
+  PacketId next_data_packet(topology::LinkId link);
+  void forward(PacketId id, topology::LinkId arrived_on);
+  void receive_data(PacketId id);
+  void receive_ack(PacketId id);
+  void send_control(PacketId id, PacketKind kind, std::uint64_t seq, bool echo);
+  void send_pfc(topology::LinkId link, bool pause);
+  void drop(PacketId id);
+  // Returns a QP's packet to the pool (and the QP's slot once finished and empty).
+  void release(PacketId id);
+  void flush(topology::LinkId link);
+  void store_paths(QpId qp, std::span<const topology::LinkId> forward, std::span<const topology::LinkId> reverse);
+  void finish_sender(QpId qp);
+  void schedule_decrease(QpId qp, Time when);
+  bool qp_ref_live(std::uint64_t ref) const;
+  std::uint64_t qp_ref(QpId qp) const { return qp | (std::uint64_t{qps_[qp].generation} << 32); }
+  const topology::LinkId* forward_path(QpId qp) const { return paths_.data() + std::size_t{qp} * 2 * kMaxPathLinks; }
+  const topology::LinkId* reverse_path(QpId qp) const { return forward_path(qp) + kMaxPathLinks; }
+  Time serialization(const Port& port, std::uint32_t bytes) const;
+  bool window_bound(const Qp& qp) const;
+
+  Simulator& simulator_;
+  const topology::Topology& topology_;
+  PacketParams params_;
+  CongestionControl cc_;
+  SharedBuffer buffer_;
+  PacketPool pool_;
+  RandomStream random_;
+  FabricListener* listener_ = nullptr;
+  std::vector<Port> ports_;       // by link id
+  std::vector<Nic> nics_;
+  std::vector<double> link_bps_;  // by link id
+  std::vector<Qp> qps_;
+  std::vector<topology::LinkId> paths_;  // per QP: forward then reverse, kMaxPathLinks each
+  std::vector<QpId> free_qps_;
+  FabricCounters counters_;
+  std::vector<PfcEvent> pfc_events_;
+  std::vector<topology::LinkId> resumable_;  // scratch
+  bool record_pfc_ = false;
+  std::uint8_t ack_priority_ = 0;
+  bool rerouted_ = false;
+  std::uint32_t active_qps_ = 0;  // some QP changed paths: arrivals check route epochs
+  Bytes data_header_ = 0;
+  Bytes ack_wire_ = 0;
+};
+
+}  // namespace loom::network::packet

@@ -1,0 +1,317 @@
+// The endpoint side of the fabric: queue pairs, NIC scheduling, receivers, ACK/NACK,
+// go-back-N and the congestion-control timers.
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "loom/core/error.h"
+#include "loom/network/packet/fabric.h"
+
+namespace loom::network::packet {
+
+using topology::LinkId;
+
+QpId Fabric::add_qp(const QpSpec& spec) {
+  LOOM_ASSERT(spec.bytes > 0, "queue pair without bytes");
+  LOOM_ASSERT(!spec.forward.empty() && !spec.reverse.empty(), "queue pair without a path");
+  if (spec.forward.size() > kMaxPathLinks || spec.reverse.size() > kMaxPathLinks) {
+    throw UserError(fmt::format("packet backend: a path of {} links from {} to {}: expected at "
+                                "most {} links", std::max(spec.forward.size(), spec.reverse.size()),
+                                topology_.node(topology_.link(spec.forward.front()).src).name,
+                                topology_.node(topology_.link(spec.forward.back()).dst).name,
+                                kMaxPathLinks));
+  }
+  const Port& first = ports_[spec.forward.front()];
+  LOOM_ASSERT(first.nic != 0xffffffffu, "queue pair starting at a forwarding node");
+  QpId id;
+  if (free_qps_.empty()) {
+    id = static_cast<QpId>(qps_.size());
+    qps_.emplace_back();
+    paths_.resize(paths_.size() + 2 * kMaxPathLinks);
+  } else {
+    id = free_qps_.back();
+    free_qps_.pop_back();
+  }
+  Qp& qp = qps_[id];
+  const std::uint32_t generation = qp.generation + 1;
+  qp = Qp{};
+  qp.generation = generation;
+  qp.active = true;
+  ++active_qps_;
+  qp.size = spec.bytes;
+  qp.tag = spec.tag;
+  qp.start = simulator_.now();
+  qp.last_progress = qp.start;
+  qp.next_avail = qp.start;
+  store_paths(id, spec.forward, spec.reverse);
+
+  // The QP's line rate: its first link, or the NIC's wire when the endpoint reaches the fabric
+  // through a NIC node (a GPU's PCIe link to its NIC is not where RDMA paces).
+  double line = static_cast<double>(first.bps);
+  if (spec.forward.size() > 1 &&
+      topology_.node(topology_.link(spec.forward[0]).dst).kind == topology::NodeKind::kNic) {
+    line = std::min(line, static_cast<double>(ports_[spec.forward[1]].bps));
+  }
+  const Time rtt = spec.base_rtt > Time::zero() ? spec.base_rtt : base_rtt(spec.forward);
+  const double bdp = spec.window != 0
+                         ? static_cast<double>(spec.window)
+                         : static_cast<double>(bottleneck(spec.forward).bps()) * rtt.seconds() / 8;
+  qp.window = params_.nic.window ? std::max(bdp, 1.0) : 0.0;
+  cc_.init(qp.cc, line, rtt, std::max(bdp, 1.0));
+
+  Nic& nic = nics_[first.nic];
+  nic.qps.push_back(id);
+  qp.timeout = simulator_.schedule_in<&Fabric::on_timeout>(params_.nic.retransmit_timeout, this, qp_ref(id));
+  try_transmit(spec.forward.front());
+  return id;
+}
+
+void Fabric::store_paths(QpId q, std::span<const LinkId> forward, std::span<const LinkId> reverse) {
+  Qp& qp = qps_[q];
+  qp.forward_len = static_cast<std::uint8_t>(forward.size());
+  qp.reverse_len = static_cast<std::uint8_t>(reverse.size());
+  LinkId* path = paths_.data() + std::size_t{q} * 2 * kMaxPathLinks;
+  std::copy(forward.begin(), forward.end(), path);
+  std::copy(reverse.begin(), reverse.end(), path + kMaxPathLinks);
+}
+
+std::span<const LinkId> Fabric::qp_path(QpId q, bool forward) const {
+  LOOM_ASSERT(qp_active(q), "path of an inactive QP");
+  return forward ? std::span<const LinkId>(forward_path(q), qps_[q].forward_len)
+                 : std::span<const LinkId>(reverse_path(q), qps_[q].reverse_len);
+}
+
+void Fabric::reroute(QpId q, std::span<const LinkId> forward, std::span<const LinkId> reverse) {
+  LOOM_ASSERT(qp_active(q), "re-routing an inactive QP");
+  if (forward.size() > kMaxPathLinks || reverse.size() > kMaxPathLinks) {
+    throw UserError(fmt::format("packet backend: a new path of {} links: expected at most {}",
+                                std::max(forward.size(), reverse.size()), kMaxPathLinks));
+  }
+  LOOM_ASSERT(forward.front() == forward_path(q)[0], "re-routing a QP onto another NIC port");
+  store_paths(q, forward, reverse);
+  ++qps_[q].route_epoch;
+  rerouted_ = true;
+}
+
+bool Fabric::window_bound(const Qp& qp) const {
+  if (qp.window <= 0) return false;
+  double window = qp.window;
+  if (params_.nic.variable_window) window = std::max(1.0, window * qp.cc.rate / qp.cc.line_rate);
+  return static_cast<double>(qp.snd_nxt - qp.snd_una) >= window;
+}
+
+PacketId Fabric::next_data_packet(LinkId link) {
+  Port& port = ports_[link];
+  if (((port.paused >> params_.data_priority) & 1) != 0) return kNoPacket;
+  Nic& nic = nics_[port.nic];
+  const auto count = static_cast<std::uint32_t>(nic.qps.size());
+  const Time now = simulator_.now();
+  Time earliest = Time::max();
+  for (std::uint32_t i = 1; i <= count; ++i) {
+    const std::uint32_t slot = (nic.cursor + i) % count;
+    const QpId q = nic.qps[slot];
+    Qp& qp = qps_[q];
+    if (qp.snd_nxt >= qp.size || window_bound(qp)) continue;
+    if (qp.next_avail > now) {
+      earliest = std::min(earliest, qp.next_avail);
+      continue;
+    }
+    nic.cursor = slot;
+    const PacketId id = pool_.allocate();
+    ++qp.packets_alive;
+    Packet& packet = pool_[id];
+    const auto payload = static_cast<std::uint32_t>(std::min<std::uint64_t>(params_.nic.mtu, qp.size - qp.snd_nxt));
+    packet.seq = qp.snd_nxt;
+    packet.sent_at = now;
+    packet.qp = q;
+    packet.generation = static_cast<std::uint16_t>(qp.generation);
+    packet.payload = payload;
+    packet.wire = static_cast<std::uint32_t>(payload + data_header_);
+    packet.in_link = topology::kNone;
+    packet.kind = PacketKind::kData;
+    packet.path_links = qp.forward_len;
+    packet.route_epoch = qp.route_epoch;
+    packet.priority = static_cast<std::uint8_t>(params_.data_priority);
+    ++counters_.data_packets;
+    if (qp.snd_nxt < qp.sent_high) counters_.retransmitted_bytes += payload;
+    qp.snd_nxt += payload;
+    qp.sent_high = std::max(qp.sent_high, qp.snd_nxt);
+    const double gap_ps = static_cast<double>(packet.wire) * 8e12 / qp.cc.rate;
+    qp.next_avail = now + Time::ps(static_cast<std::int64_t>(std::ceil(gap_ps)));
+    return id;
+  }
+  if (earliest != Time::max() && (!simulator_.is_pending(nic.wake) || nic.wake_at > earliest)) {
+    simulator_.cancel(nic.wake);
+    nic.wake_at = earliest;
+    nic.wake = simulator_.schedule_at<&Fabric::on_wake>(earliest, this, link);
+  }
+  return kNoPacket;
+}
+
+void Fabric::on_wake(std::uint64_t link) { try_transmit(static_cast<LinkId>(link)); }
+
+void Fabric::send_control(PacketId id, PacketKind kind, std::uint64_t seq, bool echo) {
+  // The data packet's record becomes the ACK: its send time and telemetry travel back as is.
+  Packet& packet = pool_[id];
+  packet.kind = kind;
+  packet.seq = seq;
+  packet.payload = 0;
+  packet.wire = static_cast<std::uint32_t>(ack_wire_);
+  packet.flags = echo ? kEcnEcho : 0;
+  packet.hop = 0;
+  packet.in_link = topology::kNone;
+  packet.priority = ack_priority_;
+  packet.path_links = qps_[packet.qp].reverse_len;
+  ++counters_.control_packets;
+  const LinkId first = reverse_path(packet.qp)[0];
+  enqueue(first, id);
+  try_transmit(first);
+}
+
+void Fabric::receive_data(PacketId id) {
+  Packet& packet = pool_[id];
+  const QpId q = packet.qp;
+  Qp& qp = qps_[q];
+  if (!qp.active || packet.generation != static_cast<std::uint16_t>(qp.generation)) {
+    release(id);
+    return;
+  }
+  const Time now = simulator_.now();
+  if (packet.seq == qp.rcv_nxt) {
+    qp.rcv_nxt += packet.payload;
+    counters_.delivered_bytes += packet.payload;
+    qp.rx_marked = qp.rx_marked || (packet.flags & kEcnCe) != 0;
+    ++qp.rx_unacked;
+    const bool complete = qp.rcv_nxt >= qp.size;
+    if (qp.rx_unacked >= params_.nic.ack_interval || complete) {
+      const bool echo = qp.rx_marked;
+      qp.rx_unacked = 0;
+      qp.rx_marked = false;
+      send_control(id, PacketKind::kAck, qp.rcv_nxt, echo);
+    } else {
+      release(id);
+    }
+    if (complete && !qp.delivered) {
+      qp.delivered = true;
+      if (listener_ != nullptr) listener_->on_qp_delivered(q, qp.tag);
+    }
+  } else if (packet.seq > qp.rcv_nxt) {
+    if (now >= qp.nack_time || qp.last_nack_seq != qp.rcv_nxt) {
+      qp.nack_time = now + params_.nic.nack_interval;
+      qp.last_nack_seq = qp.rcv_nxt;
+      ++counters_.nacks;
+      send_control(id, PacketKind::kNack, qp.rcv_nxt, (packet.flags & kEcnCe) != 0);
+    } else {
+      release(id);
+    }
+  } else {
+    send_control(id, PacketKind::kAck, qp.rcv_nxt, false);
+  }
+}
+
+void Fabric::receive_ack(PacketId id) {
+  const Packet packet = pool_[id];
+  const QpId q = packet.qp;
+  Qp& qp = qps_[q];
+  if (!qp.active || packet.generation != static_cast<std::uint16_t>(qp.generation) ||
+      qp.snd_una >= qp.size) {
+    release(id);
+    return;
+  }
+  const Time now = simulator_.now();
+  const bool echo = (packet.flags & kEcnEcho) != 0;
+  if (echo) ++counters_.cnps;
+  AckSignal signal;
+  signal.ack_seq = packet.seq;
+  signal.snd_nxt = qp.snd_nxt;
+  signal.ecn_echo = echo;
+  signal.rtt = now - packet.sent_at;
+  if (packet.int_hops != 0) signal.telemetry = {pool_.telemetry(id), packet.int_hops};
+  const Time decrease_at = cc_.on_ack(qp.cc, signal, now, link_bps_);
+  release(id);
+  if (decrease_at != Time::max()) schedule_decrease(q, decrease_at);
+  if (packet.seq > qp.snd_una) {
+    qp.snd_una = packet.seq;
+    qp.last_progress = now;
+  }
+  if (packet.kind == PacketKind::kNack) qp.snd_nxt = qp.snd_una;
+  if (qp.snd_una >= qp.size) {
+    finish_sender(q);
+    return;
+  }
+  qp.snd_nxt = std::max(qp.snd_nxt, qp.snd_una);
+  try_transmit(forward_path(q)[0]);
+}
+
+void Fabric::release(PacketId id) {
+  const QpId q = pool_[id].qp;
+  Qp& qp = qps_[q];
+  pool_.release(id);
+  // A finished QP's slot is reused only once none of its packets is left anywhere, so no stale
+  // packet ever follows a new QP's path.
+  if (--qp.packets_alive == 0 && !qp.active) free_qps_.push_back(q);
+}
+
+void Fabric::finish_sender(QpId q) {
+  Qp& qp = qps_[q];
+  simulator_.cancel(qp.decrease);
+  simulator_.cancel(qp.increase);
+  simulator_.cancel(qp.timeout);
+  Nic& nic = nics_[ports_[forward_path(q)[0]].nic];
+  const auto it = std::find(nic.qps.begin(), nic.qps.end(), q);
+  LOOM_ASSERT(it != nic.qps.end(), "finished QP not on its NIC");
+  nic.qps.erase(it);
+  if (nic.cursor >= nic.qps.size()) nic.cursor = 0;
+  qp.active = false;
+  --active_qps_;
+  const std::uint64_t tag = qp.tag;
+  if (qp.packets_alive == 0) free_qps_.push_back(q);
+  if (listener_ != nullptr) listener_->on_qp_acked(q, tag);
+}
+
+void Fabric::schedule_decrease(QpId q, Time when) {
+  qps_[q].decrease = simulator_.schedule_at<&Fabric::on_decrease>(when, this, qp_ref(q));
+}
+
+bool Fabric::qp_ref_live(std::uint64_t ref) const {
+  const auto q = static_cast<QpId>(ref & 0xffffffffu);
+  return q < qps_.size() && qps_[q].active && qps_[q].generation == (ref >> 32);
+}
+
+void Fabric::on_decrease(std::uint64_t ref) {
+  if (!qp_ref_live(ref)) return;
+  const auto q = static_cast<QpId>(ref & 0xffffffffu);
+  Qp& qp = qps_[q];
+  const Time next = cc_.on_decrease(qp.cc, simulator_.now());
+  simulator_.cancel(qp.increase);
+  qp.increase = simulator_.schedule_at<&Fabric::on_increase>(next, this, ref);
+}
+
+void Fabric::on_increase(std::uint64_t ref) {
+  if (!qp_ref_live(ref)) return;
+  const auto q = static_cast<QpId>(ref & 0xffffffffu);
+  Qp& qp = qps_[q];
+  const Time next = cc_.on_increase(qp.cc, simulator_.now());
+  qp.increase = simulator_.schedule_at<&Fabric::on_increase>(next, this, ref);
+  try_transmit(forward_path(q)[0]);
+}
+
+void Fabric::on_timeout(std::uint64_t ref) {
+  if (!qp_ref_live(ref)) return;
+  const auto q = static_cast<QpId>(ref & 0xffffffffu);
+  Qp& qp = qps_[q];
+  const Time now = simulator_.now();
+  const Time rto = params_.nic.retransmit_timeout;
+  if (now - qp.last_progress >= rto) {
+    qp.last_progress = now;
+    if (qp.snd_nxt > qp.snd_una) {
+      ++counters_.timeouts;
+      qp.snd_nxt = qp.snd_una;
+      try_transmit(forward_path(q)[0]);
+    }
+  }
+  qp.timeout = simulator_.schedule_at<&Fabric::on_timeout>(qp.last_progress + rto, this, ref);
+}
+
+}  // namespace loom::network::packet

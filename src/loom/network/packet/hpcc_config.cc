@@ -1,0 +1,226 @@
+#include "loom/network/packet/hpcc_config.h"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "loom/core/error.h"
+
+namespace loom::network::packet {
+
+namespace {
+
+constexpr std::array<std::string_view, 13> kIgnored = {
+    "TRACE_FILE",    "TRACE_OUTPUT_FILE", "ENABLE_TRACE",   "QLEN_MON_FILE", "QLEN_MON_START",
+    "QLEN_MON_END",  "INT_MULTI",         "PINT_LOG_BASE",  "PINT_PROB",     "L2_CHUNK_SIZE",
+    "L2_BACK_TO_ZERO", "PAUSE_TIME",      "LINK_DELAY"};
+
+// One line's key and values, with its location for messages.
+class Line {
+ public:
+  Line(const std::string& name, int number, std::string key, std::vector<std::string> values)
+      : where_{name, number, 0}, key_(std::move(key)), values_(std::move(values)) {}
+
+  const std::string& key() const { return key_; }
+  [[noreturn]] void fail(std::string_view expected) const {
+    std::string given;
+    for (const std::string& v : values_) given += " " + v;
+    throw UserError(where_, fmt::format("{}{}: expected {}", key_, given, expected));
+  }
+  const std::string& text(std::size_t i = 0) const {
+    if (i >= values_.size()) fail(fmt::format("at least {} value(s)", i + 1));
+    return values_[i];
+  }
+  std::size_t count() const { return values_.size(); }
+  double number(std::size_t i = 0) const {
+    const std::string& s = text(i);
+    double value = 0;
+    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
+    if (ec != std::errc() || end != s.data() + s.size()) fail("a number");
+    return value;
+  }
+  std::uint64_t whole(std::size_t i = 0) const {
+    const std::string& s = text(i);
+    std::uint64_t value = 0;
+    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
+    if (ec != std::errc() || end != s.data() + s.size()) fail("a whole number");
+    return value;
+  }
+  bool flag() const {
+    const std::uint64_t v = whole();
+    if (v > 1) fail("0 or 1");
+    return v == 1;
+  }
+  Bandwidth rate() const {
+    try {
+      return parse_bandwidth(text());
+    } catch (const UserError&) {
+      fail("a rate such as 50Mb/s or 100Gbps");
+    }
+  }
+  Time microseconds() const {
+    const double us = number();
+    if (!(us > 0)) fail("a positive number of microseconds");
+    return Time::ps(static_cast<std::int64_t>(us * 1e6 + 0.5));
+  }
+  // "n k1 v1 ... kn vn" (KMIN_MAP and friends).
+  std::vector<std::pair<std::uint64_t, double>> rate_map() const {
+    const std::uint64_t n = whole(0);
+    if (count() != 1 + 2 * n) fail(fmt::format("{} pairs of <rate in bit/s> <value>", n));
+    std::vector<std::pair<std::uint64_t, double>> map;
+    for (std::uint64_t i = 0; i < n; ++i) map.emplace_back(whole(1 + 2 * i), number(2 + 2 * i));
+    return map;
+  }
+
+ private:
+  SourceLocation where_;
+  std::string key_;
+  std::vector<std::string> values_;
+};
+
+EcnSetting& ecn_entry(PacketParams& p, std::uint64_t bps) {
+  const Bandwidth speed = Bandwidth::bits_per_second(bps);
+  for (EcnSetting& e : p.sw.ecn_table) {
+    if (e.speed == speed) return e;
+  }
+  p.sw.ecn_table.push_back(EcnSetting{speed, 0, 0, 0});
+  return p.sw.ecn_table.back();
+}
+
+void apply(HpccConfig& c, const Line& line) {
+  PacketParams& p = c.params;
+  const std::string& k = line.key();
+  if (std::find(kIgnored.begin(), kIgnored.end(), k) != kIgnored.end()) {
+    c.ignored_keys.push_back(k);
+  } else if (k == "ENABLE_QCN") {
+    p.sw.ecn = line.flag();
+  } else if (k == "USE_DYNAMIC_PFC_THRESHOLD") {
+    if (!line.flag()) line.fail("1 (Loom models the dynamic PFC threshold of HPCC's ns-3)");
+  } else if (k == "PACKET_PAYLOAD_SIZE") {
+    p.nic.mtu = line.whole();
+  } else if (k == "TOPOLOGY_FILE") {
+    c.topology_file = line.text();
+  } else if (k == "FLOW_FILE") {
+    c.flow_file = line.text();
+  } else if (k == "FCT_OUTPUT_FILE") {
+    c.fct_output_file = line.text();
+  } else if (k == "PFC_OUTPUT_FILE") {
+    c.pfc_output_file = line.text();
+  } else if (k == "SIMULATOR_STOP_TIME") {
+    const double s = line.number();
+    if (!(s > 0)) line.fail("a positive number of seconds");
+    c.stop_time = Time::ps(static_cast<std::int64_t>(s * 1e12 + 0.5));
+  } else if (k == "CC_MODE") {
+    const std::uint64_t mode = line.whole();
+    switch (mode) {
+      case 1: p.cc.kind = CcKind::kDcqcn; break;
+      case 3: p.cc.kind = CcKind::kHpcc; break;
+      case 7: p.cc.kind = CcKind::kTimely; break;
+      case 8: p.cc.kind = CcKind::kDctcp; break;
+      default: line.fail("1 (DCQCN), 3 (HPCC), 7 (TIMELY) or 8 (DCTCP); 10 (HPCC-PINT) is not modelled");
+    }
+    c.cc_mode = static_cast<int>(mode);
+  } else if (k == "ALPHA_RESUME_INTERVAL") {
+    p.cc.dcqcn.alpha_interval = line.microseconds();
+  } else if (k == "RATE_DECREASE_INTERVAL") {
+    p.cc.dcqcn.decrease_interval = line.microseconds();
+  } else if (k == "CLAMP_TARGET_RATE") {
+    p.cc.dcqcn.clamp_target_rate = line.flag();
+  } else if (k == "RP_TIMER") {
+    p.cc.dcqcn.increase_timer = line.microseconds();
+  } else if (k == "EWMA_GAIN") {
+    p.cc.dcqcn.g = line.number();
+    p.cc.dctcp.g = p.cc.dcqcn.g;
+  } else if (k == "FAST_RECOVERY_TIMES") {
+    p.cc.dcqcn.fast_recovery_stages = static_cast<std::uint32_t>(line.whole());
+  } else if (k == "RATE_AI") {
+    p.cc.dcqcn.rate_ai = p.cc.hpcc.rate_ai = p.cc.timely.rate_ai = line.rate();
+  } else if (k == "RATE_HAI") {
+    p.cc.dcqcn.rate_hai = p.cc.timely.rate_hai = line.rate();
+  } else if (k == "MIN_RATE") {
+    p.cc.min_rate = line.rate();
+  } else if (k == "DCTCP_RATE_AI") {
+    p.cc.dctcp.rate_ai = line.rate();
+  } else if (k == "ERROR_RATE_PER_LINK") {
+    c.error_rate = line.number();
+    if (!(c.error_rate >= 0 && c.error_rate < 1)) line.fail("a probability in [0, 1)");
+  } else if (k == "L2_ACK_INTERVAL") {
+    p.nic.ack_interval = static_cast<std::uint32_t>(std::max<std::uint64_t>(1, line.whole()));
+  } else if (k == "HAS_WIN") {
+    p.nic.window = line.flag();
+  } else if (k == "GLOBAL_T") {
+    c.global_t = line.flag();
+  } else if (k == "VAR_WIN") {
+    p.nic.variable_window = line.flag();
+  } else if (k == "FAST_REACT") {
+    p.cc.hpcc.fast_react = line.flag();
+  } else if (k == "U_TARGET") {
+    p.cc.hpcc.eta = line.number();
+  } else if (k == "MI_THRESH") {
+    p.cc.hpcc.max_stage = static_cast<std::uint32_t>(line.whole());
+  } else if (k == "MULTI_RATE" || k == "SAMPLE_FEEDBACK") {
+    if (line.flag()) line.fail("0 (Loom models HPCC with one rate and INT on every packet)");
+  } else if (k == "RATE_BOUND") {
+    if (!line.flag()) line.fail("1 (Loom always paces queue pairs at their rate)");
+  } else if (k == "ACK_HIGH_PRIO") {
+    p.nic.ack_high_priority = line.flag();
+  } else if (k == "LINK_DOWN") {
+    if (line.count() != 3 || line.whole(0) != 0 || line.whole(1) != 0 || line.whole(2) != 0) {
+      line.fail("0 0 0 (link failures are not modelled by `loom hpcc`)");
+    }
+  } else if (k == "KMAX_MAP" || k == "KMIN_MAP") {
+    for (const auto& [bps, kb] : line.rate_map()) {
+      EcnSetting& e = ecn_entry(p, bps);
+      (k == "KMAX_MAP" ? e.kmax : e.kmin) = static_cast<Bytes>(kb * 1000);
+    }
+  } else if (k == "PMAX_MAP") {
+    for (const auto& [bps, pmax] : line.rate_map()) ecn_entry(p, bps).pmax = pmax;
+  } else if (k == "BUFFER_SIZE") {
+    p.sw.buffer_bytes = static_cast<Bytes>(line.number() * 1024 * 1024);
+  } else {
+    line.fail("a key of HPCC's config.txt (see loom/network/packet/hpcc_config.h)");
+  }
+}
+
+}  // namespace
+
+HpccConfig parse_hpcc_config(std::string_view text, const std::string& name) {
+  HpccConfig config;
+  config.params.nic.header_bytes = kHpccHeaderBytes;
+  config.params.nic.int_header_bytes = kHpccIntBytes;
+  std::istringstream in{std::string(text)};
+  std::string raw;
+  int number = 0;
+  while (std::getline(in, raw)) {
+    ++number;
+    std::istringstream words(raw);
+    std::string key;
+    if (!(words >> key)) continue;
+    std::vector<std::string> values;
+    for (std::string w; words >> w;) values.push_back(w);
+    apply(config, Line(name, number, key, std::move(values)));
+  }
+  if (config.topology_file.empty() || config.flow_file.empty()) {
+    throw UserError(SourceLocation{name, 0, 0}, "missing TOPOLOGY_FILE or FLOW_FILE: expected both keys");
+  }
+  try {
+    check_packet_params(config.params);
+  } catch (const UserError& e) {
+    throw UserError(SourceLocation{name, 0, 0}, e.message());
+  }
+  return config;
+}
+
+HpccConfig read_hpcc_config(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw UserError(fmt::format("cannot read HPCC config '{}': expected a readable file", path));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_hpcc_config(text.str(), path);
+}
+
+}  // namespace loom::network::packet

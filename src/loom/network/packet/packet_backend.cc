@@ -1,0 +1,110 @@
+#include "loom/network/packet/packet_backend.h"
+
+#include "loom/core/error.h"
+
+namespace loom::network::packet {
+
+namespace {
+
+constexpr std::uint64_t kQpHashStep = 0x9e3779b97f4a7c15ull;
+
+void deliver(void* handler, std::uint64_t cookie) {
+  static_cast<CompletionHandler*>(handler)->on_transfer_complete(cookie);
+}
+
+}  // namespace
+
+PacketBackend::PacketBackend(Simulator& simulator, const topology::Topology& topology,
+                             const topology::Routing& routing, const PacketParams& params)
+    : simulator_(simulator), routing_(routing), queue_pairs_(params.nic.queue_pairs),
+      fabric_(simulator, topology, params) {
+  fabric_.set_listener(this);
+}
+
+void PacketBackend::start(const TransferRequest& request, CompletionHandler& handler,
+                          std::uint64_t cookie) {
+  LOOM_ASSERT(request.src != request.dst, "transfer from a node to itself");
+  if (request.bytes == 0) {
+    simulator_.schedule_in(ideal_time(request), &deliver, &handler, cookie);
+    return;
+  }
+  std::uint32_t id;
+  if (free_.empty()) {
+    id = static_cast<std::uint32_t>(transfers_.size());
+    transfers_.emplace_back();
+  } else {
+    id = free_.back();
+    free_.pop_back();
+  }
+  const auto qps = static_cast<std::uint32_t>(std::min<std::uint64_t>(queue_pairs_, request.bytes));
+  transfers_[id] = Transfer{&handler, cookie, qps};
+  const Bytes share = request.bytes / qps;
+  const Bytes extra = request.bytes % qps;
+  for (std::uint32_t i = 0; i < qps; ++i) {
+    const std::uint64_t hash = request.flow_hash + i * kQpHashStep;
+    forward_.clear();
+    reverse_.clear();
+    routing_.route(request.src, request.dst, hash, forward_);
+    routing_.route(request.dst, request.src, hash, reverse_);
+    QpSpec spec;
+    spec.forward = forward_;
+    spec.reverse = reverse_;
+    spec.bytes = share + (i < extra ? 1 : 0);
+    spec.tag = id;
+    const QpId qp = fabric_.add_qp(spec);
+    if (qp >= qp_hash_.size()) qp_hash_.resize(qp + 1);
+    qp_hash_[qp] = hash;
+  }
+}
+
+Time PacketBackend::ideal_time(const TransferRequest& request) const {
+  LOOM_ASSERT(request.src != request.dst, "transfer from a node to itself");
+  forward_.clear();
+  routing_.route(request.src, request.dst, request.flow_hash, forward_);
+  return fabric_.ideal_one_way(forward_, request.bytes);
+}
+
+void PacketBackend::on_qp_delivered(QpId, std::uint64_t tag) {
+  Transfer& transfer = transfers_[tag];
+  LOOM_ASSERT(transfer.pending > 0, "queue pair of a finished transfer delivered again");
+  if (--transfer.pending != 0) return;
+  simulator_.schedule_in(Time::zero(), &deliver, transfer.handler, transfer.cookie);
+  transfer.handler = nullptr;
+  free_.push_back(static_cast<std::uint32_t>(tag));
+}
+
+void PacketBackend::on_qp_acked(QpId, std::uint64_t) {}
+
+void PacketBackend::schedule_link_change(Time when, topology::LinkId link, bool up,
+                                         topology::Routing& routing) {
+  LOOM_ASSERT(&routing == &routing_, "link change on another Routing than the backend's");
+  mutable_routing_ = &routing;
+  link_changes_.push_back(LinkChange{link, up});
+  simulator_.schedule_at<&PacketBackend::apply_link_change>(when, this, link_changes_.size() - 1);
+}
+
+void PacketBackend::apply_link_change(std::uint64_t index) {
+  const LinkChange change = link_changes_[index];
+  mutable_routing_->set_link_up(change.link, change.up);
+  fabric_.set_cable_up(change.link, change.up);
+  if (change.up) return;
+  const topology::Topology& topo = fabric_.topology();
+  for (QpId q = 0; q < fabric_.qp_slots(); ++q) {
+    if (!fabric_.qp_active(q)) continue;
+    bool crosses = false;
+    for (const bool direction : {true, false}) {
+      for (const topology::LinkId l : fabric_.qp_path(q, direction)) crosses = crosses || !fabric_.link_up(l);
+    }
+    if (!crosses) continue;
+    const auto path = fabric_.qp_path(q, true);
+    const topology::NodeId src = topo.link(path.front()).src;
+    const topology::NodeId dst = topo.link(path.back()).dst;
+    forward_.clear();
+    reverse_.clear();
+    routing_.route(src, dst, qp_hash_[q], forward_);
+    routing_.route(dst, src, qp_hash_[q], reverse_);
+    fabric_.reroute(q, forward_, reverse_);
+  }
+}
+
+}  // namespace loom::network::packet

@@ -1,0 +1,115 @@
+#include "loom/network/packet/packet_params.h"
+
+#include <array>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "loom/core/error.h"
+
+namespace loom::network::packet {
+
+namespace {
+
+constexpr std::array<std::pair<CcKind, std::string_view>, 5> kCcNames = {{
+    {CcKind::kNone, "none"},
+    {CcKind::kDcqcn, "dcqcn"},
+    {CcKind::kHpcc, "hpcc"},
+    {CcKind::kTimely, "timely"},
+    {CcKind::kDctcp, "dctcp"},
+}};
+
+[[noreturn]] void fail(std::string_view field, const std::string& value, std::string_view expected) {
+  throw UserError(fmt::format("packet backend: {} = {}: expected {}", field, value, expected));
+}
+
+void check_fraction(std::string_view field, double value, bool zero_allowed) {
+  if (!(value <= 1.0) || (zero_allowed ? value < 0.0 : value <= 0.0)) {
+    fail(field, fmt::format("{}", value), zero_allowed ? "a value in [0, 1]" : "a value in (0, 1]");
+  }
+}
+
+void check_positive(std::string_view field, Time value) {
+  if (value <= Time::zero()) fail(field, to_string(value), "a positive time");
+}
+
+}  // namespace
+
+std::string_view to_string(CcKind kind) {
+  for (const auto& [k, name] : kCcNames) {
+    if (k == kind) return name;
+  }
+  LOOM_ASSERT(false, "unknown CcKind");
+  return {};
+}
+
+CcKind parse_cc_kind(std::string_view text) {
+  for (const auto& [k, name] : kCcNames) {
+    if (name == text) return k;
+  }
+  throw UserError(fmt::format("packet backend: congestion control '{}': expected one of none, "
+                              "dcqcn, hpcc, timely, dctcp", text));
+}
+
+void check_packet_params(const PacketParams& params) {
+  const NicParams& nic = params.nic;
+  if (nic.mtu < 1 || nic.mtu > 65536) fail("nic.mtu", std::to_string(nic.mtu), "1..65536 bytes");
+  if (nic.header_bytes > 4096) {
+    fail("nic.header_bytes", std::to_string(nic.header_bytes), "at most 4096 bytes");
+  }
+  if (nic.int_header_bytes > 4096) {
+    fail("nic.int_header_bytes", std::to_string(nic.int_header_bytes), "at most 4096 bytes");
+  }
+  if (nic.ack_bytes < 1 || nic.ack_bytes > 4096) {
+    fail("nic.ack_bytes", std::to_string(nic.ack_bytes), "1..4096 bytes");
+  }
+  if (nic.ack_interval < 1) fail("nic.ack_interval", "0", "at least 1 packet per ACK");
+  if (nic.queue_pairs < 1 || nic.queue_pairs > 1024) {
+    fail("nic.queue_pairs", std::to_string(nic.queue_pairs), "1..1024");
+  }
+  check_positive("nic.nack_interval", nic.nack_interval);
+  check_positive("nic.retransmit_timeout", nic.retransmit_timeout);
+
+  const SwitchParams& sw = params.sw;
+  if (sw.buffer_bytes < 1) fail("switch.buffer_bytes", "0", "a positive size");
+  if (sw.alpha_shift > 16) fail("switch.alpha_shift", std::to_string(sw.alpha_shift), "0..16");
+  if (!(sw.headroom_bdps >= 0) || sw.headroom_bdps > 1000) {
+    fail("switch.headroom_bdps", fmt::format("{}", sw.headroom_bdps), "0..1000 link BDPs");
+  }
+  if (!sw.dynamic_threshold && sw.pfc && sw.static_threshold == 0) {
+    fail("switch.static_threshold", "0", "a positive size when dynamic_threshold is off");
+  }
+  if (sw.kmax_per_gbps <= sw.kmin_per_gbps) {
+    fail("switch.kmax_per_gbps", std::to_string(sw.kmax_per_gbps),
+         fmt::format("more than kmin_per_gbps ({})", sw.kmin_per_gbps));
+  }
+  check_fraction("switch.pmax", sw.pmax, true);
+  for (const EcnSetting& e : sw.ecn_table) {
+    if (e.kmax <= e.kmin) {
+      fail("switch.ecn_table kmax", fmt::format("{} at {}", e.kmax, e.speed),
+           fmt::format("more than kmin ({})", e.kmin));
+    }
+    check_fraction("switch.ecn_table pmax", e.pmax, true);
+  }
+  if (params.data_priority < 1 || params.data_priority > 7) {
+    fail("data_priority", std::to_string(params.data_priority), "1..7 (0 is the control queue)");
+  }
+
+  const CcParams& cc = params.cc;
+  if (cc.min_rate.is_zero()) fail("cc.min_rate", "0bps", "a positive rate");
+  check_fraction("cc.dcqcn.g", cc.dcqcn.g, false);
+  check_positive("cc.dcqcn.alpha_interval", cc.dcqcn.alpha_interval);
+  check_positive("cc.dcqcn.decrease_interval", cc.dcqcn.decrease_interval);
+  check_positive("cc.dcqcn.increase_timer", cc.dcqcn.increase_timer);
+  check_fraction("cc.hpcc.eta", cc.hpcc.eta, false);
+  check_fraction("cc.timely.alpha", cc.timely.alpha, false);
+  check_fraction("cc.timely.beta", cc.timely.beta, false);
+  check_positive("cc.timely.min_rtt", cc.timely.min_rtt);
+  if (cc.timely.t_high <= cc.timely.t_low) {
+    fail("cc.timely.t_high", to_string(cc.timely.t_high),
+         fmt::format("more than t_low ({})", cc.timely.t_low));
+  }
+  check_fraction("cc.dctcp.g", cc.dctcp.g, false);
+}
+
+}  // namespace loom::network::packet

@@ -1,0 +1,129 @@
+// Parameters of the packet-level RoCEv2 backend: units, defaults and one-line meanings.
+//
+// Defaults follow the published algorithms as configured by the HPCC simulator and SimAI
+// (HPCC's mix/config.txt, SimAI.conf): DCQCN g = 1/256, RP timer 900 us, rate-decrease
+// interval 4 us, alpha interval 1 us, AI 50 Mb/s, HAI 100 Mb/s, one fast-recovery stage;
+// HPCC eta = 0.95, maxStage = 0; ECN RED with kmin/kmax per link speed (K = 1000 bytes):
+// 100/400 KB at 25G scaled linearly with speed, pmax 0.2; PFC headroom 3 x link BDP, 4 KiB
+// reserve and 3 KiB resume offset per ingress queue, dynamic threshold alpha = 1/8 at the
+// NIC speed, doubling per doubling of port speed; 32 MiB shared buffer per switch.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "loom/core/time.h"
+#include "loom/core/units.h"
+
+namespace loom::network::packet {
+
+// Congestion control of every queue pair.
+enum class CcKind : std::uint8_t {
+  kNone,    // line-rate senders (window only, if any)
+  kDcqcn,   // ECN -> CNP, multiplicative decrease with alpha EWMA, timer-driven increase
+  kHpcc,    // INT per hop, utilisation target eta, additive increase stages
+  kTimely,  // RTT gradient
+  kDctcp,   // ECN fraction per window, rate-based
+};
+// "none", "dcqcn", "hpcc", "timely", "dctcp".
+std::string_view to_string(CcKind kind);
+// Inverse of to_string; throws UserError naming the text and the accepted names.
+CcKind parse_cc_kind(std::string_view text);
+
+struct DcqcnParams {
+  double g = 1.0 / 256;                          // alpha EWMA gain, (0, 1]
+  Time alpha_interval = Time::us(1);             // alpha update period
+  Time decrease_interval = Time::us(4);          // rate-decrease check period after a CNP
+  Time increase_timer = Time::us(900);           // rate-increase (RP) timer period
+  std::uint32_t fast_recovery_stages = 1;        // timer periods of fast recovery before AI
+  Bandwidth rate_ai = Bandwidth::bits_per_second(50'000'000);    // additive increase
+  Bandwidth rate_hai = Bandwidth::bits_per_second(100'000'000);  // hyper-additive increase
+  bool clamp_target_rate = false;                // always set target = rate on a decrease
+};
+
+struct HpccParams {
+  double eta = 0.95;                    // target utilisation, (0, 1]
+  std::uint32_t max_stage = 0;          // additive-increase stages before a forced MD
+  Bandwidth rate_ai = Bandwidth::bits_per_second(50'000'000);  // W_AI as a rate
+  bool fast_react = true;               // react per ACK, update the reference once per RTT
+};
+
+struct TimelyParams {
+  double alpha = 0.875;               // EWMA weight of the newest RTT difference, (0, 1]
+  double beta = 0.8;                  // multiplicative-decrease factor, (0, 1]
+  Time t_low = Time::us(50);          // below: additive increase
+  Time t_high = Time::us(500);        // above: decrease by beta (1 - t_high / rtt)
+  Time min_rtt = Time::us(20);        // normalises the gradient
+  Bandwidth rate_ai = Bandwidth::bits_per_second(50'000'000);    // additive increase
+  Bandwidth rate_hai = Bandwidth::bits_per_second(100'000'000);  // after 5 increase steps
+};
+
+struct DctcpParams {
+  double g = 1.0 / 16;  // alpha EWMA gain per window, (0, 1]
+  Bandwidth rate_ai = Bandwidth::bits_per_second(1'000'000'000);  // increase per window
+};
+
+struct CcParams {
+  CcKind kind = CcKind::kDcqcn;
+  Bandwidth min_rate = Bandwidth::bits_per_second(100'000'000);  // floor of every algorithm
+  DcqcnParams dcqcn;
+  HpccParams hpcc;
+  TimelyParams timely;
+  DctcpParams dctcp;
+};
+
+struct NicParams {
+  Bytes mtu = 1000;              // payload bytes per data packet (PACKET_PAYLOAD_SIZE), >= 1
+  Bytes header_bytes = 48;       // per data packet on the wire, without INT (HPCC's ns-3: 48)
+  Bytes int_header_bytes = 42;   // INT bytes per data packet and ACK under HPCC (5 hops)
+  Bytes ack_bytes = 60;          // ACK/NACK bytes on the wire (plus INT under HPCC)
+  std::uint32_t ack_interval = 1;  // data packets per ACK (the last packet is always ACKed)
+  bool window = true;            // cap in-flight bytes at the pair's BDP
+  bool variable_window = true;   // scale the window by rate / line rate
+  bool ack_high_priority = false;  // ACKs in the control queue (0) instead of the data queue
+  Time nack_interval = Time::us(500);  // a receiver repeats a NACK for one gap at most this often
+  Time retransmit_timeout = Time::ms(1);  // go back to the oldest unACKed byte after silence
+  std::uint32_t queue_pairs = 1;   // QPs per transfer (backend), each its own flow hash, 1..1024
+};
+
+// ECN RED thresholds of ports of one exact speed (HPCC's KMIN_MAP / KMAX_MAP / PMAX_MAP).
+struct EcnSetting {
+  Bandwidth speed;
+  Bytes kmin = 0;
+  Bytes kmax = 0;   // > kmin
+  double pmax = 0;  // [0, 1]
+};
+
+struct SwitchParams {
+  Bytes buffer_bytes = 32ull << 20;  // shared buffer per switch
+  bool pfc = true;                   // lossless: pause upstream instead of dropping
+  bool dynamic_threshold = true;     // PFC threshold = free shared buffer >> shift
+  Bytes static_threshold = 0;        // with dynamic_threshold off: shared bytes per ingress queue
+  std::uint32_t alpha_shift = 3;     // dynamic threshold shift at NIC speed (alpha = 1/8)
+  double headroom_bdps = 3;          // headroom per ingress port in link BDPs
+  Bytes reserve_bytes = 4096;        // reserved bytes per ingress queue
+  Bytes resume_offset = 3072;        // resume when shared use + offset <= threshold
+  bool ecn = true;                   // RED marking at egress
+  Bytes kmin_per_gbps = 4000;        // kmin = this x link Gb/s (400 KB at 100G)
+  Bytes kmax_per_gbps = 16000;       // kmax = this x link Gb/s (1600 KB at 100G)
+  double pmax = 0.2;                 // marking probability at kmax
+  std::vector<EcnSetting> ecn_table; // per-speed settings; a speed listed here overrides the rule
+  Bytes egress_limit = 0;            // lossy mode: drop beyond this many bytes per queue; 0 = none
+  Bytes pause_frame_bytes = 64;      // PFC frame size on the wire
+};
+
+struct PacketParams {
+  NicParams nic;
+  SwitchParams sw;
+  CcParams cc;
+  std::uint32_t data_priority = 3;   // queue of data packets (HPCC's pg 3), 1..7
+  Bandwidth nic_rate_hint;           // NIC speed for alpha_shift; zero = slowest endpoint link
+  std::uint64_t seed = 1;            // RED marking random stream
+};
+
+// Throws loom::UserError "packet backend: <field> = <value>: expected ..." for the first bad
+// field.
+void check_packet_params(const PacketParams& params);
+
+}  // namespace loom::network::packet

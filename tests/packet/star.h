@@ -1,0 +1,58 @@
+// Test fabrics: `senders` GPUs and one receiver GPU on one switch (a star), every cable
+// 100 Gb/s with 1 us latency, and a PacketBackend driver that records completion times.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "loom/core/simulator.h"
+#include "loom/network/packet/packet_backend.h"
+#include "loom/topology/routing.h"
+
+namespace loom::network::packet::testing {
+
+struct Star {
+  explicit Star(std::uint32_t sender_count, const PacketParams& params) {
+    const auto sw = topo.add_node(topology::NodeKind::kSwitch, "switch.0");
+    receiver = topo.add_node(topology::NodeKind::kGpu, "host.0.gpu.0", 0);
+    topo.add_duplex_link(sw, receiver, Bandwidth::gbps(100), Time::us(1));
+    for (std::uint32_t i = 0; i < sender_count; ++i) {
+      const auto gpu = topo.add_node(topology::NodeKind::kGpu, "host." + std::to_string(i + 1) + ".gpu.0", i + 1);
+      topo.add_duplex_link(gpu, sw, Bandwidth::gbps(100), Time::us(1));
+      senders.push_back(gpu);
+    }
+    bottleneck = 0;  // switch -> receiver
+    routing = std::make_unique<topology::Routing>(topo);
+    backend = std::make_unique<PacketBackend>(simulator, topo, *routing, params);
+  }
+
+  struct Recorder final : CompletionHandler {
+    void on_transfer_complete(std::uint64_t cookie) override { done[cookie] = simulator->now(); }
+    Simulator* simulator = nullptr;
+    std::vector<Time> done;
+  };
+
+  // Every sender sends `bytes` to the receiver at time zero; returns completion times.
+  std::vector<Time> incast(Bytes bytes) {
+    recorder.simulator = &simulator;
+    recorder.done.assign(senders.size(), Time::max());
+    for (std::size_t i = 0; i < senders.size(); ++i) {
+      backend->start({senders[i], receiver, bytes, i}, recorder, i);
+    }
+    simulator.run();
+    return recorder.done;
+  }
+
+  topology::Topology topo;
+  topology::NodeId receiver = 0;
+  std::vector<topology::NodeId> senders;
+  topology::LinkId bottleneck = 0;
+  Simulator simulator;
+  std::unique_ptr<topology::Routing> routing;
+  std::unique_ptr<PacketBackend> backend;
+  Recorder recorder;
+};
+
+}  // namespace loom::network::packet::testing
