@@ -59,8 +59,11 @@ void print_ratios(const std::vector<Ratio>& ratios, const std::map<std::string, 
 int main(int argc, char** argv) {
   loom::bench::Registry registry;
   loom::bench::register_event_queue_benchmarks(registry);
+  loom::bench::register_topology_benchmarks(registry);
   loom::bench::register_collective_benchmarks(registry);
+  loom::bench::register_workload_benchmarks(registry);
   loom::bench::register_flow_benchmarks(registry);
+  loom::bench::register_packet_benchmarks(registry);
 
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;

@@ -38,7 +38,10 @@ class Registry {
 };
 
 void register_event_queue_benchmarks(Registry& registry);
+void register_topology_benchmarks(Registry& registry);
 void register_collective_benchmarks(Registry& registry);
+void register_workload_benchmarks(Registry& registry);
 void register_flow_benchmarks(Registry& registry);
+void register_packet_benchmarks(Registry& registry);
 
 }  // namespace loom::bench

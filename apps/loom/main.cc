@@ -9,6 +9,7 @@
 
 #include "collective_command.h"
 #include "commands.h"
+#include "hpcc_command.h"
 #include "topo_command.h"
 #include "workload_command.h"
 #include "loom/core/error.h"
@@ -24,6 +25,7 @@ constexpr const char* kExamples = R"(Examples:
   loom topo generate clos --hosts 4096 --gpus-per-host 8 --tiers 3 --nic-bandwidth 400Gbps -o clos.yaml
   loom topo show clos.yaml
   loom workload generate --model gpt-175b --tp 8 --pp 8 --dp 16 -o gpt175b
+  loom hpcc mix/config.txt                   run an HPCC/ns-3 experiment as it is (fct.txt, pfc.txt)
   loom version
 
 Exit codes: 0 success, 2 bad arguments or input (one line on stderr), 3 internal error.)";
@@ -54,6 +56,8 @@ int main(int argc, char** argv) {
   loom::app::TopoArguments topo_args;
   CLI::App* topo = loom::app::add_topo_command(app, topo_args);
   const auto workload = loom::app::add_workload_command(app);
+  loom::app::HpccArguments hpcc_args;
+  CLI::App* hpcc = loom::app::add_hpcc_command(app, hpcc_args);
 
   try {
     app.parse(argc, argv);
@@ -72,6 +76,7 @@ int main(int argc, char** argv) {
     if (collective.parsed()) return collective.run();
     if (topo->parsed()) return loom::app::topo_command(topo_args);
     if (workload->parsed()) return workload->run();
+    if (hpcc->parsed()) return loom::app::hpcc_command(hpcc_args, std::cout);
   } catch (const loom::UserError& e) {
     return report_error(e.what(), 2);
   } catch (const loom::InternalError& e) {

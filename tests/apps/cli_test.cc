@@ -110,6 +110,16 @@ TEST(Cli, CollectiveExplainPrintsTheTunersChoice) {
   EXPECT_EQ(bad.err, "loom: unknown GPU 'h999'; expected one of: a100, h100, b200\n");
 }
 
+TEST(Cli, HpccRunsAnNs3ExperimentAsItIs) {
+  const fs::path config = fs::path(LOOM_SOURCE_DIR) / "../shared/fixtures/hpcc/inputs/shipped_star66/config_shipped_hpcc_notrace.txt";
+  if (!fs::exists(config)) GTEST_SKIP() << "shared fixtures not found at " << config << " (a user's clone)";
+  const fs::path out = scratch() / "hpcc";
+  const Result r = loom("hpcc " + config.string() + " --out " + out.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(lines(slurp(out / "fct_shipped_hpcc_notrace.txt")), 2);
+  EXPECT_EQ(loom("hpcc missing_config.txt").exit_code, 2);
+}
+
 TEST(Cli, HelpAndVersion) {
   const Result help = loom("--help");
   EXPECT_EQ(help.exit_code, 0);

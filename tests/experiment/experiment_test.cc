@@ -115,8 +115,11 @@ TEST(Experiment, ConfigurationMistakesAreLocatedOneLineErrors) {
       {base, {"topology.nic_bandwidth=400"},
        "--set topology.nic_bandwidth=400: topology.nic_bandwidth: '400' is not a bandwidth: the number has no "
        "unit; expected e.g. 400Gbps, 100 Gb/s or 50GB/s"},
-      {base, {"network.mode=packet"},
-       "--set network.mode=packet: network.mode: unknown value 'packet'; expected one of analytical, flow"},
+      {base, {"network.mode=fluid"},
+       "--set network.mode=fluid: network.mode: unknown value 'fluid'; expected one of analytical, flow, packet"},
+      {base, {"network.mode=packet", "network.packet={cc: reno}"},
+       "--set network.packet={cc: reno}: network.packet.cc: unknown value 'reno'; expected one of none, dcqcn, hpcc, "
+       "timely, dctcp"},
       {base, {"workload.groups={tp: {block: 3}}"},
        "--set workload.groups={tp: {block: 3}}: group 'tp': block 3 must be a positive divisor of the rank count 16"},
       {base, {"workload.collectives=[{op: all-sum, size: 1MiB}]"},
@@ -158,6 +161,22 @@ TEST(Experiment, TheSameExperimentRunsInFlowModeAndAgreesWhereNothingIsShared) {
   EXPECT_EQ(summary["config"]["network"]["flow"]["queue_pairs"], 2);
   EXPECT_FALSE(summary["network"]["hot_links"].empty());
   EXPECT_LE(summary["network"]["hot_links"][0]["mean_utilisation"].get<double>(), 1.0 + 1e-9);
+}
+
+TEST(Experiment, PacketModeRunsTheSameExperiment) {
+  const std::string text =
+      "topology: {hosts: 2, gpus_per_host: 2}\n"
+      "workload: {collectives: [{op: all-gather, size: 1MiB, repeat: 2}]}\n"
+      "collective: {algorithm: ring, hop_latency: none}\n";
+  const Outcome analytical = run_text(text, {"output.dir=" + scratch_dir("pk_a").string()});
+  const Outcome packet = run_text(text, {"output.dir=" + scratch_dir("pk_p").string(), "network.mode=packet",
+                                         "network.packet={cc: dcqcn}"});
+  ASSERT_EQ(packet.result.collectives.size(), 2u);
+  EXPECT_EQ(nlohmann::json::parse(read_file(packet.summary_path))["backend"], "packet");
+  // Packets add headers (48 B per 1000 B) and store-and-forward delay, nothing else here.
+  const double ratio = packet.entries[0].mean_time.seconds() / analytical.entries[0].mean_time.seconds();
+  EXPECT_GT(ratio, 1.0);
+  EXPECT_LT(ratio, 1.15);
 }
 
 TEST(Experiment, TrainingWorkloadsAreSynthesisedTimedAndRun) {

@@ -12,6 +12,7 @@
 #include "loom/experiment/workload_sections.h"
 #include "loom/network/analytical.h"
 #include "loom/network/flow/flow_backend.h"
+#include "loom/network/packet/packet_backend.h"
 #include "loom/report/summary.h"
 #include "loom/report/tables.h"
 #include "loom/report/timeline.h"
@@ -41,11 +42,16 @@ Experiment load(config::Document& document) {
   }
   {
     config::Reader network = root.child_or_empty("network");
-    e.network_mode = network.choice("mode", {"analytical", "flow"}, "analytical");
+    e.network_mode = network.choice("mode", {"analytical", "flow", "packet"}, "analytical");
     if (e.network_mode == "flow") {
       e.flow = read_flow(network.child_or_empty("flow"));
     } else if (network.has("flow")) {
       network.fail("flow", "applies to network.mode flow only");
+    }
+    if (e.network_mode == "packet") {
+      e.packet = read_packet(network.child_or_empty("packet"), e.seed);
+    } else if (network.has("packet")) {
+      network.fail("packet", "applies to network.mode packet only");
     }
     network.finish();
   }
@@ -81,6 +87,8 @@ Outcome run(const Experiment& e) {
     auto flow_backend = std::make_unique<network::flow::FlowBackend>(simulator, e.topology, routing, e.flow);
     flow = flow_backend.get();
     backend = std::move(flow_backend);
+  } else if (e.network_mode == "packet") {
+    backend = std::make_unique<network::packet::PacketBackend>(simulator, e.topology, routing, e.packet);
   } else {
     backend = std::make_unique<network::AnalyticalBackend>(simulator, e.topology, routing);
   }

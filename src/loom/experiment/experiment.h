@@ -7,7 +7,7 @@
 //   workload    what the ranks run: microbenchmark, training (synthesised) or trace (a file)
 //   collective  default algorithm and its options
 //   system      comm_streams: communication streams per rank
-//   network     mode: analytical | flow; flow: the flow backend's parameters
+//   network     mode: analytical | flow | packet; flow / packet: that backend's parameters
 //   output      dir, and which files to write (collectives, flows, ranks, timeline, max_rows)
 // Every key is read through config::Reader, so an unknown key, a wrong type, a missing key or a
 // bad unit is a UserError at file:line:col, and the effective configuration (after defaults and
@@ -22,6 +22,7 @@
 
 #include "loom/config/document.h"
 #include "loom/network/flow/flow_params.h"
+#include "loom/network/packet/packet_params.h"
 #include "loom/report/collective_stats.h"
 #include "loom/report/output_file.h"
 #include "loom/system/metrics.h"
@@ -52,6 +53,7 @@ struct Experiment {
   system::RuntimeOptions runtime;
   std::string network_mode;
   network::flow::FlowParams flow;
+  network::packet::PacketParams packet;
   OutputOptions output;
   nlohmann::json effective_config;
   std::vector<std::string> warnings;  // from loading inputs (e.g. a real trace's oddities)

@@ -155,4 +155,29 @@ network::flow::FlowParams read_flow(config::Reader s) {
   return p;
 }
 
+network::packet::PacketParams read_packet(config::Reader s, std::uint64_t seed) {
+  network::packet::PacketParams p;
+  p.seed = seed;
+  std::vector<std::string_view> kinds;
+  for (auto kind : {network::packet::CcKind::kNone, network::packet::CcKind::kDcqcn, network::packet::CcKind::kHpcc,
+                    network::packet::CcKind::kTimely, network::packet::CcKind::kDctcp}) {
+    kinds.push_back(network::packet::to_string(kind));
+  }
+  p.cc.kind = network::packet::parse_cc_kind(s.choice("cc", kinds, network::packet::to_string(p.cc.kind)));
+  p.nic.mtu = s.optional<config::Size>("mtu", p.nic.mtu);
+  p.nic.header_bytes = s.optional<config::Size>("header_bytes", p.nic.header_bytes);
+  p.nic.queue_pairs = read_count(s, "queue_pairs", p.nic.queue_pairs, 1, 1024);
+  p.nic.ack_interval = read_count(s, "ack_interval", p.nic.ack_interval, 1, 1'000'000);
+  p.nic.window = s.optional<bool>("window", p.nic.window);
+  p.sw.buffer_bytes = s.optional<config::Size>("buffer", p.sw.buffer_bytes);
+  p.sw.pfc = s.optional<bool>("pfc", p.sw.pfc);
+  p.sw.ecn = s.optional<bool>("ecn", p.sw.ecn);
+  s.finish();
+  located(s, [&] {
+    network::packet::check_packet_params(p);
+    return 0;
+  });
+  return p;
+}
+
 }  // namespace loom::experiment

@@ -1,0 +1,92 @@
+#include "hpcc_command.h"
+
+#include <filesystem>
+#include <fstream>
+#include <ostream>
+
+#include <fmt/format.h>
+
+#include "loom/core/error.h"
+#include "loom/network/packet/hpcc_run.h"
+
+namespace loom::app {
+
+namespace {
+
+namespace fs = std::filesystem;
+using network::packet::FctComparison;
+using network::packet::HpccConfig;
+
+std::string locate(const fs::path& config_dir, const std::string& name, std::string_view key) {
+  const fs::path given(name);
+  for (const fs::path& candidate : {config_dir / given, config_dir / given.filename(), given}) {
+    if (fs::is_regular_file(candidate)) return candidate.string();
+  }
+  throw UserError(fmt::format("{} '{}': expected a file next to the config ({}) or at that path",
+                              key, name, (config_dir / given.filename()).string()));
+}
+
+void write_file(const fs::path& path, const auto& write) {
+  std::ofstream out(path);
+  if (!out) throw UserError(fmt::format("cannot write '{}': expected a writable path", path.string()));
+  write(out);
+}
+
+}  // namespace
+
+int hpcc_command(const HpccArguments& args, std::ostream& out) {
+  const HpccConfig config = network::packet::read_hpcc_config(args.config);
+  const fs::path dir = fs::path(args.config).parent_path();
+  const std::string topology_file = locate(dir, config.topology_file, "TOPOLOGY_FILE");
+  const std::string flow_file = locate(dir, config.flow_file, "FLOW_FILE");
+  const topology::Topology topology = network::packet::parse_hpcc_topology(
+      network::packet::read_text_file(topology_file, "topology file"), topology_file);
+  const auto flows = network::packet::parse_hpcc_flows(
+      network::packet::read_text_file(flow_file, "flow file"), flow_file, topology);
+
+  const network::packet::HpccRunResult result = network::packet::run_hpcc(config, topology, flows);
+  const double wall = result.simulate_seconds;
+
+  fs::create_directories(args.out_dir);
+  const fs::path fct_path = fs::path(args.out_dir) / fs::path(config.fct_output_file).filename();
+  const fs::path pfc_path = fs::path(args.out_dir) / fs::path(config.pfc_output_file).filename();
+  write_file(fct_path, [&](std::ostream& o) { network::packet::write_fct(o, result.fct); });
+  write_file(pfc_path, [&](std::ostream& o) { network::packet::write_pfc(o, result.pfc); });
+
+  out << fmt::format("loom hpcc: {} flows ({} finished) on {} nodes, CC_MODE {}, {}\n",
+                     flows.size(), result.fct.size(), topology.node_count(), config.cc_mode,
+                     config.global_t ? fmt::format("global T {}", result.base_rtt) : "per-pair T");
+  out << fmt::format("  {} events, {} data-packet hops in {:.3f} s of event loop ({:.2f} M events/s, {:.2f} M hops/s)\n",
+                     result.events, result.counters.data_packet_hops, wall,
+                     static_cast<double>(result.events) / wall * 1e-6,
+                     static_cast<double>(result.counters.data_packet_hops) / wall * 1e-6);
+  out << fmt::format("  PFC: {} pause/resume events; drops {}; ECN marks {}\n", result.pfc.size(),
+                     result.counters.drops, result.counters.ecn_marks);
+  out << fmt::format("  wrote {} and {}\n", fct_path.string(), pfc_path.string());
+  if (result.unfinished != 0) {
+    out << fmt::format("  {} flows had not finished at SIMULATOR_STOP_TIME\n", result.unfinished);
+  }
+  if (args.reference) {
+    const auto reference = network::packet::parse_fct(
+        network::packet::read_text_file(*args.reference, "reference FCT file"), *args.reference);
+    const FctComparison c = network::packet::compare_fct(result.fct, reference);
+    out << fmt::format("  vs {}: {} flows matched, {} unmatched\n", *args.reference, c.matched, c.unmatched);
+    out << fmt::format("  per-flow |FCT error|: mean {:.2f}%, max {:.2f}%\n", 100 * c.mean_abs_fct_error,
+                       100 * c.max_abs_fct_error);
+    out << fmt::format("  slowdown mean {:.3f} (ns-3 {:.3f}), median {:.3f} ({:.3f}), p99 {:.3f} ({:.3f})\n",
+                       c.mean_slowdown, c.reference_mean_slowdown, c.median_slowdown,
+                       c.reference_median_slowdown, c.p99_slowdown, c.reference_p99_slowdown);
+  }
+  return 0;
+}
+
+CLI::App* add_hpcc_command(CLI::App& app, HpccArguments& args) {
+  CLI::App* cmd = app.add_subcommand(
+      "hpcc", "Run an HPCC/ns-3 experiment (config.txt, topology, flows) on the packet fabric.");
+  cmd->add_option("config", args.config, "HPCC config.txt")->required();
+  cmd->add_option("--out", args.out_dir, "Directory for fct.txt and pfc.txt (default hpcc-out)");
+  cmd->add_option("--reference", args.reference, "An ns-3 fct.txt to compare FCTs with");
+  return cmd;
+}
+
+}  // namespace loom::app

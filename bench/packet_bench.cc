@@ -1,0 +1,142 @@
+// The packet-level fabric on the scenarios of issue 7, single thread:
+//  - incast60: HPCC's 320-host fat-tree (20 ToR, 20 aggregation, 16 core; 100 Gb/s host
+//    links, 400 Gb/s fabric links, 1 us each), 60 senders x 500 KB to host 0, as in the ns-3
+//    fixture (read from shared/fixtures/hpcc when present, so the inputs are identical);
+//  - permutation_k8: a k = 8 fat-tree (128 hosts, 100 Gb/s, 1 us links), host i sends 2 MB to
+//    host (i + 64) mod 128 (every flow crosses the core).
+// Each for DCQCN and HPCC. Items are data-packet hops (a data packet crossing one link), the
+// unit in which ns-3's speed is quoted (0.2-0.4 M/s for HPCC's ns-3 on these machines).
+// Counters: events/s, hops/s, bytes per in-flight packet and per QP, fabric heap at the end,
+// and the process's peak RSS.
+#include <sys/resource.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "bench_registry.h"
+#include "loom/core/simulator.h"
+#include "loom/network/packet/hpcc_run.h"
+#include "loom/network/packet/packet_backend.h"
+#include "loom/topology/routing.h"
+
+namespace loom::bench {
+namespace {
+
+using network::packet::CcKind;
+using network::packet::PacketParams;
+
+struct Scenario {
+  topology::Topology topology;
+  std::vector<std::pair<topology::NodeId, topology::NodeId>> flows;
+  Bytes bytes = 0;
+};
+
+topology::Topology fat_tree_k8() {
+  constexpr std::uint32_t k = 8;
+  topology::Topology t;
+  std::vector<topology::NodeId> hosts, edges, aggs, cores;
+  for (std::uint32_t h = 0; h < k * k * k / 4; ++h) {
+    hosts.push_back(t.add_node(topology::NodeKind::kGpu, fmt::format("host.{}.gpu.0", h), h));
+  }
+  for (std::uint32_t i = 0; i < k * k / 2; ++i) edges.push_back(t.add_node(topology::NodeKind::kSwitch, fmt::format("edge.{}", i)));
+  for (std::uint32_t i = 0; i < k * k / 2; ++i) aggs.push_back(t.add_node(topology::NodeKind::kSwitch, fmt::format("agg.{}", i), topology::kNone, 1));
+  for (std::uint32_t i = 0; i < k * k / 4; ++i) cores.push_back(t.add_node(topology::NodeKind::kSwitch, fmt::format("core.{}", i), topology::kNone, 2));
+  const Bandwidth bw = Bandwidth::gbps(100);
+  const Time latency = Time::us(1);
+  for (std::uint32_t h = 0; h < hosts.size(); ++h) t.add_duplex_link(hosts[h], edges[h / (k / 2)], bw, latency);
+  for (std::uint32_t pod = 0; pod < k; ++pod) {
+    for (std::uint32_t e = 0; e < k / 2; ++e) {
+      for (std::uint32_t a = 0; a < k / 2; ++a) t.add_duplex_link(edges[pod * k / 2 + e], aggs[pod * k / 2 + a], bw, latency);
+    }
+    for (std::uint32_t a = 0; a < k / 2; ++a) {
+      for (std::uint32_t c = 0; c < k / 2; ++c) t.add_duplex_link(aggs[pod * k / 2 + a], cores[a * k / 2 + c], bw, latency);
+    }
+  }
+  return t;
+}
+
+Scenario permutation() {
+  Scenario s;
+  s.topology = fat_tree_k8();
+  const std::uint32_t n = s.topology.gpu_count();
+  for (std::uint32_t i = 0; i < n; ++i) s.flows.emplace_back(s.topology.gpu_node(i), s.topology.gpu_node((i + n / 2) % n));
+  s.bytes = 2'000'000;
+  return s;
+}
+
+// The fixture's fat-tree and flows; empty when the fixture is not beside the checkout.
+Scenario incast60() {
+  Scenario s;
+  const std::filesystem::path dir =
+      std::filesystem::path(__FILE__).parent_path() / "../../shared/fixtures/hpcc/inputs/fat320";
+  if (!std::filesystem::exists(dir / "fat.txt")) return s;
+  s.topology = network::packet::parse_hpcc_topology(
+      network::packet::read_text_file((dir / "fat.txt").string(), "topology"), "fat.txt");
+  for (const auto& f : network::packet::parse_hpcc_flows(
+           network::packet::read_text_file((dir / "incast60_fat320.txt").string(), "flows"),
+           "incast60_fat320.txt", s.topology)) {
+    s.flows.emplace_back(f.src, f.dst);
+  }
+  s.bytes = 500'000;
+  return s;
+}
+
+struct Counter final : network::CompletionHandler {
+  void on_transfer_complete(std::uint64_t) override { ++done; }
+  std::uint64_t done = 0;
+};
+
+void run(benchmark::State& state, const Scenario& scenario, CcKind kind) {
+  if (scenario.flows.empty()) {
+    state.SkipWithError("fixture shared/fixtures/hpcc/inputs/fat320 not found");
+    return;
+  }
+  PacketParams params;
+  params.cc.kind = kind;
+  params.nic.window = kind == CcKind::kHpcc;
+  const topology::Routing routing(scenario.topology);
+  std::uint64_t hops = 0, events = 0;
+  std::size_t heap = 0;
+  for (auto _ : state) {
+    Simulator simulator;
+    network::packet::PacketBackend backend(simulator, scenario.topology, routing, params);
+    Counter counter;
+    for (std::size_t i = 0; i < scenario.flows.size(); ++i) {
+      backend.start({scenario.flows[i].first, scenario.flows[i].second, scenario.bytes, i}, counter, i);
+    }
+    simulator.run();
+    if (counter.done != scenario.flows.size()) state.SkipWithError("transfers did not complete");
+    hops += backend.fabric().counters().data_packet_hops;
+    events += simulator.events_processed();
+    heap = backend.fabric().memory_bytes();
+  }
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  state.SetItemsProcessed(static_cast<std::int64_t>(hops));
+  state.counters["events_per_s"] = benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
+  state.counters["events_per_hop"] = static_cast<double>(events) / static_cast<double>(hops);
+  state.counters["bytes_per_packet"] = static_cast<double>(network::packet::Fabric::bytes_per_packet());
+  state.counters["bytes_per_qp"] = static_cast<double>(network::packet::Fabric::bytes_per_qp());
+  state.counters["fabric_heap_MiB"] = static_cast<double>(heap) / (1 << 20);
+  state.counters["peak_rss_MiB"] = static_cast<double>(usage.ru_maxrss) / 1024;
+}
+
+}  // namespace
+
+void register_packet_benchmarks(Registry& registry) {
+  static const Scenario incast = incast60();
+  static const Scenario perm = permutation();
+  for (const auto& [name, kind] : {std::pair{"dcqcn", CcKind::kDcqcn}, std::pair{"hpcc", CcKind::kHpcc}}) {
+    const CcKind k = kind;
+    registry.add(fmt::format("packet/incast60/{}", name), [k](benchmark::State& s) { run(s, incast, k); })
+        ->Unit(benchmark::kMillisecond);
+    registry.add(fmt::format("packet/permutation_k8/{}", name), [k](benchmark::State& s) { run(s, perm, k); })
+        ->Unit(benchmark::kMillisecond);
+  }
+}
+
+}  // namespace loom::bench
