@@ -209,6 +209,17 @@ TEST(Experiment, TraceWorkloadsLoadChakraFixtures) {
   EXPECT_EQ(outcome.result.collectives[0].members, 8u);
 }
 
+TEST(Experiment, EveryExampleFileLoads) {
+  int examples = 0;
+  for (const auto& entry : fs::directory_iterator(fs::path(LOOM_SOURCE_DIR) / "examples")) {
+    if (entry.path().extension() != ".yaml") continue;
+    ++examples;
+    config::Document document = config::Document::load_file(entry.path().string());
+    EXPECT_NO_THROW(load(document)) << entry.path();
+  }
+  EXPECT_GE(examples, 3);
+}
+
 TEST(Experiment, EveryCatalogParameterIsAnExperimentKeyWithItsDocumentedDefault) {
   for (const topology::BlueprintInfo& blueprint : topology::blueprint_catalog()) {
     // Absent keys: the effective configuration must show the catalog's defaults.
