@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "loom/config/document.h"
+#include "loom/topology/switch_tiers.h"
 
 namespace loom::topology {
 
@@ -288,7 +289,7 @@ class Importer {
     // Tiers: hop distance over switch-switch edges from switches next to host nodes.
     const auto n = static_cast<std::uint32_t>(specs_.size());
     std::vector<std::vector<std::uint32_t>> next(n);
-    std::vector<std::uint16_t> tier(n, 0xffff);
+    std::vector<std::uint16_t> tier(n, kNoTier);
     std::vector<std::uint32_t> queue;
     for (const Edge& e : edges_) {
       for (auto [x, y] : {std::pair{e.a, e.b}, std::pair{e.b, e.a}}) {
@@ -300,18 +301,12 @@ class Importer {
         }
       }
     }
-    for (std::size_t head = 0; head < queue.size(); ++head) {
-      for (std::uint32_t y : next[queue[head]]) {
-        if (tier[y] != 0xffff) continue;
-        tier[y] = static_cast<std::uint16_t>(tier[queue[head]] + 1);
-        queue.push_back(y);
-      }
-    }
+    spread_tiers(next, tier, queue);
     Topology t;
     std::vector<NodeId> node(n);
     for (std::uint32_t i = 0; i < n; ++i) {
       const Spec& s = specs_[i];
-      node[i] = t.add_node(s.kind, s.name, s.host, s.host == kNone && tier[i] != 0xffff ? tier[i] : 0);
+      node[i] = t.add_node(s.kind, s.name, s.host, s.host == kNone && tier[i] != kNoTier ? tier[i] : 0);
       if (s.rail != kNoRail) t.set_rail(node[i], s.rail);
       if (s.ports != 0) t.set_ports(node[i], static_cast<std::uint16_t>(std::min(s.ports, 65535u)));
     }

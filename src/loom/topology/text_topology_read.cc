@@ -8,6 +8,7 @@
 
 #include "loom/core/error.h"
 #include "loom/topology/text_topology.h"
+#include "loom/topology/switch_tiers.h"
 
 namespace loom::topology {
 
@@ -115,7 +116,7 @@ void read_body(LineReader& r, RawGraph& g, std::uint32_t scale_up_count, std::ui
 std::vector<std::uint16_t> switch_tiers(const RawGraph& g) {
   const auto n = static_cast<std::uint32_t>(g.role.size());
   std::vector<std::vector<std::uint32_t>> next(n);
-  std::vector<std::uint16_t> tier(n, 0xffff);
+  std::vector<std::uint16_t> tier(n, kNoTier);
   std::vector<std::uint32_t> queue;
   for (const RawLink& l : g.links) {
     for (auto [x, y] : {std::pair{l.a, l.b}, std::pair{l.b, l.a}}) {
@@ -127,14 +128,8 @@ std::vector<std::uint16_t> switch_tiers(const RawGraph& g) {
       }
     }
   }
-  for (std::size_t head = 0; head < queue.size(); ++head) {
-    for (std::uint32_t y : next[queue[head]]) {
-      if (tier[y] != 0xffff) continue;
-      tier[y] = static_cast<std::uint16_t>(tier[queue[head]] + 1);
-      queue.push_back(y);
-    }
-  }
-  for (std::uint16_t& t : tier) t = t == 0xffff ? 0 : t;
+  spread_tiers(next, tier, queue);
+  for (std::uint16_t& t : tier) t = t == kNoTier ? 0 : t;
   return tier;
 }
 
