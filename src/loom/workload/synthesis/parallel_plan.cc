@@ -38,6 +38,22 @@ Recompute parse_recompute(std::string_view text) {
   throw UserError(fmt::format("unknown recompute '{}', expected none, selective or full", text));
 }
 
+std::string_view to_string(Sharding sharding) {
+  switch (sharding) {
+    case Sharding::kNone: return "none";
+    case Sharding::kOptimizer: return "optimizer";
+    case Sharding::kFull: return "full";
+  }
+  return "?";
+}
+
+Sharding parse_sharding(std::string_view text) {
+  for (auto s : {Sharding::kNone, Sharding::kOptimizer, Sharding::kFull}) {
+    if (to_string(s) == text) return s;
+  }
+  throw UserError(fmt::format("unknown sharding '{}', expected none, optimizer or full", text));
+}
+
 void validate(const ParallelPlan& p, const TransformerConfig& m) {
   validate(m);
   const std::pair<const char*, std::uint64_t> sizes[] = {
@@ -67,6 +83,11 @@ void validate(const ParallelPlan& p, const TransformerConfig& m) {
   if (m.experts > 0 && p.tp > 1 && !p.sequence_parallel) {
     throw UserError(fmt::format("parallel plan for '{}': a mixture of experts with tp > 1 needs sequence_parallel "
                                 "(each TP rank routes its share of the tokens)",
+                                m.name));
+  }
+  if (m.experts > 0 && p.sharding == Sharding::kFull) {
+    throw UserError(fmt::format("parallel plan for '{}': sharding full (ZeRO-3/FSDP) supports dense models only, "
+                                "use sharding optimizer for a mixture of experts",
                                 m.name));
   }
   if (p.virtual_stages > 1 && p.schedule != PipelineSchedule::kInterleaved) {

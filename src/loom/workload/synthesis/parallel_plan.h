@@ -8,6 +8,20 @@
 // experts / ep whole experts (expert weights are not TP-sharded), and each TP rank routes its
 // own sequence-parallel share of the tokens (so tp > 1 needs sequence_parallel). Routed-expert
 // gradients are reduced over the tp · dp / ep ranks of a stage that hold the same experts.
+//
+// Data-parallel sharding (Ψ = a stage's parameters / t):
+//   none       gradients all-reduced in buckets, every rank updates every parameter
+//   optimizer  ZeRO-1/2, Megatron's distributed optimizer (the same as distributed_optimizer =
+//              true): buckets reduce-scattered, each rank updates its 1/d, the updated parameters
+//              all-gathered per bucket: 2Ψ elements per device per step
+//   full       ZeRO-3 / FSDP, one unit per layer (and the embedding, and the last stage's copy of
+//              the word embedding when p > 1; with p = 1 the logits use the embedding's weights
+//              as gathered): the unit's parameters are all-gathered (dtype) on the DP group
+//              before its forward and again before its backward, in every micro-batch, issued
+//              after the previous op (no prefetch); its gradients, accumulated over the
+//              micro-batches, are reduce-scattered (grad_dtype) after its last backward; each
+//              rank updates its 1/d. With one micro-batch: 3Ψ elements per device per step.
+//              Dense models only.
 #pragma once
 
 #include <cstdint>
@@ -25,6 +39,10 @@ std::string_view to_string(Recompute recompute);        // "none", "selective", 
 PipelineSchedule parse_pipeline_schedule(std::string_view text);
 Recompute parse_recompute(std::string_view text);
 
+enum class Sharding : std::uint8_t { kNone, kOptimizer, kFull };
+std::string_view to_string(Sharding sharding);  // "none", "optimizer", "full"
+Sharding parse_sharding(std::string_view text);
+
 struct ParallelPlan {
   std::uint32_t tp = 1;                 // tensor parallel size t
   std::uint32_t pp = 1;                 // pipeline stages p
@@ -39,6 +57,7 @@ struct ParallelPlan {
   DataType dtype = DataType::kBf16;     // activations, weights and their messages
   DataType grad_dtype = DataType::kFp32;  // gradient reduction messages (Megatron's main grads)
   bool distributed_optimizer = false;   // reduce-scatter grads, all-gather params (ZeRO-1)
+  Sharding sharding = Sharding::kNone;  // ZeRO level (above); full includes the optimizer's
   Bytes dp_bucket_bytes = 40ull << 20;  // gradient bucket size (DP messages per bucket)
   bool overlap_grad_reduce = true;      // bucket reductions start during backward
   std::uint32_t iterations = 1;
@@ -49,6 +68,10 @@ struct ParallelPlan {
     return tp_index + tp * (dp_index + dp * stage);
   }
   std::uint32_t stage_of(std::uint32_t rank) const { return rank / (tp * dp); }
+  // `sharding`, raised to kOptimizer by distributed_optimizer.
+  Sharding effective_sharding() const {
+    return sharding == Sharding::kNone && distributed_optimizer ? Sharding::kOptimizer : sharding;
+  }
 };
 
 // UserError naming the parameter when the plan does not fit the model: sizes of zero; heads,
@@ -56,7 +79,8 @@ struct ParallelPlan {
 // global_batch not a multiple of micro_batch · dp; virtual_stages > 1 without the interleaved
 // schedule; interleaved with micro-batches not a multiple of pp; sequence_parallel with a
 // sequence not divisible by tp; more than 65534 micro-batches; ep not dividing dp or the
-// experts, ep > 1 for a dense model, or a MoE model with tp > 1 without sequence_parallel.
+// experts, ep > 1 for a dense model, a MoE model with tp > 1 without sequence_parallel, or
+// sharding full for a MoE model.
 void validate(const ParallelPlan& plan, const TransformerConfig& model);
 
 }  // namespace loom::workload::synthesis

@@ -43,7 +43,7 @@ class Orchestrator {
     labels_.recv_gradient = w.intern_label("pp.recv_gradient");
     labels_.send_activation = w.intern_label("pp.send_activation");
     labels_.send_gradient = w.intern_label("pp.send_gradient");
-    labels_.dp_grads = w.intern_label(plan.distributed_optimizer ? "dp.reduce_scatter_grads" : "dp.allreduce_grads");
+    labels_.dp_grads = w.intern_label(sharded() ? "dp.reduce_scatter_grads" : "dp.allreduce_grads");
     labels_.dp_params = w.intern_label("dp.allgather_params");
     labels_.embedding_grads = w.intern_label("pp.allreduce_embedding_grads");
     labels_.optimizer = w.intern_label("optimizer.step");
@@ -95,6 +95,8 @@ class Orchestrator {
     return plan_.rank(tp_i, dp_i, vs % plan_.pp);
   }
   std::uint32_t layers_per_chunk() const { return model_.layers / (plan_.pp * plan_.virtual_stages); }
+  bool sharded() const { return plan_.effective_sharding() != Sharding::kNone; }
+  bool fully_sharded() const { return plan_.effective_sharding() == Sharding::kFull; }
 
   void make_communicators() {
     const std::uint32_t n = plan_.ranks();
@@ -228,15 +230,21 @@ class Orchestrator {
         input = point_to_point(NodeKind::kRecv, rank_of_vstage(vs - 1), false, mb);
       }
       if (first) {
+        gather_parameters(model_.embedding_parameters() / plan_.tp, kNoIndex, mb);
         emit(embedding_.forward, embedding_.forward_labels, kNoIndex, mb, input);
         input = kNone;
       }
       for (std::uint32_t l = 0; l < layers_per_chunk(); ++l) {
         const Program& program = program_of(first_layer + l);
-      emit(program.forward, program.forward_labels, static_cast<std::uint16_t>(first_layer + l), mb, input);
+        gather_parameters(model_.layer_parameters(first_layer + l) / plan_.tp,
+                          static_cast<std::uint16_t>(first_layer + l), mb);
+        emit(program.forward, program.forward_labels, static_cast<std::uint16_t>(first_layer + l), mb, input);
         input = kNone;
       }
-      if (last) emit(logits_.forward, logits_.forward_labels, kNoIndex, mb, kNone);
+      if (last) {
+        if (plan_.pp > 1) gather_parameters(model_.vocab * model_.hidden / plan_.tp, kNoIndex, mb);
+        emit(logits_.forward, logits_.forward_labels, kNoIndex, mb, kNone);
+      }
       if (!last && rank_of_vstage(vs + 1) != rank_) point_to_point(NodeKind::kSend, rank_of_vstage(vs + 1), false, mb);
       return;
     }
@@ -245,6 +253,7 @@ class Orchestrator {
       input = point_to_point(NodeKind::kRecv, rank_of_vstage(vs + 1), true, mb);
     }
     if (last) {
+      if (plan_.pp > 1) gather_parameters(model_.vocab * model_.hidden / plan_.tp, kNoIndex, mb);
       emit(logits_.backward, logits_.backward_labels, kNoIndex, mb, input);
       input = kNone;
     }
@@ -253,6 +262,7 @@ class Orchestrator {
     for (std::uint32_t l = layers_per_chunk(); l-- > 0;) {
       const auto layer = static_cast<std::uint16_t>(first_layer + l);
       const Program& program = program_of(layer);
+      gather_parameters(model_.layer_parameters(layer) / plan_.tp, layer, mb);
       emit(program.recompute, program.recompute_labels, layer, mb, input);
       input = program.recompute.empty() ? input : kNone;
       emit(program.backward, program.backward_labels, layer, mb, input);
@@ -263,6 +273,7 @@ class Orchestrator {
       }
     }
     if (first) {
+      gather_parameters(model_.embedding_parameters() / plan_.tp, kNoIndex, mb);
       emit(embedding_.backward, embedding_.backward_labels, kNoIndex, mb, kNone);
       if (last_backward_of_chunk) add_gradients(model_.embedding_parameters() / plan_.tp);
     }
@@ -274,12 +285,30 @@ class Orchestrator {
     return model_.is_moe_layer(layer) ? moe_layer_ : layer_;
   }
 
-  // Gradients of `parameters` are complete (after prev_): fill buckets.
+  // Full sharding: all-gathers a unit's `parameters` on the DP group after prev_ and makes it
+  // prev_, so the unit's ops wait for their weights.
+  void gather_parameters(std::uint64_t parameters, std::uint16_t layer, std::uint16_t micro_batch) {
+    if (!fully_sharded() || dp_of_[rank_] == kNone) return;
+    Node n;
+    n.kind = NodeKind::kCollective;
+    n.op = CollectiveOp::kAllGather;
+    n.communicator = dp_of_[rank_];
+    n.bytes = parameters * element_bytes(plan_.dtype);
+    n.dtype = plan_.dtype;
+    n.stream = Streams::kData;
+    n.label = labels_.dp_params;
+    n.layer = layer;
+    n.micro_batch = micro_batch;
+    prev_ = add(n, prev_);
+  }
+
+  // Gradients of `parameters` are complete (after prev_): fill buckets (full sharding: one
+  // bucket per unit).
   void add_gradients(std::uint64_t parameters) { fill(bucket_, parameters); }
   void add_expert_gradients(std::uint64_t parameters) { fill(expert_bucket_, parameters); }
   void fill(Bucket& bucket, std::uint64_t parameters) {
     bucket.parameters += parameters;
-    if (bucket.parameters * element_bytes(plan_.grad_dtype) >= plan_.dp_bucket_bytes) close(bucket);
+    if (fully_sharded() || bucket.parameters * element_bytes(plan_.grad_dtype) >= plan_.dp_bucket_bytes) close(bucket);
   }
 
   void close_bucket() {
@@ -301,7 +330,7 @@ class Orchestrator {
     if (group_of(bucket) == kNone) return;
     Node n;
     n.kind = NodeKind::kCollective;
-    n.op = plan_.distributed_optimizer ? CollectiveOp::kReduceScatter : CollectiveOp::kAllReduce;
+    n.op = sharded() ? CollectiveOp::kReduceScatter : CollectiveOp::kAllReduce;
     n.communicator = group_of(bucket);
     n.bytes = bucket.parameters * element_bytes(plan_.grad_dtype);
     n.dtype = plan_.grad_dtype;
@@ -318,7 +347,7 @@ class Orchestrator {
     for (const Bucket& b : buckets_) {
       const CommunicatorId group = group_of(b);
       const std::uint64_t size = group == kNone ? 1 : w_.communicator(group).ranks.size();
-      parameters += plan_.distributed_optimizer ? b.parameters / size : b.parameters;
+      parameters += sharded() ? b.parameters / size : b.parameters;
     }
     if (embedding_of_[rank_] != kNone) {
       Node n;
@@ -341,7 +370,7 @@ class Orchestrator {
     reductions_.push_back(prev_);
     prev_ = put(opt, reductions_);
     // The parameter all-gathers share one stream, so the last to be issued finishes last.
-    if (plan_.distributed_optimizer) {
+    if (plan_.effective_sharding() == Sharding::kOptimizer) {
       const NodeId step = prev_;
       for (const Bucket& b : buckets_) {
         if (group_of(b) == kNone) continue;
