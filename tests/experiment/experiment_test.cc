@@ -198,6 +198,20 @@ TEST(Experiment, TrainingWorkloadsAreSynthesisedTimedAndRun) {
   EXPECT_GT(outcome.metrics.ranks[8].idle, Time::zero());
 }
 
+TEST(Experiment, DlrmAndFullyShardedTrainingRun) {
+  const std::string dlrm = "topology: {hosts: 1, gpus_per_host: 8}\nworkload: {type: dlrm, global_batch: 2048}\n";
+  const Outcome d = run_text(dlrm, {"output.dir=" + scratch_dir("dlrm").string()});
+  EXPECT_GT(d.result.collectives.size(), 0u);
+  EXPECT_GT(d.metrics.critical_compute, Time::zero());
+  const std::string fsdp =
+      "topology: {hosts: 1, gpus_per_host: 8}\n"
+      "workload: {type: training, model: gpt-7b, dp: 8, global_batch: 8, sharding: full}\n";
+  const Outcome f = run_text(fsdp, {"output.dir=" + scratch_dir("fsdp").string()});
+  int all_gathers = 0;
+  for (const auto& c : f.result.collectives) all_gathers += c.op == collective::CollectiveOp::kAllGather;
+  EXPECT_GT(all_gathers, 0);
+}
+
 TEST(Experiment, TraceWorkloadsLoadChakraFixtures) {
   const fs::path fixture = fs::path(LOOM_SOURCE_DIR) / "../shared/fixtures/chakra/astra-sim_microbench_all_reduce_8npus_1MB";
   if (!fs::exists(fixture)) GTEST_SKIP() << "shared fixtures not found at " << fixture << " (a user's clone)";

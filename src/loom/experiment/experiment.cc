@@ -38,6 +38,16 @@ Experiment load(config::Document& document) {
         system.optional<std::uint64_t>("comm_streams", std::max<std::uint32_t>(2, loaded.comm_streams_needed));
     if (streams < 1 || streams > 64) system.fail("comm_streams", fmt::format("must be between 1 and 64, got {}", streams));
     e.runtime.comm_streams = static_cast<std::uint32_t>(streams);
+    if (system.has("stream_weights")) {
+      e.runtime.stream_weights = system.list<double>("stream_weights");
+      if (e.runtime.stream_weights.size() > streams) {
+        system.fail("stream_weights", fmt::format("lists {} weights for {} communication streams",
+                                                  e.runtime.stream_weights.size(), streams));
+      }
+      for (double w : e.runtime.stream_weights) {
+        if (!(w > 0)) system.fail("stream_weights", fmt::format("weights must be positive, got {}", w));
+      }
+    }
     system.finish();
   }
   {

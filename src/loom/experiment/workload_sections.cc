@@ -7,6 +7,7 @@
 #include "loom/core/error.h"
 #include "loom/experiment/sections.h"
 #include "loom/workload/compute/compute_model.h"
+#include "loom/workload/synthesis/dlrm.h"
 #include "loom/workload/synthesis/training_step.h"
 #include "loom/workload/workload_files.h"
 
@@ -79,6 +80,7 @@ workload::Workload read_training(config::Reader& s, std::uint32_t gpu_count) {
   plan.dtype = parsed(s, "dtype", workload::parse_data_type, workload::to_string(plan.dtype));
   plan.grad_dtype = parsed(s, "grad_dtype", workload::parse_data_type, workload::to_string(plan.grad_dtype));
   plan.distributed_optimizer = s.optional<bool>("distributed_optimizer", plan.distributed_optimizer);
+  plan.sharding = parsed(s, "sharding", synthesis::parse_sharding, synthesis::to_string(plan.sharding));
   plan.dp_bucket_bytes = s.optional<config::Size>("dp_bucket", plan.dp_bucket_bytes);
   plan.overlap_grad_reduce = s.optional<bool>("overlap_grad_reduce", plan.overlap_grad_reduce);
   plan.iterations = count(s, "iterations", plan.iterations);
@@ -90,6 +92,29 @@ workload::Workload read_training(config::Reader& s, std::uint32_t gpu_count) {
   try {
     synthesis::validate(plan, model);
     workload::Workload w = synthesis::synthesize_training(model, plan);
+    compute::assign_durations(w, compute_params);
+    return w;
+  } catch (const UserError& e) {
+    if (e.where().known()) throw;
+    throw e.located(s.location());
+  }
+}
+
+workload::Workload read_dlrm(config::Reader& s, std::uint32_t gpu_count) {
+  const synthesis::DlrmConfig model = synthesis::mlperf_dlrm();
+  s.choice("model", {"mlperf"}, "mlperf");
+  synthesis::DlrmPlan plan;
+  plan.ranks = count(s, "ranks", gpu_count);
+  if (plan.ranks > gpu_count) s.fail("ranks", fmt::format("{} ranks, but the topology has only {} GPUs", plan.ranks, gpu_count));
+  plan.global_batch = count(s, "global_batch", plan.global_batch);
+  plan.dtype = parsed(s, "dtype", workload::parse_data_type, workload::to_string(plan.dtype));
+  plan.grad_dtype = parsed(s, "grad_dtype", workload::parse_data_type, workload::to_string(plan.grad_dtype));
+  plan.iterations = count(s, "iterations", plan.iterations);
+  const compute::Params compute_params = read_compute(s.child_or_empty("compute"));
+  s.finish();
+  try {
+    synthesis::validate(model, plan);
+    workload::Workload w = synthesis::synthesize_dlrm(model, plan);
     compute::assign_durations(w, compute_params);
     return w;
   } catch (const UserError& e) {
@@ -127,12 +152,14 @@ LoadedWorkloadSection read_trace(config::Reader& s, std::uint32_t gpu_count, con
 
 LoadedWorkloadSection read_workload_section(config::Reader s, std::uint32_t gpu_count,
                                             const std::filesystem::path& base_dir) {
-  const std::string type = s.choice("type", {"microbenchmark", "training", "trace"}, "microbenchmark");
+  const std::string type = s.choice("type", {"microbenchmark", "training", "dlrm", "trace"}, "microbenchmark");
   LoadedWorkloadSection out;
   if (type == "microbenchmark") {
     out.workload = read_microbenchmark(s, gpu_count);
   } else if (type == "training") {
     out.workload = read_training(s, gpu_count);
+  } else if (type == "dlrm") {
+    out.workload = read_dlrm(s, gpu_count);
   } else {
     out = read_trace(s, gpu_count, base_dir);
   }

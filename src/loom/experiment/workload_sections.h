@@ -3,8 +3,9 @@
 //   type: microbenchmark   collectives on named rank groups (sections.h: read_microbenchmark)
 //   type: training         a transformer training step synthesised from model x parallelism
 //                          (model preset, tp, pp, dp, ep, schedule, batches, recompute, ...)
+//   type: dlrm             DLRM (MLPerf preset): model-parallel embeddings, data-parallel MLPs
 //   type: trace            a workload file: Chakra ET prefix or SimAI/AICB text (`file:`)
-// Training and trace workloads get compute durations from the roofline compute model
+// Training, DLRM and trace workloads get compute durations from the roofline compute model
 // (`compute:` gpu and efficiencies) for nodes that have FLOPs but no measured duration.
 #pragma once
 

@@ -25,6 +25,11 @@ struct TransferRequest {
   // analytical one) give the transfer 1/concurrency of the bottleneck bandwidth; backends that
   // model sharing ignore it, since the concurrent transfers share the links physically.
   std::uint32_t concurrency = 1;
+  // Relative share of contended bandwidth (> 0): the flow backend's weighted max-min gives a
+  // transfer of weight 2 twice the rate of a weight-1 transfer on a shared bottleneck (stream
+  // priorities). The analytical backend has no contention and the packet backend no weighted
+  // scheduling yet; both ignore it.
+  double weight = 1.0;
 };
 
 class CompletionHandler {

@@ -21,6 +21,9 @@ Runtime::Runtime(Simulator& simulator, const topology::Topology& topology, const
   }
   if (options.direct_window == 0) throw UserError("collective.direct_window must be at least 1");
   if (options.comm_streams == 0) throw UserError("system.comm_streams must be at least 1");
+  for (double w : options.stream_weights) {
+    if (!(w > 0)) throw UserError(fmt::format("system.stream_weights: weights must be positive, got {}", w));
+  }
   workload.validate();
   const std::uint32_t n = workload.node_count();
   pending_deps_.resize(n);
@@ -172,7 +175,13 @@ void Runtime::arrive_point_to_point(NodeId id) {
   result_.nodes[pair.recv].rendezvous = id;
   const std::uint64_t hash = (std::uint64_t{src} << 32 | dst) ^ (std::uint64_t{node.tag} * 0x9e3779b97f4a7c15ULL) ^
                              options_.flow_hash_seed;
-  issue({topology_.gpu_node(src), topology_.gpu_node(dst), workload_.node(pair.send).bytes, hash}, src, dst, pair);
+  const workload::Node& send = workload_.node(pair.send);
+  issue({topology_.gpu_node(src), topology_.gpu_node(dst), send.bytes, hash, 1, weight_of(send.stream)}, src, dst,
+        pair);
+}
+
+double Runtime::weight_of(std::uint8_t stream) const {
+  return stream < options_.stream_weights.size() ? options_.stream_weights[stream] : 1.0;
 }
 
 void Runtime::issue(const network::TransferRequest& request, std::uint32_t src_rank, std::uint32_t dst_rank,

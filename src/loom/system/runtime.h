@@ -50,6 +50,9 @@ struct RuntimeOptions {
   std::uint64_t flow_hash_seed = 0;  // salts every transfer's ECMP hash (the experiment seed)
   std::uint32_t comm_streams = 2;    // communication streams per rank (node.stream < this)
   bool record_transfers = false;     // fill RunResult::transfer_log
+  // Priority of each communication stream as its transfers' bandwidth weight on contended
+  // links (TransferRequest::weight); missing entries weigh 1.
+  std::vector<double> stream_weights;
 };
 
 class Runtime final : private network::CompletionHandler {
@@ -84,6 +87,7 @@ class Runtime final : private network::CompletionHandler {
   void start_instance(std::uint32_t instance);
   void apply(std::uint32_t instance, const collective::Progress& progress);
   void arrive_point_to_point(workload::NodeId id);
+  double weight_of(std::uint8_t stream) const;
   void issue(const network::TransferRequest& request, std::uint32_t src_rank, std::uint32_t dst_rank,
              const InFlight& what, Time delay = Time::zero());
   static void delayed_start_event(void* self, std::uint64_t slot);

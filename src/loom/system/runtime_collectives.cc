@@ -152,7 +152,7 @@ void Runtime::apply(std::uint32_t index, const collective::Progress& progress) {
     what.transfer = t;
     LOOM_ASSERT(t.wire_bytes >= t.bytes, fmt::format("a transfer carries {} wire bytes for {} payload bytes", t.wire_bytes, t.bytes));
     issue({topology_.gpu_node(ranks[t.src]), topology_.gpu_node(ranks[t.dst]), t.wire_bytes, mix(flow),
-           instance.concurrency},
+           instance.concurrency, weight_of(workload_.node(instance.member_nodes[t.src]).stream)},
           ranks[t.src], ranks[t.dst], what, t.hop_latency);
   }
   for (std::uint32_t member : progress.finished_members) {

@@ -91,8 +91,9 @@ std::uint32_t FlowBackend::new_transfer() {
 void FlowBackend::start(const TransferRequest& request, CompletionHandler& handler, std::uint64_t cookie) {
   LOOM_ASSERT(request.src != request.dst, "transfer from a node to itself");
   const std::uint32_t id = new_transfer();
+  LOOM_ASSERT(request.weight > 0, "transfer weight must be positive");
   transfers_[id] = Transfer{&handler, cookie, request.src, request.dst, request.bytes,
-                            simulator_.now(), Time{}, simulator_.now(), 0};
+                            simulator_.now(), Time{}, simulator_.now(), 0, request.weight};
   if (request.bytes == 0) {
     transfers_[id].ideal = ideal_time(request);  // the route's latency
     simulator_.schedule_at<&FlowBackend::deliver>(simulator_.now() + transfers_[id].ideal, this, id);
@@ -112,7 +113,7 @@ void FlowBackend::add_stream(std::uint32_t transfer, Bytes payload, std::uint64_
   const Transfer& t = transfers_[transfer];
   path_.clear();
   routing_.route(t.src, t.dst, flow_hash, path_);
-  const FlowIndex flow = solver_.add_flow(path_);
+  const FlowIndex flow = solver_.add_flow(path_, t.weight);
   if (flow >= streams_.size()) streams_.resize(flow + 1);
   streams_[flow] = Stream{transfer, static_cast<double>(wire_bytes(params_, payload)), 0.0,
                           simulator_.now(), path_latency(topology_, path_), EventId{}};

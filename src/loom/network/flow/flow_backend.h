@@ -107,6 +107,7 @@ class FlowBackend final : public Backend {
     Time ideal;
     Time delivery;                // latest arrival of a drained QP's last byte
     std::uint32_t pending_qps = 0;
+    double weight = 1.0;          // max-min weight of each of its QPs
   };
   // A QP in the solver, indexed by its FlowIndex.
   struct Stream {
