@@ -1,5 +1,8 @@
 #include "loom/collective/ring_schedule.h"
 
+#include <algorithm>
+#include <utility>
+
 #include "loom/core/error.h"
 
 namespace loom::collective {
@@ -22,6 +25,41 @@ RingSchedule::RingSchedule(const CollectiveSpec& spec)
       steps_(spec.op == CollectiveOp::kAllReduce || spec.op == CollectiveOp::kBarrier ? 2 * (spec.members - 1)
                                                                                       : spec.members - 1) {
   LOOM_ASSERT(supports(Algorithm::kRing, spec.op), "ring schedule for an operation it does not implement");
+  if (!spec.layout || n_ < 2) return;
+  // Hosts in order of first appearance, members of a host by local index.
+  const GroupLayout& layout = *spec.layout;
+  std::vector<std::uint32_t> host_rank(n_, n_);
+  std::uint32_t hosts = 0;
+  for (std::uint32_t m = 0; m < n_; ++m) {
+    if (host_rank[layout.host[m]] == n_) host_rank[layout.host[m]] = hosts++;
+  }
+  if (hosts < 2 || n_ % hosts != 0 || n_ == hosts) return;
+  std::vector<std::uint32_t> order(n_);
+  for (std::uint32_t m = 0; m < n_; ++m) order[m] = m;
+  std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return std::pair(host_rank[layout.host[a]], layout.local[a]) < std::pair(host_rank[layout.host[b]], layout.local[b]);
+  });
+  const std::uint32_t g = n_ / hosts;
+  for (std::uint32_t p = 0; p < n_; ++p) {
+    if (host_rank[layout.host[order[p]]] != p / g) return;  // hosts hold different counts
+  }
+  per_host_ = g;
+  order_ = std::move(order);
+  base_position_.resize(n_);
+  for (std::uint32_t p = 0; p < n_; ++p) base_position_[order_[p]] = p;
+}
+
+std::uint32_t RingSchedule::member_at(std::uint32_t channel, std::uint32_t position) const {
+  if (order_.empty()) return position;
+  const std::uint32_t block = position / per_host_, k = position % per_host_;
+  return order_[block * per_host_ + (k + channel) % per_host_];
+}
+
+std::uint32_t RingSchedule::position_of(std::uint32_t channel, std::uint32_t member) const {
+  if (order_.empty()) return member;
+  const std::uint32_t base = base_position_[member];
+  const std::uint32_t block = base / per_host_, k = base % per_host_;
+  return block * per_host_ + (k + per_host_ - channel % per_host_) % per_host_;
 }
 
 std::uint32_t RingSchedule::chain_position(std::uint32_t member) const {
@@ -41,10 +79,10 @@ std::uint32_t RingSchedule::receives(std::uint32_t member, std::uint32_t) const 
   return steps_;
 }
 
-Step RingSchedule::step(std::uint32_t member, std::uint32_t, std::uint32_t, std::uint32_t index) const {
-  const std::uint32_t next = (member + 1) % n_;
+Step RingSchedule::step(std::uint32_t member, std::uint32_t channel, std::uint32_t, std::uint32_t index) const {
   Step step;
   if (is_chain(op_)) {
+    const std::uint32_t next = (member + 1) % n_;
     const std::uint32_t q = chain_position(member);
     if (q > 0) step.recv(0);
     if (q < n_ - 1) {
@@ -66,9 +104,10 @@ Step RingSchedule::step(std::uint32_t member, std::uint32_t, std::uint32_t, std:
   const std::uint64_t back = op_ == CollectiveOp::kAllGather ? index
                              : reducing                      ? std::uint64_t{index} + 1
                                                              : index - (n_ - 1);
-  return step.send({.peer = next,
+  const std::uint32_t position = position_of(channel, member);
+  return step.send({.peer = member_at(channel, (position + 1) % n_),
                     .slot = 0,
-                    .block = ring_back(member, back, n_),
+                    .block = member_at(channel, ring_back(position, back, n_)),
                     .blocks = 1,
                     .action = reducing ? DataAction::kReduce : DataAction::kCopy});
 }

@@ -15,7 +15,16 @@
 //   q = (i - root - 1) mod n, forwarding with kReduce. Chunks pipeline along the chain.
 // With chunks > 1 the whole program repeats per chunk (NCCL's loop over the buffer); with
 // channels > 1 channel c carries pieces c*chunks..c*chunks+chunks-1 of every block.
+//
+// Rings across hosts: when the layout puts the same number g > 1 of members on each of several
+// hosts, the ring visits hosts one after another and, like NCCL's rings, channel c enters each
+// host at its (c mod g)-th member by local index and leaves from the one before it, so the
+// channels cross hosts through different GPUs and NICs instead of all through one. The
+// "member i" above is then the member at ring position i of the channel, and block numbers are
+// relabelled so that block b still belongs to member b. Otherwise the ring is member order.
 #pragma once
+
+#include <vector>
 
 #include "loom/collective/step_execution.h"
 
@@ -35,11 +44,17 @@ class RingSchedule final : public StepSchedule {
  private:
   // Position of `member` along a broadcast/reduce chain (0 = the chain's start).
   std::uint32_t chain_position(std::uint32_t member) const;
+  // The member at ring position `position` of `channel`, and the inverse.
+  std::uint32_t member_at(std::uint32_t channel, std::uint32_t position) const;
+  std::uint32_t position_of(std::uint32_t channel, std::uint32_t member) const;
 
   CollectiveOp op_;
   std::uint32_t n_;
   std::uint32_t root_;
   std::uint32_t steps_;  // ring steps per chunk: n-1 or 2(n-1); chains and all-to-all: n-1
+  std::uint32_t per_host_ = 1;         // g: members per host block that channels rotate; 1 = none
+  std::vector<std::uint32_t> order_;   // channel 0: position -> member (empty = member order)
+  std::vector<std::uint32_t> base_position_;  // the inverse of order_
 };
 
 }  // namespace loom::collective
