@@ -2,8 +2,10 @@
 
 #include <fmt/format.h>
 
+#include "collective_probe.h"
 #include "loom/collective/explain.h"
 #include "loom/core/units.h"
+#include "loom/topology/topology_io.h"
 
 namespace loom::app {
 
@@ -15,7 +17,30 @@ int collective_explain_command(const ExplainArguments& args) {
   query.hosts = args.hosts;
   query.gpu = &collective::gpu_model(args.gpu);
   query.all_algorithms = args.all_algorithms;
+  if (args.topology.empty()) {
+    fmt::print("{}", collective::explain(query, args.top));
+    return 0;
+  }
+  const topology::Topology topo = topology::load_topology(args.topology);
+  ProbeRequest probe{&topo, parse_rank_list(args.rank_list, topo.gpu_count()), query.op, query.size, args.mode};
+  query.members = static_cast<std::uint32_t>(probe.ranks.size());
+  query.hosts = even_host_count(topo, probe.ranks);
   fmt::print("{}", collective::explain(query, args.top));
+  fmt::print("simulated on {} ({} mode, {} ranks on {} hosts):\n", args.topology, args.mode, query.members,
+             query.hosts);
+  fmt::print("  {:<17} {:<9} {:>8} {:>7} {:>12} {:>12} {:>12}\n", "algorithm", "protocol", "channels", "chunks",
+             "modelled", "simulated", "busbw");
+  // Same units as the tuner's table above.
+  const auto us = [](double seconds) { return fmt::format("{:.1f} us", seconds * 1e6); };
+  const double factor = collective::bus_bandwidth_factor(query.op, query.members);
+  const auto candidates = collective::tuner_candidates(query);
+  for (std::size_t i = 0; i < candidates.size() && i < args.top; ++i) {
+    const collective::TunerChoice& c = candidates[i];
+    const Time simulated = simulate_choice(probe, c);
+    const double busbw = simulated > Time::zero() ? query.size / simulated.seconds() * factor / 1e9 : 0.0;
+    fmt::print("  {:<17} {:<9} {:>8} {:>7} {:>12} {:>12} {:>7.1f} GB/s\n", collective::to_string(c.algorithm),
+               collective::to_string(c.protocol), c.channels, c.chunks, us(c.seconds), us(simulated.seconds()), busbw);
+  }
   return 0;
 }
 
@@ -34,6 +59,13 @@ CollectiveCommand::CollectiveCommand(CLI::App& app) {
   explain_->add_option("--top", explain_args_.top, "Candidates to list")->capture_default_str();
   explain_->add_flag("--all-algorithms", explain_args_.all_algorithms,
                      "Also consider halving-doubling and hierarchical (not in NCCL)");
+  auto* topology = explain_->add_option("--topology", explain_args_.topology,
+                                        "Topology file: take ranks and hosts from it and simulate the candidates");
+  explain_->add_option("--rank-list", explain_args_.rank_list, "With --topology: members, e.g. 0-7,16 (default all)")
+      ->needs(topology);
+  explain_->add_option("--mode", explain_args_.mode, "With --topology: analytical or flow")
+      ->needs(topology)
+      ->capture_default_str();
 }
 
 bool CollectiveCommand::parsed() const { return collective_->parsed(); }

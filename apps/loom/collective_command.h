@@ -3,6 +3,10 @@
 //   loom collective explain --op all-reduce --size 64MiB --ranks 8 --gpu h100
 //   loom collective explain --op all-gather --size 1GiB --ranks 64 --hosts 8 --gpu a100 --top 5
 //   loom collective explain --size 4KiB --ranks 64 --hosts 8 --all-algorithms
+//   loom collective explain --size 1GiB --topology fabric.yaml --rank-list 0-7,64-71 --mode flow
+//
+// With --topology the members and hosts come from the topology and the rank list (default:
+// every GPU), and the listed candidates are also simulated on that topology (collective_probe.h).
 //
 // Wiring (main.cc): construct a CollectiveCommand on the top-level CLI::App before parsing;
 // after parsing, `if (command.parsed()) return command.run();`. run() prints to stdout and
@@ -24,6 +28,9 @@ struct ExplainArguments {
   std::string gpu = "h100";
   std::uint32_t top = 8;
   bool all_algorithms = false;  // also halving-doubling and hierarchical, which NCCL lacks
+  std::string topology;         // a topology file (any format load_topology reads); empty = none
+  std::string rank_list;        // with topology: e.g. "0-7,16"; empty = every GPU
+  std::string mode = "flow";    // with topology: the backend simulating the candidates
 };
 
 // Prints the tuner's explanation for `args` (see collective/explain.h); returns exit code 0.

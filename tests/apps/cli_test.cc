@@ -110,6 +110,25 @@ TEST(Cli, CollectiveExplainPrintsTheTunersChoice) {
   EXPECT_EQ(bad.err, "loom: unknown GPU 'h999'; expected one of: a100, h100, b200\n");
 }
 
+TEST(Cli, CollectiveExplainSimulatesTheCandidatesOnATopologyFile) {
+  const fs::path topo = scratch() / "rail2.yaml";
+  ASSERT_EQ(loom("topo generate rail-optimized --hosts 2 --host-model dgx-h100 -o " + topo.string()).exit_code, 0);
+  const Result r = loom("collective explain --size 64MiB --top 2 --mode analytical --rank-list 0-3,8-11 --topology " +
+                        topo.string());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("on 8 ranks (2 hosts x 4)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("(analytical mode, 8 ranks on 2 hosts)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("simulated"), std::string::npos);
+  const Result uneven = loom("collective explain --rank-list 0-9 --topology " + topo.string());
+  EXPECT_EQ(uneven.exit_code, 2);
+  EXPECT_NE(uneven.err.find("spread unevenly over hosts (host 0: 8, host 1: 2)"), std::string::npos) << uneven.err;
+  const Result out_of_range = loom("collective explain --rank-list 3-40 --topology " + topo.string());
+  EXPECT_EQ(out_of_range.exit_code, 2);
+  EXPECT_NE(out_of_range.err.find("rank 40 in '3-40' is out of range: the topology has 16 GPUs"), std::string::npos);
+  const Result backwards = loom("collective explain --rank-list 5-2 --topology " + topo.string());
+  EXPECT_NE(backwards.err.find("range '5-2' runs backwards"), std::string::npos) << backwards.err;
+}
+
 TEST(Cli, HpccRunsAnNs3ExperimentAsItIs) {
   const fs::path config = fs::path(LOOM_SOURCE_DIR) / "../shared/fixtures/hpcc/inputs/shipped_star66/config_shipped_hpcc_notrace.txt";
   if (!fs::exists(config)) GTEST_SKIP() << "shared fixtures not found at " << config << " (a user's clone)";
