@@ -12,6 +12,7 @@
 #include "loom/workload/critical_path.h"
 #include "loom/workload/json_export.h"
 #include "loom/workload/scaling.h"
+#include "loom/workload/synthesis/memory_model.h"
 #include "loom/workload/synthesis/training_step.h"
 #include "loom/workload/workload_files.h"
 #include "loom/workload/workload_summary.h"
@@ -75,15 +76,18 @@ workload::LoadedWorkload load(const std::string& file, const std::string& format
   return loaded;
 }
 
-}  // namespace
+struct Synthesised {
+  workload::synthesis::ParallelPlan plan;
+  Workload workload;
+};
 
-int workload_generate_command(const WorkloadGenerateArguments& a) {
+Synthesised synthesise(const WorkloadGenerateArguments& a) {
   namespace syn = workload::synthesis;
-  if (a.output.empty()) throw UserError("workload generate: give the output with -o PREFIX");
   syn::ParallelPlan plan;
   plan.tp = a.tp;
   plan.pp = a.pp;
   plan.dp = a.dp;
+  plan.cp = a.cp;
   plan.ep = a.ep;
   plan.sequence_parallel = a.sequence_parallel;
   plan.schedule = syn::parse_pipeline_schedule(a.schedule);
@@ -94,6 +98,8 @@ int workload_generate_command(const WorkloadGenerateArguments& a) {
   plan.dtype = workload::parse_data_type(a.dtype);
   plan.grad_dtype = workload::parse_data_type(a.grad_dtype);
   plan.distributed_optimizer = a.distributed_optimizer;
+  plan.sharding = syn::parse_sharding(a.sharding);
+  plan.prefetch = !a.no_prefetch;
   plan.overlap_grad_reduce = !a.no_overlap;
   plan.dp_bucket_bytes = parse_size(a.bucket);
   plan.iterations = a.iterations;
@@ -103,15 +109,41 @@ int workload_generate_command(const WorkloadGenerateArguments& a) {
   params.dtype = plan.dtype;
   workload::compute::assign_durations(w, params);
   if (a.scale != 1.0) workload::scale_workload(w, a.scale);
-  fmt::print("{}: tp {} pp {} dp {}, {} micro-batches of {}, {} schedule, {} ranks, {} nodes\n", a.model, plan.tp,
-             plan.pp, plan.dp, plan.micro_batches(), plan.micro_batch, syn::to_string(plan.schedule), plan.ranks(),
-             w.node_count());
-  fmt::print("simulate with at least {} communication streams per rank\n", syn::kCommStreams);
-  write_output(w, a.output, a.format);
+  fmt::print("{}: tp {} cp {} pp {} dp {}, {} micro-batches of {}, {} schedule, {} ranks, {} nodes\n", a.model,
+             plan.tp, plan.cp, plan.pp, plan.dp, plan.micro_batches(), plan.micro_batch, syn::to_string(plan.schedule),
+             plan.ranks(), w.node_count());
+  return {plan, std::move(w)};
+}
+
+void print_memory(const WorkloadGenerateArguments& a, const workload::synthesis::ParallelPlan& plan) {
+  namespace syn = workload::synthesis;
+  const syn::MemoryEstimate m = syn::peak_memory(syn::find_transformer(a.model), plan);
+  auto gib = [](Bytes b) { return fmt::format("{:.2f} GiB", static_cast<double>(b) / (1ull << 30)); };
+  fmt::print("memory per rank (stage {}, sharding {}): {} = weights {} + gradients {} + optimizer {} + activations {} "
+             "({} per micro-batch x {} in flight, recompute {})\n",
+             m.stage, syn::to_string(plan.effective_sharding()), gib(m.total()), gib(m.model_states.parameters),
+             gib(m.model_states.gradients), gib(m.model_states.optimizer), gib(m.activations),
+             gib(m.activations_per_micro_batch), m.chunks_in_flight, syn::to_string(plan.recompute));
+}
+
+}  // namespace
+
+int workload_generate_command(const WorkloadGenerateArguments& a) {
+  if (a.output.empty()) throw UserError("workload generate: give the output with -o PREFIX");
+  const Synthesised s = synthesise(a);
+  print_memory(a, s.plan);
+  fmt::print("simulate with at least {} communication streams per rank\n", workload::synthesis::kCommStreams);
+  write_output(s.workload, a.output, a.format);
   return 0;
 }
 
 int workload_show_command(const WorkloadShowArguments& a) {
+  if (a.file.empty()) {
+    const Synthesised s = synthesise(a.plan);
+    show(s.workload, a.per_rank_rows);
+    print_memory(a.plan, s.plan);
+    return 0;
+  }
   const workload::LoadedWorkload loaded = load(a.file, a.format, a.ranks);
   fmt::print("{} ({})\n", a.file, loaded.format);
   show(loaded.workload, a.per_rank_rows);
@@ -123,6 +155,39 @@ int workload_convert_command(const WorkloadConvertArguments& a) {
   write_output(loaded.workload, a.output, a.to);
   return 0;
 }
+
+namespace {
+
+// The model and parallel-plan options `generate` and `show` share.
+void add_plan_options(CLI::App& app, WorkloadGenerateArguments& g) {
+  app.add_option("--model", g.model, "Model preset (gpt-7b, gpt-13b, gpt-175b, llama-7b, llama-13b, llama-70b, "
+                                     "llama-405b, mixtral-8x7b, deepseek-v3)")->capture_default_str();
+  app.add_option("--tp", g.tp, "Tensor-parallel size")->capture_default_str();
+  app.add_option("--pp", g.pp, "Pipeline stages")->capture_default_str();
+  app.add_option("--dp", g.dp, "Data-parallel replicas")->capture_default_str();
+  app.add_option("--cp", g.cp, "Context-parallel size (sequence split s/cp, ring attention)")->capture_default_str();
+  app.add_option("--ep", g.ep, "Expert-parallel size (MoE models; divides cp * dp)")->capture_default_str();
+  app.add_flag("--sp", g.sequence_parallel, "Sequence parallelism");
+  app.add_option("--schedule", g.schedule, "Pipeline schedule: gpipe, 1f1b, interleaved")->capture_default_str();
+  app.add_option("--vpp", g.virtual_stages, "Virtual stages per pipeline stage (interleaved)")->capture_default_str();
+  app.add_option("--micro-batch", g.micro_batch, "Sequences per micro-batch")->capture_default_str();
+  app.add_option("--global-batch", g.global_batch, "Sequences per iteration (default micro-batch * dp * pp)");
+  app.add_option("--recompute", g.recompute, "Activation recomputation: none, selective, full")->capture_default_str();
+  app.add_option("--dtype", g.dtype, "Activation and weight type: fp32, bf16, fp16, fp8")->capture_default_str();
+  app.add_option("--grad-dtype", g.grad_dtype, "Gradient reduction type")->capture_default_str();
+  app.add_flag("--distributed-optimizer", g.distributed_optimizer, "Reduce-scatter gradients, all-gather parameters");
+  app.add_option("--sharding", g.sharding,
+                 "Data-parallel sharding: none, optimizer (ZeRO-1), gradients (ZeRO-2), full (ZeRO-3/FSDP)")
+      ->capture_default_str();
+  app.add_flag("--no-prefetch", g.no_prefetch, "Full sharding: gather each layer right before use, not one ahead");
+  app.add_flag("--no-overlap", g.no_overlap, "Reduce gradients after the whole backward pass");
+  app.add_option("--bucket", g.bucket, "Gradient bucket size, e.g. 40MiB")->capture_default_str();
+  app.add_option("--iterations", g.iterations, "Training iterations")->capture_default_str();
+  app.add_option("--gpu", g.gpu, "GPU for compute durations: A100, H100, H200, B200, MI300X")->capture_default_str();
+  app.add_option("--scale", g.scale, "Scale FLOPs, bytes and durations by this factor in (0, 1]")->capture_default_str();
+}
+
+}  // namespace
 
 bool WorkloadCommand::parsed() const { return workload_->parsed(); }
 
@@ -139,33 +204,15 @@ std::unique_ptr<WorkloadCommand> add_workload_command(CLI::App& app) {
 
   WorkloadGenerateArguments& g = cmd->generate_args_;
   CLI::App* gen = cmd->workload_->add_subcommand("generate", "Synthesise training steps of a transformer (dense or MoE).");
-  gen->add_option("--model", g.model, "Model preset (gpt-7b, gpt-13b, gpt-175b, llama-7b, llama-13b, llama-70b, "
-                                      "llama-405b, mixtral-8x7b, deepseek-v3)")->capture_default_str();
-  gen->add_option("--tp", g.tp, "Tensor-parallel size")->capture_default_str();
-  gen->add_option("--pp", g.pp, "Pipeline stages")->capture_default_str();
-  gen->add_option("--dp", g.dp, "Data-parallel replicas")->capture_default_str();
-  gen->add_option("--ep", g.ep, "Expert-parallel size (MoE models; divides dp)")->capture_default_str();
-  gen->add_flag("--sp", g.sequence_parallel, "Sequence parallelism");
-  gen->add_option("--schedule", g.schedule, "Pipeline schedule: gpipe, 1f1b, interleaved")->capture_default_str();
-  gen->add_option("--vpp", g.virtual_stages, "Virtual stages per pipeline stage (interleaved)")->capture_default_str();
-  gen->add_option("--micro-batch", g.micro_batch, "Sequences per micro-batch")->capture_default_str();
-  gen->add_option("--global-batch", g.global_batch, "Sequences per iteration (default micro-batch * dp * pp)");
-  gen->add_option("--recompute", g.recompute, "Activation recomputation: none, selective, full")->capture_default_str();
-  gen->add_option("--dtype", g.dtype, "Activation and weight type: fp32, bf16, fp16, fp8")->capture_default_str();
-  gen->add_option("--grad-dtype", g.grad_dtype, "Gradient reduction type")->capture_default_str();
-  gen->add_flag("--distributed-optimizer", g.distributed_optimizer, "Reduce-scatter gradients, all-gather parameters");
-  gen->add_flag("--no-overlap", g.no_overlap, "Reduce gradients after the whole backward pass");
-  gen->add_option("--bucket", g.bucket, "Gradient bucket size, e.g. 40MiB")->capture_default_str();
-  gen->add_option("--iterations", g.iterations, "Training iterations")->capture_default_str();
-  gen->add_option("--gpu", g.gpu, "GPU for compute durations: A100, H100, H200, B200, MI300X")->capture_default_str();
-  gen->add_option("--scale", g.scale, "Scale FLOPs, bytes and durations by this factor in (0, 1]")->capture_default_str();
+  add_plan_options(*gen, g);
   gen->add_option("-o,--output", g.output, "Output prefix (chakra: PREFIX.<rank>.et) or file (json)")->required();
   gen->add_option("--format", g.format, "Output format: chakra or json")->capture_default_str();
   cmd->generate_ = gen;
 
   WorkloadShowArguments& s = cmd->show_args_;
   CLI::App* sh = cmd->workload_->add_subcommand("show", "Summarise a workload file (Chakra prefix or .et, SimAI .txt).");
-  sh->add_option("file", s.file, "Workload file or Chakra prefix")->required();
+  sh->add_option("file", s.file, "Workload file or Chakra prefix (none: synthesise from the plan options)");
+  add_plan_options(*sh, s.plan);
   sh->add_option("--format", s.format, "auto, chakra or simai")->capture_default_str();
   sh->add_option("--ranks", s.ranks, "SimAI text: number of ranks (overrides all_gpus)");
   sh->add_option("--rows", s.per_rank_rows, "Ranks listed one per line")->capture_default_str();

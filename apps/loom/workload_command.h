@@ -7,6 +7,9 @@
 //       durations come from the roofline model for --gpu (default H100)
 //   loom workload show FILE       per-rank node counts, FLOPs, bytes per communicator kind and
 //                                 the critical path at infinite bandwidth
+//   loom workload show --model gpt-7b --tp 8 --cp 2 --dp 4 --sharding gradients
+//                                 the same for a synthesised step (the generate options, no
+//                                 file), plus the per-rank memory estimate
 //   loom workload convert IN OUT --to chakra|json
 #pragma once
 
@@ -23,7 +26,7 @@ namespace loom::app {
 
 struct WorkloadGenerateArguments {
   std::string model = "gpt-7b";
-  std::uint32_t tp = 1, pp = 1, dp = 1, ep = 1;
+  std::uint32_t tp = 1, pp = 1, dp = 1, cp = 1, ep = 1;
   bool sequence_parallel = false;
   std::string schedule = "1f1b";
   std::uint32_t virtual_stages = 1;
@@ -33,6 +36,8 @@ struct WorkloadGenerateArguments {
   std::string dtype = "bf16";
   std::string grad_dtype = "fp32";
   bool distributed_optimizer = false;
+  std::string sharding = "none";  // none, optimizer (ZeRO-1), gradients (ZeRO-2), full (ZeRO-3)
+  bool no_prefetch = false;       // full sharding: gather each layer right before its use
   bool no_overlap = false;
   std::string bucket = "40MiB";
   std::uint32_t iterations = 1;
@@ -43,7 +48,8 @@ struct WorkloadGenerateArguments {
 };
 
 struct WorkloadShowArguments {
-  std::string file;
+  std::string file;                    // empty: synthesise from `plan`
+  WorkloadGenerateArguments plan;
   std::string format = "auto";
   std::optional<std::uint32_t> ranks;  // SimAI text: rank count
   std::uint32_t per_rank_rows = 16;    // ranks listed one per line (the rest summarised)

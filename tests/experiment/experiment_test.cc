@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "loom/core/error.h"
+#include "loom/experiment/slow_nics.h"
 #include "loom/topology/blueprint_catalog.h"
 
 namespace loom::experiment {
@@ -210,6 +211,92 @@ TEST(Experiment, DlrmAndFullyShardedTrainingRun) {
   int all_gathers = 0;
   for (const auto& c : f.result.collectives) all_gathers += c.op == collective::CollectiveOp::kAllGather;
   EXPECT_GT(all_gathers, 0);
+}
+
+// Context parallelism with ZeRO-2, FSDP-free: the plan's keys reach the synthesis, the DAG
+// has CP K/V exchanges, and the per-rank memory estimate is available to the experiment.
+TEST(Experiment, ContextParallelTrainingWithZeroTwoRunsAndEstimatesMemory) {
+  const std::string text =
+      "topology: {hosts: 2, gpus_per_host: 8}\n"
+      "workload: {type: training, model: gpt-7b, tp: 4, cp: 2, dp: 2, global_batch: 2, sequence_parallel: true,\n"
+      "           sharding: gradients, recompute: selective}\n";
+  config::Document document = config::Document::parse(text, "exp.yaml");
+  document.apply_override("output.dir=" + scratch_dir("cp").string());
+  const Experiment e = load(document);
+  ASSERT_TRUE(e.memory.has_value());
+  EXPECT_GT(e.memory->model_states.parameters, e.memory->model_states.gradients);  // ZeRO-2 shards gradients
+  EXPECT_GT(e.memory->activations, 0u);
+  int context = 0;
+  for (workload::CommunicatorId c = 0; c < e.workload.communicator_count(); ++c) {
+    context += e.workload.communicator(c).kind == workload::CommunicatorKind::kContext;
+  }
+  EXPECT_EQ(context, 8);  // tp 4 x dp 2 groups of 2
+  const Outcome outcome = run(e);
+  EXPECT_EQ(outcome.metrics.iteration_times.size(), 1u);
+}
+
+TEST(Experiment, DataLoadingDelaysTheFirstIteration) {
+  const std::string base = "topology: {hosts: 1, gpus_per_host: 2}\n"
+                           "workload: {type: training, model: gpt-7b, dp: 2, global_batch: 2";
+  const Outcome plain = run_text(base + "}\n", {"output.dir=" + scratch_dir("noload").string()});
+  const Outcome loading = run_text(
+      base + ", data_loading: {bytes_per_rank: 1GiB, bandwidth: 100Gbps, latency: 5us}}\n",
+      {"output.dir=" + scratch_dir("load").string()});
+  // 2^30 · 8 bits at 10^11 bit/s, plus the latency.
+  EXPECT_EQ(loading.result.makespan - plain.result.makespan, Time::ps(85'899'345'920) + Time::us(5));
+}
+
+// Two hosts of one GPU on one switch; a 2-rank ring all-reduce of 8 MiB is 2 steps of 4 MiB, each
+// through a NIC (400 Gbit/s; PCIe 512). Slowing the NICs by 2 makes each step's serialisation
+// 4 MiB · 8 / 200 Gbit/s instead of / 400: the all-reduce takes 2 · 83,886,080 ps longer.
+TEST(Experiment, SlowNicsLengthenAnAllReduceByTheClosedFormAmount) {
+  const std::string base =
+      "topology: {blueprint: single-switch, hosts: 2, gpus_per_host: 1}\n"
+      "collective: {algorithm: ring, channels: 1, chunks: 1, protocol: simple, hop_latency: none}\n"
+      "workload:\n  collectives: [{op: all-reduce, size: 8MiB}]\n";
+  const Outcome plain = run_text(base, {"output.dir=" + scratch_dir("fast_nics").string()});
+  const Outcome slow = run_text(base + "  variation: {nic_slowdown_chance: 1, nic_slowdown: [2, 2]}\n",
+                                {"output.dir=" + scratch_dir("slow_nics").string()});
+  EXPECT_EQ(slow.result.makespan - plain.result.makespan, Time::ps(2 * 83'886'080));
+}
+
+TEST(Experiment, WithSlowNicsScalesOnlyThatNicsCablesBothWays) {
+  config::Document document =
+      config::Document::parse("topology: {blueprint: single-switch, hosts: 2, gpus_per_host: 1}\n"
+                              "workload: {collectives: [{op: all-reduce, size: 1MiB}]}\n",
+                              "exp.yaml");
+  const topology::Topology t = load(document).topology;
+  const workload::NicSlowdown slow[] = {{0, 4.0}};
+  const topology::Topology s = with_slow_nics(t, slow);
+  ASSERT_EQ(s.link_count(), t.link_count());
+  ASSERT_EQ(s.node_count(), t.node_count());
+  const topology::NodeId nic0 = t.nic_of_rank(0);
+  int slowed = 0;
+  for (topology::LinkId l = 0; l < t.link_count(); ++l) {
+    const topology::Link& before = t.link(l);
+    const topology::Link& after = s.link(l);
+    EXPECT_EQ(after.src, before.src);
+    EXPECT_EQ(after.reverse, before.reverse);
+    EXPECT_EQ(after.latency, before.latency);
+    const bool touches = before.src == nic0 || before.dst == nic0;
+    EXPECT_EQ(after.bandwidth.bps(), touches ? before.bandwidth.bps() / 4 : before.bandwidth.bps()) << l;
+    slowed += touches;
+  }
+  EXPECT_EQ(slowed, 4);  // GPU-NIC and NIC-switch cables, both directions
+  EXPECT_EQ(s.nic_of_rank(1), t.nic_of_rank(1));
+  const workload::NicSlowdown bad[] = {{7, 2.0}};
+  EXPECT_THROW(with_slow_nics(t, bad), UserError);
+}
+
+TEST(Experiment, VariationKeysAreCheckedAndStragglersSlowTheRun) {
+  const std::string base = "topology: {hosts: 1, gpus_per_host: 2}\n"
+                           "workload:\n  type: training\n  model: gpt-7b\n  dp: 2\n  global_batch: 2\n";
+  const Outcome plain = run_text(base, {"output.dir=" + scratch_dir("nostraggler").string()});
+  const Outcome straggling = run_text(base + "  variation: {stragglers: [{rank: 1, factor: 2}]}\n",
+                                      {"output.dir=" + scratch_dir("straggler").string()});
+  EXPECT_GT(straggling.result.makespan, plain.result.makespan);
+  EXPECT_NE(error_of(base + "  variation: {nic_slowdown: [2, 1]}\n"), "no error");
+  EXPECT_NE(error_of(base + "  variation: {compute_slowdown_chance: 2}\n"), "no error");
 }
 
 TEST(Experiment, TraceWorkloadsLoadChakraFixtures) {

@@ -1,6 +1,9 @@
 // Data-parallel sharding of a synthesised transformer step (parallel_plan.h): per-step DP bytes
 // per device are Ψ with plain all-reduce buffers, 2Ψ with ZeRO-1/2 (optimizer) and 3Ψ with
 // ZeRO-3/FSDP (full), Ψ = the stage's parameters / t in bytes.
+#include <algorithm>
+#include <map>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -134,7 +137,7 @@ TEST(Sharding, ParsingAndInvalidPlans) {
     parse_sharding("zero3");
     ADD_FAILURE() << "no error";
   } catch (const UserError& e) {
-    EXPECT_THAT(e.what(), ::testing::HasSubstr("unknown sharding 'zero3', expected none, optimizer or full"));
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("unknown sharding 'zero3', expected none, optimizer, gradients or full"));
   }
   const TransformerConfig moe{"tiny-moe", 4, 256, 4, 4, 1024, false, 1000, 128, true, 4, 2, 1.0, 0, 512, 0};
   ParallelPlan p;
@@ -146,6 +149,43 @@ TEST(Sharding, ParsingAndInvalidPlans) {
     ADD_FAILURE() << "no error";
   } catch (const UserError& e) {
     EXPECT_THAT(e.what(), ::testing::HasSubstr("sharding full (ZeRO-3/FSDP) supports dense models only"));
+  }
+}
+
+// FSDP prefetch: layer L's all-gather is issued before layer L-1's ops (forward) or layer L+1's
+// (backward), so none of its dependencies is an op of the neighbouring layer; without prefetch
+// it waits for that layer's last op.
+TEST(Sharding, PrefetchIssuesTheNextGatherBeforeTheCurrentLayer) {
+  for (const bool prefetch : {true, false}) {
+    ParallelPlan p;
+    p.dp = 2;
+    p.global_batch = 2;
+    p.sharding = Sharding::kFull;
+    p.prefetch = prefetch;
+    const Workload w = synthesize_training(small_gpt(), p);
+    std::map<std::uint16_t, std::uint32_t> seen;  // layer -> gathers seen (0: forward, 1: backward)
+    std::uint32_t checked = 0;
+    for (NodeId id = 0; id < w.node_count(); ++id) {
+      const Node& n = w.node(id);
+      if (n.rank != 0 || n.kind != NodeKind::kCollective || n.op != CollectiveOp::kAllGather) continue;
+      if (n.layer == kNoIndex) continue;
+      const bool forward = seen[n.layer]++ == 0;
+      const int neighbour = forward ? n.layer - 1 : n.layer + 1;
+      if (neighbour < 0 || neighbour >= 8) continue;
+      bool waits_for_neighbour = false;
+      for (NodeId d : w.deps(id)) {
+        const Node& dep = w.node(d);
+        waits_for_neighbour |= dep.kind == NodeKind::kCompute && dep.layer == neighbour;
+      }
+      EXPECT_EQ(waits_for_neighbour, !prefetch) << "layer " << n.layer << (forward ? " forward" : " backward");
+      // The layer's first op waits for its gather (directly).
+      NodeId first_op = id + 1;
+      while (w.node(first_op).layer != n.layer || w.node(first_op).kind != NodeKind::kCompute) ++first_op;
+      const auto deps = w.deps(first_op);
+      EXPECT_NE(std::find(deps.begin(), deps.end(), id), deps.end()) << "layer " << n.layer;
+      ++checked;
+    }
+    EXPECT_EQ(checked, 2u * 7u);
   }
 }
 

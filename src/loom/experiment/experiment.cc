@@ -9,6 +9,7 @@
 #include "loom/core/simulator.h"
 #include "loom/experiment/sections.h"
 #include "loom/experiment/link_monitor.h"
+#include "loom/experiment/slow_nics.h"
 #include "loom/experiment/workload_sections.h"
 #include "loom/network/analytical.h"
 #include "loom/network/flow/flow_backend.h"
@@ -26,9 +27,12 @@ Experiment load(config::Document& document) {
   e.seed = root.optional<std::uint64_t>("seed", e.seed);
   e.topology = read_topology(root.child("topology"), std::filesystem::path(document.source_name()).parent_path());
   const std::filesystem::path base_dir = std::filesystem::path(document.source_name()).parent_path();
-  LoadedWorkloadSection loaded = read_workload_section(root.child("workload"), e.topology.gpu_count(), base_dir);
+  LoadedWorkloadSection loaded =
+      read_workload_section(root.child("workload"), e.topology.gpu_count(), base_dir, e.seed);
+  if (!loaded.nic_slowdowns.empty()) e.topology = with_slow_nics(e.topology, loaded.nic_slowdowns);
   e.workload = std::move(loaded.workload);
   e.warnings = std::move(loaded.warnings);
+  e.memory = loaded.memory;
   e.runtime = read_collective(root.child_or_empty("collective"));
   e.runtime.flow_hash_seed = e.seed;
   {

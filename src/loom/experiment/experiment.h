@@ -15,6 +15,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,7 @@
 #include "loom/system/run_result.h"
 #include "loom/system/runtime.h"
 #include "loom/topology/topology.h"
+#include "loom/workload/synthesis/memory_model.h"
 #include "loom/workload/workload.h"
 
 namespace loom::experiment {
@@ -57,6 +59,8 @@ struct Experiment {
   OutputOptions output;
   nlohmann::json effective_config;
   std::vector<std::string> warnings;  // from loading inputs (e.g. a real trace's oddities)
+  // Training workloads: per-rank memory of the most loaded stage (workload/synthesis/memory_model.h).
+  std::optional<workload::synthesis::MemoryEstimate> memory;
 };
 
 // Reads every section of `document` (overrides already applied) and checks for unknown keys.

@@ -1,6 +1,8 @@
 #include "loom/experiment/workload_sections.h"
 
 #include <algorithm>
+#include <optional>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -8,8 +10,11 @@
 #include "loom/experiment/sections.h"
 #include "loom/workload/compute/compute_model.h"
 #include "loom/workload/synthesis/dlrm.h"
+#include "loom/workload/synthesis/memory_model.h"
 #include "loom/workload/synthesis/training_step.h"
+#include "loom/workload/variation.h"
 #include "loom/workload/workload_files.h"
+#include "loom/workload/workload_validation.h"
 
 namespace loom::experiment {
 
@@ -63,13 +68,14 @@ std::uint32_t streams_used(const workload::Workload& w) {
   return streams;
 }
 
-workload::Workload read_training(config::Reader& s, std::uint32_t gpu_count) {
+LoadedWorkloadSection read_training(config::Reader& s, std::uint32_t gpu_count) {
   const synthesis::TransformerConfig model =
       parsed(s, "model", [](const std::string& name) { return synthesis::find_transformer(name); }, "gpt-7b");
   synthesis::ParallelPlan plan;
   plan.tp = count(s, "tp", plan.tp);
   plan.pp = count(s, "pp", plan.pp);
   plan.dp = count(s, "dp", plan.dp);
+  plan.cp = count(s, "cp", plan.cp);
   plan.ep = count(s, "ep", plan.ep);
   plan.sequence_parallel = s.optional<bool>("sequence_parallel", plan.sequence_parallel);
   plan.schedule = parsed(s, "schedule", synthesis::parse_pipeline_schedule, synthesis::to_string(plan.schedule));
@@ -81,19 +87,32 @@ workload::Workload read_training(config::Reader& s, std::uint32_t gpu_count) {
   plan.grad_dtype = parsed(s, "grad_dtype", workload::parse_data_type, workload::to_string(plan.grad_dtype));
   plan.distributed_optimizer = s.optional<bool>("distributed_optimizer", plan.distributed_optimizer);
   plan.sharding = parsed(s, "sharding", synthesis::parse_sharding, synthesis::to_string(plan.sharding));
+  plan.prefetch = s.optional<bool>("prefetch", plan.prefetch);
   plan.dp_bucket_bytes = s.optional<config::Size>("dp_bucket", plan.dp_bucket_bytes);
   plan.overlap_grad_reduce = s.optional<bool>("overlap_grad_reduce", plan.overlap_grad_reduce);
   plan.iterations = count(s, "iterations", plan.iterations);
+  if (auto data = s.optional_child("data_loading")) {
+    synthesis::DataLoading& d = plan.data_loading;
+    d.bytes_per_rank = data->required<config::Size>("bytes_per_rank");
+    d.bandwidth = data->required<Bandwidth>("bandwidth");
+    if (d.bandwidth.is_zero()) data->fail("bandwidth", "must be positive");
+    d.shared = data->optional<bool>("shared", d.shared);
+    d.latency = data->optional<Time>("latency", d.latency);
+    if (d.latency < Time::zero()) data->fail("latency", "must not be negative");
+    data->finish();
+  }
   if (plan.ranks() > gpu_count) {
-    s.fail("", fmt::format("tp x pp x dp = {} ranks, but the topology has only {} GPUs", plan.ranks(), gpu_count));
+    s.fail("", fmt::format("tp x cp x dp x pp = {} ranks, but the topology has only {} GPUs", plan.ranks(), gpu_count));
   }
   const compute::Params compute_params = read_compute(s.child_or_empty("compute"));
   s.finish();
   try {
     synthesis::validate(plan, model);
-    workload::Workload w = synthesis::synthesize_training(model, plan);
-    compute::assign_durations(w, compute_params);
-    return w;
+    LoadedWorkloadSection out;
+    out.workload = synthesis::synthesize_training(model, plan);
+    compute::assign_durations(out.workload, compute_params);
+    out.memory = synthesis::peak_memory(model, plan);
+    return out;
   } catch (const UserError& e) {
     if (e.where().known()) throw;
     throw e.located(s.location());
@@ -148,20 +167,91 @@ LoadedWorkloadSection read_trace(config::Reader& s, std::uint32_t gpu_count, con
   return out;
 }
 
+std::pair<double, double> factor_range(config::Reader& v, std::string_view key) {
+  if (!v.has(key)) return {1.0, 1.0};
+  const std::vector<double> range = v.list<double>(key);
+  if (range.size() != 2 || !(range[0] > 0) || !(range[0] <= range[1])) {
+    v.fail(key, "expected [min, max] factors with 0 < min <= max");
+  }
+  return {range[0], range[1]};
+}
+
+workload::VariationSpec read_variation(config::Reader v, std::uint64_t seed) {
+  workload::VariationSpec spec;
+  spec.seed = seed;
+  auto chance = [&](std::string_view key) {
+    const double c = v.optional<double>(key, 0.0);
+    if (!(c >= 0 && c <= 1)) v.fail(key, fmt::format("must be a probability in [0, 1], got {}", c));
+    return c;
+  };
+  spec.compute_slowdown_chance = chance("compute_slowdown_chance");
+  std::tie(spec.compute_slowdown_min, spec.compute_slowdown_max) = factor_range(v, "compute_slowdown");
+  spec.nic_slowdown_chance = chance("nic_slowdown_chance");
+  std::tie(spec.nic_slowdown_min, spec.nic_slowdown_max) = factor_range(v, "nic_slowdown");
+  if (v.has("stragglers")) {
+    for (config::Reader g : v.list_of_maps("stragglers")) {
+      workload::Straggler st;
+      const std::uint64_t rank = g.required<std::uint64_t>("rank");
+      if (rank > 0xfffffffeu) g.fail("rank", fmt::format("rank {} is too large", rank));
+      st.rank = static_cast<std::uint32_t>(rank);
+      auto index = [&](std::string_view key) -> std::uint16_t {
+        if (!g.has(key)) return workload::kNoIndex;
+        const std::uint64_t value = g.required<std::uint64_t>(key);
+        if (value >= workload::kNoIndex) g.fail(key, fmt::format("must be below {}, got {}", workload::kNoIndex, value));
+        return static_cast<std::uint16_t>(value);
+      };
+      st.layer = index("layer");
+      st.micro_batch = index("micro_batch");
+      if (g.has("iteration")) {
+        const std::uint64_t it = g.required<std::uint64_t>("iteration");
+        if (it >= workload::kAnyIteration) g.fail("iteration", fmt::format("iteration {} is too large", it));
+        st.iteration = static_cast<std::uint32_t>(it);
+      }
+      st.factor = g.required<double>("factor");
+      if (!(st.factor > 0)) g.fail("factor", fmt::format("must be positive, got {}", st.factor));
+      g.finish();
+      spec.stragglers.push_back(st);
+    }
+  }
+  v.finish();
+  return spec;
+}
+
 }  // namespace
 
 LoadedWorkloadSection read_workload_section(config::Reader s, std::uint32_t gpu_count,
-                                            const std::filesystem::path& base_dir) {
+                                            const std::filesystem::path& base_dir, std::uint64_t seed) {
   const std::string type = s.choice("type", {"microbenchmark", "training", "dlrm", "trace"}, "microbenchmark");
+  std::optional<workload::VariationSpec> variation;
+  std::optional<SourceLocation> variation_at;
+  if (auto v = s.optional_child("variation")) {
+    variation_at = v->location();
+    variation = read_variation(*v, seed);
+  }
   LoadedWorkloadSection out;
   if (type == "microbenchmark") {
     out.workload = read_microbenchmark(s, gpu_count);
   } else if (type == "training") {
-    out.workload = read_training(s, gpu_count);
+    out = read_training(s, gpu_count);
   } else if (type == "dlrm") {
     out.workload = read_dlrm(s, gpu_count);
   } else {
     out = read_trace(s, gpu_count, base_dir);
+  }
+  // Collective members agree, sends meet receives: reject a broken DAG before running it.
+  try {
+    workload::validate(out.workload);
+  } catch (const UserError& e) {
+    if (e.where().known()) throw;
+    throw e.located(s.location());
+  }
+  if (variation) {
+    try {
+      out.nic_slowdowns = workload::apply_variation(out.workload, *variation).nic_slowdowns;
+    } catch (const UserError& e) {
+      if (e.where().known()) throw;
+      throw e.located(*variation_at);
+    }
   }
   out.comm_streams_needed = streams_used(out.workload);
   return out;

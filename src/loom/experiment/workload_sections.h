@@ -5,27 +5,40 @@
 //                          (model preset, tp, pp, dp, ep, schedule, batches, recompute, ...)
 //   type: dlrm             DLRM (MLPerf preset): model-parallel embeddings, data-parallel MLPs
 //   type: trace            a workload file: Chakra ET prefix or SimAI/AICB text (`file:`)
+//   variation:             (any type) compute_slowdown_chance, compute_slowdown: [min, max],
+//                          nic_slowdown_chance, nic_slowdown: [min, max], stragglers: [{rank,
+//                          layer, micro_batch, iteration, factor}]
 // Training, DLRM and trace workloads get compute durations from the roofline compute model
 // (`compute:` gpu and efficiencies) for nodes that have FLOPs but no measured duration.
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "loom/config/document.h"
+#include "loom/workload/synthesis/memory_model.h"
+#include "loom/workload/variation.h"
 #include "loom/workload/workload.h"
 
 namespace loom::experiment {
 
 struct LoadedWorkloadSection {
   workload::Workload workload{1};
+  // Training: the per-rank memory estimate of the most loaded pipeline stage.
+  std::optional<workload::synthesis::MemoryEstimate> memory;
   std::uint32_t comm_streams_needed = 1;  // streams the workload's nodes use
   std::vector<std::string> warnings;      // from importing a trace
+  // From `variation:`: NICs to slow down in the topology (experiment/slow_nics.h).
+  std::vector<workload::NicSlowdown> nic_slowdowns;
 };
 
-// `gpu_count` bounds the ranks; relative trace paths are resolved against `base_dir`.
+// `gpu_count` bounds the ranks; relative trace paths are resolved against `base_dir`; `seed`
+// seeds the variation draws. The workload is validated (workload_validation.h), then the
+// optional `variation:` (compute slowdowns, stragglers, NIC slowdowns; workload/variation.h)
+// applied to it.
 LoadedWorkloadSection read_workload_section(config::Reader section, std::uint32_t gpu_count,
-                                            const std::filesystem::path& base_dir);
+                                            const std::filesystem::path& base_dir, std::uint64_t seed);
 
 }  // namespace loom::experiment

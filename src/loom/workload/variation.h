@@ -9,7 +9,8 @@
 //     stragglers multiply;
 //   NIC slowdowns: each rank's NIC is slowed with probability nic_slowdown_chance by a factor
 //     drawn from [nic_slowdown_min, nic_slowdown_max]. The workload has no network, so these are
-//     returned as (rank, factor) for the caller to apply to the topology (bandwidth / factor).
+//     returned as (rank, factor) for the caller to apply to the topology (bandwidth / factor;
+//     the experiment does, experiment/slow_nics.h).
 // Durations are multiplied and rounded to the nearest picosecond. All draws are deterministic
 // functions of (seed, rank, layer, micro-batch, iteration), independent of node order and
 // thread count.

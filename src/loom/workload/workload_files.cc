@@ -17,6 +17,23 @@ FileFormat parse_file_format(std::string_view text) {
   throw UserError(fmt::format("unknown workload format '{}', expected auto, chakra or simai", text));
 }
 
+namespace {
+
+// "<prefix>.<rank>.et" where "<prefix>.0.et" and "<prefix>.1.et" exist: one rank's file of a
+// multi-rank trace, whose prefix is returned.
+std::optional<std::string> multi_rank_prefix(const std::string& path) {
+  if (!path.ends_with(".et")) return std::nullopt;
+  const std::string stem = path.substr(0, path.size() - 3);
+  const std::size_t dot = stem.rfind('.');
+  if (dot == std::string::npos || dot + 1 == stem.size()) return std::nullopt;
+  if (stem.find_first_not_of("0123456789", dot + 1) != std::string::npos) return std::nullopt;
+  std::string prefix = stem.substr(0, dot);
+  if (!std::filesystem::exists(prefix + ".0.et") || !std::filesystem::exists(prefix + ".1.et")) return std::nullopt;
+  return prefix;
+}
+
+}  // namespace
+
 LoadedWorkload load_workload(const std::string& path, const LoadOptions& options) {
   FileFormat format = options.format;
   if (format == FileFormat::kAuto) {
@@ -36,9 +53,20 @@ LoadedWorkload load_workload(const std::string& path, const LoadOptions& options
     simai::SimaiWorkload s = simai::read_simai(path, simai_options);
     return {std::move(s.workload), std::move(s.warnings), "simai"};
   }
-  chakra::ChakraTrace t = path.ends_with(".et") && !std::filesystem::exists(path + ".0.et")
-                              ? chakra::read_chakra_files({path})
-                              : chakra::read_chakra(path);
+  if (path.ends_with(".et") && !std::filesystem::exists(path + ".0.et")) {
+    if (const std::optional<std::string> prefix = multi_rank_prefix(path)) {
+      chakra::ChakraTrace t = chakra::read_chakra(*prefix);
+      t.warnings.insert(t.warnings.begin(),
+                        ImportWarning{path, fmt::format("one rank's file of the {}-rank trace '{}'; loaded every rank "
+                                                        "({}.0.et .. {}.{}.et)",
+                                                        t.files.size(), *prefix, *prefix, *prefix,
+                                                        t.files.size() - 1)});
+      return {std::move(t.workload), std::move(t.warnings), "chakra"};
+    }
+    chakra::ChakraTrace t = chakra::read_chakra_files({path});
+    return {std::move(t.workload), std::move(t.warnings), "chakra"};
+  }
+  chakra::ChakraTrace t = chakra::read_chakra(path);
   return {std::move(t.workload), std::move(t.warnings), "chakra"};
 }
 

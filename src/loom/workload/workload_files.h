@@ -1,6 +1,9 @@
 // Loading a workload from a file in any format Loom reads, by name or by explicit format:
 //   SimAI / AICB text (simai/simai_text.h)   a path ending in ".txt"
-//   Chakra traces (chakra/chakra_reader.h)    a prefix with "<prefix>.0.et", or one ".et" file
+//   Chakra traces (chakra/chakra_reader.h)    a prefix with "<prefix>.0.et", or one ".et" file;
+//                                             "<prefix>.<rank>.et" of a trace that also has
+//                                             "<prefix>.0.et" and "<prefix>.1.et" loads the whole
+//                                             trace (with a warning saying so)
 #pragma once
 
 #include <cstdint>

@@ -204,9 +204,18 @@ class GroupTable {
   }
 
   // Creates every declared group in declaration order, so that a trace Loom wrote comes back
-  // with the same communicator ids.
+  // with the same communicator ids. Groups with no loaded member (some rank files of a larger
+  // trace were loaded) are left out: no loaded node can use them.
   void create_declared(const std::string& where) {
-    for (const std::string& pg_name : declared_order_) communicator(pg_name, where);
+    for (const std::string& pg_name : declared_order_) {
+      const auto given = options_.process_groups.find(pg_name);
+      const std::vector<std::uint32_t>& ranks =
+          given != options_.process_groups.end() ? given->second : declared_.at(pg_name).ranks;
+      const bool any_loaded = pg_name.empty() || pg_name == "0" ||
+                              std::any_of(ranks.begin(), ranks.end(),
+                                          [&](std::uint32_t r) { return r < workload_.rank_count(); });
+      if (any_loaded) communicator(pg_name, where);
+    }
   }
 
   void note_use(const std::string& pg_name, std::uint32_t rank) { users_[pg_name].insert(rank); }
@@ -238,6 +247,12 @@ class GroupTable {
       if (!d->name.empty()) c.name = d->name;
       if (!d->group.empty()) c.group = d->group;
       if (!d->kind.empty()) c.kind = communicator_kind_from_name(d->kind);
+    }
+    if (c.ranks.empty()) {
+      throw UserError(fmt::format("{}: process group '{}' has none of the {} loaded rank(s) as a member; this is one "
+                                  "rank's file of a larger trace: load the whole trace by its prefix (the path "
+                                  "without '.<rank>.et')",
+                                  where, key, workload_.rank_count()));
     }
     const CommunicatorId id = workload_.add_communicator(std::move(c));
     ids_.emplace(key, id);

@@ -1,15 +1,20 @@
 // Peak dense tensor-core throughput and HBM bandwidth of the GPUs Loom knows by name.
 //
-// Figures are the vendors' published dense (no structured sparsity) peaks for the SXM/OAM parts:
-//   A100 SXM4 80GB  BF16/FP16 312 TFLOP/s, no FP8, HBM2e 2,039 GB/s   (NVIDIA A100 datasheet)
-//   H100 SXM5       BF16/FP16 989.4, FP8 1,978.9 TFLOP/s, HBM3 3.35 TB/s  (NVIDIA H100 datasheet)
-//   H200 SXM        BF16/FP16 989.4, FP8 1,978.9 TFLOP/s, HBM3e 4.8 TB/s  (NVIDIA H200 datasheet)
-//   B200 (HGX)      BF16/FP16 2,250, FP8 4,500 TFLOP/s, HBM3e 8 TB/s      (NVIDIA HGX B200 specs,
-//                   half of the sparse figures)
-//   MI300X          BF16/FP16 1,307.4, FP8 2,614.9 TFLOP/s, HBM3 5.3 TB/s (AMD MI300X datasheet)
-// FP32 work is taken to run on the TF32 tensor path at half the BF16 rate (true of all five).
-// These were gathered from the datasheets as remembered, not re-downloaded: check them before
-// publishing results that depend on a few percent.
+// Figures are the vendors' published dense (no structured sparsity) peaks for the SXM/OAM parts.
+// NVIDIA's datasheets print tensor figures with 2:4 sparsity; dense is half of them.
+//   A100 SXM4 80GB  BF16/FP16 312 TFLOP/s (624 sparse), no FP8, HBM2e 2,039 GB/s
+//                   (NVIDIA A100 datasheet, nvidia-a100-datasheet-us-nvidia-1758950-r4)
+//   H100 SXM5       BF16/FP16 989.4 (1,979 sparse), FP8 1,978.9 (3,958 sparse), HBM3 3.35 TB/s
+//                   (NVIDIA H100 Tensor Core GPU datasheet, SXM column)
+//   H200 SXM        the H100's compute (same GH100), HBM3e 4.8 TB/s, 141 GB (NVIDIA H200 datasheet)
+//   B200 (HGX)      BF16/FP16 2,250 (4.5 PFLOP/s sparse), FP8 4,500 (9 PFLOP/s sparse), HBM3e
+//                   8 TB/s (NVIDIA DGX B200 datasheet: 64 TB/s for 8 GPUs; NVIDIA's later HGX
+//                   B200 spec table gives 7.7 TB/s per GPU, 180 GB)
+//   MI300X          BF16/FP16 1,307.4, FP8 2,614.9 TFLOP/s dense (twice that with sparsity),
+//                   HBM3 5.3 TB/s, 192 GB (AMD Instinct MI300X data sheet)
+// FP32 work is taken to run on the TF32 tensor path at half the BF16 rate (true of all five:
+// A100 156, H100 494.7, MI300X 653.7 TFLOP/s TF32 dense; B200's 1,100 is within 2.5%).
+// Checked against the datasheets' figures (as reproduced by public spec pages) in Nov 2026.
 #pragma once
 
 #include <string>

@@ -33,14 +33,17 @@ CollectiveOp conjugate(CollectiveOp op) {
   return op;
 }
 
+// s is the rank's share of the sequence (s/cp), s_full the whole sequence, s_local the tokens
+// outside the TP region (s/t with sequence parallelism, else s).
 struct Shape {
-  std::uint64_t b, s, h, kv, ffn, t, e, s_local, mlp_mats;
+  std::uint64_t b, s, h, kv, ffn, t, e, s_local, mlp_mats, s_full, cp;
 };
 
 Shape shape_of(const TransformerConfig& m, const ParallelPlan& p) {
   const std::uint64_t t = p.tp;
-  return {p.micro_batch, m.sequence, m.hidden, m.kv_width(), m.ffn_hidden, t, element_bytes(p.dtype),
-          p.sequence_parallel ? m.sequence / t : m.sequence, m.gated_mlp ? 3u : 2u};
+  const std::uint64_t s = m.sequence / p.cp;
+  return {p.micro_batch, s, m.hidden, m.kv_width(), m.ffn_hidden, t, element_bytes(p.dtype),
+          p.sequence_parallel ? s / t : s, m.gated_mlp ? 3u : 2u, m.sequence, p.cp};
 }
 
 // The MoE block that replaces the dense MLP (see the header).
@@ -82,8 +85,10 @@ LayerProgram transformer_layer_program(const TransformerConfig& m, const Paralle
   const std::uint64_t qkv_out = x.h + 2 * x.kv;
   const Op qkv = compute("qkv", ComputeKind::kGemm, 2 * x.b * x.s * x.h * qkv_out / x.t,
                          (x.h * qkv_out / x.t) * x.e + act + x.b * x.s * qkv_out / x.t * x.e);
-  const Op core = compute("attention", ComputeKind::kAttention, 4 * x.b * x.s * x.s * x.h / x.t,
-                          x.b * x.s * (qkv_out + x.h) / x.t * x.e);
+  // The rank's s queries against all s_full keys; the other ranks' K and V blocks are read too.
+  const Bytes kv_all = x.b * x.s_full * 2 * x.kv / x.t * x.e;  // K and V of the whole sequence
+  const Op core = compute("attention", ComputeKind::kAttention, 4 * x.b * x.s * x.s_full * x.h / x.t,
+                          x.b * x.s * (qkv_out + x.h) / x.t * x.e + (kv_all - kv_all / x.cp));
   const Op proj = compute("proj", ComputeKind::kGemm, 2 * x.b * x.s * x.h * x.h / x.t,
                           (x.h * x.h / x.t) * x.e + act / x.t + act);
   const Op mlp = compute("mlp", ComputeKind::kGemm, 2 * x.b * x.s * x.h * x.ffn * x.mlp_mats / x.t,
@@ -96,6 +101,10 @@ LayerProgram transformer_layer_program(const TransformerConfig& m, const Paralle
   fwd.push_back(ln1);
   if (sp) add_tp(fwd, "sp_gather_attn", CollectiveOp::kAllGather);
   fwd.push_back(qkv);
+  const bool cp = x.cp > 1;
+  Op cp_gather = tp_collective("cp_kv", CollectiveOp::kAllGather, kv_all);
+  cp_gather.group = CommunicatorKind::kContext;
+  if (cp) fwd.push_back(cp_gather);
   fwd.push_back(core);
   fwd.push_back(proj);
   add_tp(fwd, "tp_attn", reduce_op);
@@ -112,8 +121,15 @@ LayerProgram transformer_layer_program(const TransformerConfig& m, const Paralle
   // Backward: the forward in reverse, GEMM and attention FLOPs doubled, collectives conjugated.
   for (auto it = fwd.rbegin(); it != fwd.rend(); ++it) {
     Op op = *it;
+    // The ring passes K and V around again for the attention backward; the cp_kv conjugate
+    // after it is the reduce-scatter that returns each block's dK, dV to its owner.
+    if (cp && op.compute_kind == ComputeKind::kAttention && op.kind == NodeKind::kCompute) {
+      program.backward.push_back(cp_gather);
+      program.backward.back().name = "bwd.cp_kv_gather";
+    }
     if (op.kind == NodeKind::kCollective) {
       op.op = conjugate(op.op);
+      if (op.group == CommunicatorKind::kContext) op.name = "cp_dkv";
     } else if (op.compute_kind != ComputeKind::kElementwise) {
       op.flops *= 2;
       op.bytes *= 2;
@@ -122,7 +138,10 @@ LayerProgram transformer_layer_program(const TransformerConfig& m, const Paralle
     program.backward.push_back(std::move(op));
   }
   if (p.recompute == Recompute::kFull) program.recompute = fwd;
-  if (p.recompute == Recompute::kSelective) program.recompute.push_back(core);
+  if (p.recompute == Recompute::kSelective) {
+    if (cp) program.recompute.push_back(cp_gather);
+    program.recompute.push_back(core);
+  }
   for (Op& op : program.recompute) op.name = "recompute." + op.name;
   for (Op& op : fwd) op.name = "fwd." + op.name;
   program.forward = std::move(fwd);

@@ -2,12 +2,14 @@
 // logits), per micro-batch, under tensor and sequence parallelism: the "layer" part of
 // synthesis. The orchestrator (training_step.h) repeats these per micro-batch, layer and stage.
 //
-// Transformer layer, forward (t = TP size, e = element bytes of the plan's dtype, S = s/t with
-// sequence parallelism, else s):
+// Transformer layer, forward (t = TP size, c = CP size, e = element bytes of the plan's dtype;
+// s here is the rank's share s_model/c of the model's sequence s_model, S = s/t with sequence
+// parallelism, else s):
 //   fwd.ln1          elementwise  layer norm + residual, 4·b·S·h·e bytes
 //   [fwd.sp_gather]  all-gather of b·s·h·e (output size) on TP          sequence parallel only
 //   fwd.qkv          gemm  2·b·s·h·(h+2kv)/t FLOPs
-//   fwd.attention    attention  4·b·s²·h/t FLOPs
+//   [fwd.cp_kv]      all-gather on CP of K and V: b·s_model·2kv·e/t bytes (output size)   c > 1
+//   fwd.attention    attention  4·b·s·s_model·h/t FLOPs (s queries against every key)
 //   fwd.proj         gemm  2·b·s·h²/t FLOPs
 //   fwd.tp_attn      all-reduce of b·s·h·e on TP (sequence parallel: reduce-scatter, same size)
 //   fwd.ln2          elementwise  as ln1
@@ -17,6 +19,18 @@
 // Backward reverses it with twice the FLOPs of each GEMM and attention op; its TP collectives
 // are the conjugates: all-reduce stays all-reduce, reduce-scatter becomes all-gather and
 // all-gather reduce-scatter. With tp = 1 there are no TP collectives.
+//
+// Context parallelism (Megatron CP, ring attention with K/V exchanged point to point among the
+// c ranks of the CP group): in c - 1 steps each rank passes the K and V block it holds to the
+// next rank of the ring, so every rank sees every block: the traffic of a ring all-gather of
+// the K, V blocks, which is how Loom emits it (fwd.cp_kv, per layer and micro-batch; each rank
+// sends (c-1)/c of b·s_model·2kv·e/t). Backward passes K, V around again (bwd.cp_kv_gather, an
+// all-gather before bwd.attention) and returns the dK, dV partial sums to the blocks' owners
+// (bwd.cp_dkv, a reduce-scatter of the same size after it): twice the forward's bytes. The
+// exchange is emitted before the attention core instead of overlapped with its c block steps,
+// so it is exposed in full (an upper bound). Selective recompute gathers K, V again before
+// recomputing the core; full recompute repeats the whole forward, fwd.cp_kv included.
+// (Megatron-Core's context_parallel_size; FACTS §4 states no CP formula.)
 // Recompute before each layer's backward: none; selective = the attention core forward
 // (4·b·s²·h/t FLOPs); full = the whole forward, collectives included.
 // GEMM bytes are weights plus input and output activations; attention bytes are Q, K, V and

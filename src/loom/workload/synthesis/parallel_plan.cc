@@ -42,22 +42,23 @@ std::string_view to_string(Sharding sharding) {
   switch (sharding) {
     case Sharding::kNone: return "none";
     case Sharding::kOptimizer: return "optimizer";
+    case Sharding::kGradients: return "gradients";
     case Sharding::kFull: return "full";
   }
   return "?";
 }
 
 Sharding parse_sharding(std::string_view text) {
-  for (auto s : {Sharding::kNone, Sharding::kOptimizer, Sharding::kFull}) {
+  for (auto s : {Sharding::kNone, Sharding::kOptimizer, Sharding::kGradients, Sharding::kFull}) {
     if (to_string(s) == text) return s;
   }
-  throw UserError(fmt::format("unknown sharding '{}', expected none, optimizer or full", text));
+  throw UserError(fmt::format("unknown sharding '{}', expected none, optimizer, gradients or full", text));
 }
 
 void validate(const ParallelPlan& p, const TransformerConfig& m) {
   validate(m);
   const std::pair<const char*, std::uint64_t> sizes[] = {
-      {"tp", p.tp}, {"pp", p.pp}, {"dp", p.dp}, {"ep", p.ep}, {"virtual_stages", p.virtual_stages},
+      {"tp", p.tp}, {"pp", p.pp}, {"dp", p.dp}, {"cp", p.cp}, {"ep", p.ep}, {"virtual_stages", p.virtual_stages},
       {"micro_batch", p.micro_batch}, {"global_batch", p.global_batch}, {"iterations", p.iterations},
       {"dp_bucket_bytes", p.dp_bucket_bytes}};
   for (const auto& [name, value] : sizes) {
@@ -74,8 +75,12 @@ void validate(const ParallelPlan& p, const TransformerConfig& m) {
   divides(m.ffn_hidden, p.tp, "ffn_hidden", "tp");
   divides(m.layers, static_cast<std::uint64_t>(p.pp) * p.virtual_stages, "layers", "pp * virtual_stages");
   divides(p.global_batch, static_cast<std::uint64_t>(p.micro_batch) * p.dp, "global_batch", "micro_batch * dp");
-  if (p.sequence_parallel) divides(m.sequence, p.tp, "sequence", "tp (sequence parallelism)");
-  divides(p.dp, p.ep, "dp", "ep");
+  divides(m.sequence, p.cp, "sequence", "cp");
+  const bool cp = p.cp > 1;
+  if (p.sequence_parallel) {
+    divides(m.sequence / p.cp, p.tp, cp ? "sequence / cp" : "sequence", "tp (sequence parallelism)");
+  }
+  divides(p.replicas(), p.ep, cp ? "cp * dp" : "dp", "ep");
   if (m.experts > 0) divides(m.experts, p.ep, "experts", "ep");
   if (m.experts == 0 && p.ep > 1) {
     throw UserError(fmt::format("parallel plan: ep {} needs a mixture-of-experts model, '{}' is dense", p.ep, m.name));
@@ -97,6 +102,10 @@ void validate(const ParallelPlan& p, const TransformerConfig& m) {
   if (p.micro_batches() > 0xfffe) {
     throw UserError(fmt::format("parallel plan: {} micro-batches, at most 65534 are supported", p.micro_batches()));
   }
+  if (p.data_loading.bytes_per_rank > 0 && p.data_loading.bandwidth.is_zero()) {
+    throw UserError("parallel plan: data loading of bytes_per_rank > 0 needs a storage bandwidth");
+  }
+  if (p.data_loading.latency < Time::zero()) throw UserError("parallel plan: data loading latency must be >= 0");
   if (p.dtype == DataType::kUnknown || p.grad_dtype == DataType::kUnknown) {
     throw UserError("parallel plan: dtype and grad_dtype must be set");
   }

@@ -1,7 +1,10 @@
 #include "loom/workload/synthesis/training_step.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
+#include "loom/core/error.h"
 #include "loom/workload/synthesis/layer_program.h"
 #include "loom/workload/synthesis/pipeline_schedule.h"
 
@@ -23,6 +26,13 @@ struct Program {
     for (const Op& op : recompute) recompute_labels.push_back(w.intern_label(op.name));
     for (const Op& op : backward) backward_labels.push_back(w.intern_label(op.name));
   }
+};
+
+// A unit of full sharding: parameters gathered together (a layer, the embedding, the last
+// stage's copy of the word embedding).
+struct Unit {
+  std::uint64_t parameters = 0;
+  std::uint16_t layer = kNoIndex;
 };
 
 struct Bucket {
@@ -47,6 +57,7 @@ class Orchestrator {
     labels_.dp_params = w.intern_label("dp.allgather_params");
     labels_.embedding_grads = w.intern_label("pp.allreduce_embedding_grads");
     labels_.optimizer = w.intern_label("optimizer.step");
+    if (plan.data_loading.bytes_per_rank > 0) labels_.data_load = w.intern_label("data.load");
   }
 
   // Nodes and dependencies build_rank(rank) would add, without adding them. Ranks of one stage
@@ -74,6 +85,15 @@ class Orchestrator {
     // and overtake the previous iteration's receives on their FIFO stream.
     prev_ = kNone;
     last_recv_[0] = last_recv_[1] = kNone;
+    if (plan_.data_loading.bytes_per_rank > 0) {
+      Node load;
+      load.kind = NodeKind::kCompute;
+      load.compute_kind = ComputeKind::kOther;
+      load.label = labels_.data_load;
+      load.duration = plan_.data_loading.duration(plan_.ranks());
+      iteration_ = 0;
+      prev_ = add(load, kNone);
+    }
     for (iteration_ = 0; iteration_ < plan_.iterations; ++iteration_) {
       reductions_.clear();
       buckets_.clear();
@@ -91,8 +111,8 @@ class Orchestrator {
   std::uint32_t vstage(std::uint32_t chunk) const { return chunk * plan_.pp + plan_.stage_of(rank_); }
   std::uint32_t rank_of_vstage(std::uint32_t vs) const {
     const std::uint32_t tp_i = rank_ % plan_.tp;
-    const std::uint32_t dp_i = (rank_ / plan_.tp) % plan_.dp;
-    return plan_.rank(tp_i, dp_i, vs % plan_.pp);
+    const std::uint32_t replica = (rank_ / plan_.tp) % plan_.replicas();
+    return plan_.rank(tp_i, replica, vs % plan_.pp);
   }
   std::uint32_t layers_per_chunk() const { return model_.layers / (plan_.pp * plan_.virtual_stages); }
   bool sharded() const { return plan_.effective_sharding() != Sharding::kNone; }
@@ -100,28 +120,38 @@ class Orchestrator {
 
   void make_communicators() {
     const std::uint32_t n = plan_.ranks();
+    const std::uint32_t replicas = plan_.replicas();
     tp_of_.assign(n, kNone);
+    cp_of_.assign(n, kNone);
     dp_of_.assign(n, kNone);
     ep_of_.assign(n, kNone);
     expert_dp_of_.assign(n, kNone);
     embedding_of_.assign(n, kNone);
     for (std::uint32_t s = 0; s < plan_.pp; ++s) {
-      for (std::uint32_t d = 0; plan_.tp > 1 && d < plan_.dp; ++d) {
-        Communicator c{fmt::format("tp.{}", s * plan_.dp + d), "tp", {}, CommunicatorKind::kTensor};
-        for (std::uint32_t t = 0; t < plan_.tp; ++t) c.ranks.push_back(plan_.rank(t, d, s));
+      for (std::uint32_t r = 0; plan_.tp > 1 && r < replicas; ++r) {
+        Communicator c{fmt::format("tp.{}", s * replicas + r), "tp", {}, CommunicatorKind::kTensor};
+        for (std::uint32_t t = 0; t < plan_.tp; ++t) c.ranks.push_back(plan_.rank(t, r, s));
         assign(tp_of_, w_.add_communicator(std::move(c)));
       }
-      for (std::uint32_t t = 0; plan_.dp > 1 && t < plan_.tp; ++t) {
+      for (std::uint32_t d = 0; plan_.cp > 1 && d < plan_.dp; ++d) {
+        for (std::uint32_t t = 0; t < plan_.tp; ++t) {
+          Communicator c{fmt::format("cp.{}", (s * plan_.dp + d) * plan_.tp + t), "cp", {}, CommunicatorKind::kContext};
+          for (std::uint32_t k = 0; k < plan_.cp; ++k) c.ranks.push_back(plan_.rank(t, k + plan_.cp * d, s));
+          assign(cp_of_, w_.add_communicator(std::move(c)));
+        }
+      }
+      // Gradients are reduced over the replicas: data and context parallel ranks together.
+      for (std::uint32_t t = 0; replicas > 1 && t < plan_.tp; ++t) {
         Communicator c{fmt::format("dp.{}", s * plan_.tp + t), "dp", {}, CommunicatorKind::kData};
-        for (std::uint32_t d = 0; d < plan_.dp; ++d) c.ranks.push_back(plan_.rank(t, d, s));
+        for (std::uint32_t r = 0; r < replicas; ++r) c.ranks.push_back(plan_.rank(t, r, s));
         assign(dp_of_, w_.add_communicator(std::move(c)));
       }
       make_expert_communicators(s);
     }
-    for (std::uint32_t d = 0; plan_.pp > 1 && d < plan_.dp; ++d) {
+    for (std::uint32_t r = 0; plan_.pp > 1 && r < replicas; ++r) {
       for (std::uint32_t t = 0; t < plan_.tp; ++t) {
-        Communicator c{fmt::format("embedding.{}", d * plan_.tp + t), "embedding",
-                       {plan_.rank(t, d, 0), plan_.rank(t, d, plan_.pp - 1)}, CommunicatorKind::kPipeline};
+        Communicator c{fmt::format("embedding.{}", r * plan_.tp + t), "embedding",
+                       {plan_.rank(t, r, 0), plan_.rank(t, r, plan_.pp - 1)}, CommunicatorKind::kPipeline};
         assign(embedding_of_, w_.add_communicator(std::move(c)));
       }
     }
@@ -130,7 +160,7 @@ class Orchestrator {
   // one EP position), for MoE models.
   void make_expert_communicators(std::uint32_t s) {
     if (model_.experts == 0) return;
-    const std::uint32_t outer = plan_.dp / plan_.ep;
+    const std::uint32_t outer = plan_.replicas() / plan_.ep;
     for (std::uint32_t t = 0; plan_.ep > 1 && t < plan_.tp; ++t) {
       for (std::uint32_t o = 0; o < outer; ++o) {
         Communicator c{fmt::format("ep.{}", (s * plan_.tp + t) * outer + o), "ep", {}, CommunicatorKind::kExpert};
@@ -153,13 +183,15 @@ class Orchestrator {
   }
 
   // Adds `n` for the current rank and iteration, depending on those of a, b that exist.
-  NodeId add(Node& n, NodeId a, NodeId b = kNone) {
+  // Adds `n` for the current rank and iteration, depending on those of a, b, c that exist.
+  NodeId add(Node& n, NodeId a, NodeId b = kNone, NodeId c = kNone) {
     n.rank = rank_;
     n.iteration = iteration_;
-    NodeId deps[2];
+    NodeId deps[3];
     std::size_t count = 0;
-    if (a != kNone) deps[count++] = a;
-    if (b != kNone && b != a) deps[count++] = b;
+    for (NodeId d : {a, b, c}) {
+      if (d != kNone && std::find(deps, deps + count, d) == deps + count) deps[count++] = d;
+    }
     return put(n, std::span<const NodeId>(deps, count));
   }
 
@@ -170,9 +202,9 @@ class Orchestrator {
     return static_cast<NodeId>(counted_nodes_++ % kNone);
   }
 
-  // Emits `ops` in program order; `extra` is an additional dependency of the first one.
+  // Emits `ops` in program order; `extra` and `extra2` are additional dependencies of the first.
   void emit(const std::vector<Op>& ops, const std::vector<LabelId>& labels, std::uint16_t layer,
-            std::uint16_t micro_batch, NodeId extra) {
+            std::uint16_t micro_batch, NodeId extra, NodeId extra2 = kNone) {
     for (std::size_t i = 0; i < ops.size(); ++i) {
       const Op& op = ops[i];
       Node n;
@@ -187,13 +219,15 @@ class Orchestrator {
         n.dtype = plan_.dtype;
       } else {
         n.op = op.op;
-        n.communicator = op.group == CommunicatorKind::kExpert ? ep_of_[rank_] : tp_of_[rank_];
+        n.communicator = op.group == CommunicatorKind::kExpert    ? ep_of_[rank_]
+                         : op.group == CommunicatorKind::kContext ? cp_of_[rank_]
+                                                                  : tp_of_[rank_];
         n.bytes = op.bytes;
         n.dtype = plan_.dtype;
         n.stream = Streams::kTensor;
       }
-      prev_ = add(n, prev_, extra);
-      extra = kNone;
+      prev_ = add(n, prev_, extra, extra2);
+      extra = extra2 = kNone;
     }
   }
 
@@ -202,7 +236,7 @@ class Orchestrator {
     n.kind = kind;
     n.peer = peer;
     n.tag = gradient ? 1 : 0;
-    n.bytes = plan_.micro_batch * model_.sequence * model_.hidden * element_bytes(plan_.dtype);
+    n.bytes = plan_.micro_batch * (model_.sequence / plan_.cp) * model_.hidden * element_bytes(plan_.dtype);
     n.dtype = plan_.dtype;
     n.micro_batch = micro_batch;
     if (kind == NodeKind::kRecv) {
@@ -224,28 +258,29 @@ class Orchestrator {
     const bool last = vs + 1 == vstages;
     const auto mb = static_cast<std::uint16_t>(step.micro_batch);
     const std::uint32_t first_layer = vs * layers_per_chunk();
+    plan_units(step.forward, first, last, first_layer);
     if (step.forward) {
       NodeId input = kNone;
       if (!first && rank_of_vstage(vs - 1) != rank_) {
         input = point_to_point(NodeKind::kRecv, rank_of_vstage(vs - 1), false, mb);
       }
       if (first) {
-        gather_parameters(model_.embedding_parameters() / plan_.tp, kNoIndex, mb);
-        emit(embedding_.forward, embedding_.forward_labels, kNoIndex, mb, input);
+        const NodeId ready = gather_parameters(mb);
+        emit(embedding_.forward, embedding_.forward_labels, kNoIndex, mb, input, ready);
         input = kNone;
       }
       for (std::uint32_t l = 0; l < layers_per_chunk(); ++l) {
         const Program& program = program_of(first_layer + l);
-        gather_parameters(model_.layer_parameters(first_layer + l) / plan_.tp,
-                          static_cast<std::uint16_t>(first_layer + l), mb);
-        emit(program.forward, program.forward_labels, static_cast<std::uint16_t>(first_layer + l), mb, input);
+        const NodeId ready = gather_parameters(mb);
+        emit(program.forward, program.forward_labels, static_cast<std::uint16_t>(first_layer + l), mb, input, ready);
         input = kNone;
       }
       if (last) {
-        if (plan_.pp > 1) gather_parameters(model_.vocab * model_.hidden / plan_.tp, kNoIndex, mb);
-        emit(logits_.forward, logits_.forward_labels, kNoIndex, mb, kNone);
+        const NodeId ready = plan_.pp > 1 ? gather_parameters(mb) : kNone;
+        emit(logits_.forward, logits_.forward_labels, kNoIndex, mb, ready);
       }
       if (!last && rank_of_vstage(vs + 1) != rank_) point_to_point(NodeKind::kSend, rank_of_vstage(vs + 1), false, mb);
+      finish_units();
       return;
     }
     NodeId input = kNone;
@@ -253,8 +288,8 @@ class Orchestrator {
       input = point_to_point(NodeKind::kRecv, rank_of_vstage(vs + 1), true, mb);
     }
     if (last) {
-      if (plan_.pp > 1) gather_parameters(model_.vocab * model_.hidden / plan_.tp, kNoIndex, mb);
-      emit(logits_.backward, logits_.backward_labels, kNoIndex, mb, input);
+      const NodeId ready = plan_.pp > 1 ? gather_parameters(mb) : kNone;
+      emit(logits_.backward, logits_.backward_labels, kNoIndex, mb, input, ready);
       input = kNone;
     }
     const bool tied_copy = last && plan_.pp > 1;
@@ -262,10 +297,10 @@ class Orchestrator {
     for (std::uint32_t l = layers_per_chunk(); l-- > 0;) {
       const auto layer = static_cast<std::uint16_t>(first_layer + l);
       const Program& program = program_of(layer);
-      gather_parameters(model_.layer_parameters(layer) / plan_.tp, layer, mb);
-      emit(program.recompute, program.recompute_labels, layer, mb, input);
-      input = program.recompute.empty() ? input : kNone;
-      emit(program.backward, program.backward_labels, layer, mb, input);
+      NodeId ready = gather_parameters(mb);
+      emit(program.recompute, program.recompute_labels, layer, mb, input, ready);
+      if (!program.recompute.empty()) input = ready = kNone;
+      emit(program.backward, program.backward_labels, layer, mb, input, ready);
       input = kNone;
       if (last_backward_of_chunk) {
         add_gradients(model_.layer_parameters(layer) / plan_.tp);
@@ -273,33 +308,74 @@ class Orchestrator {
       }
     }
     if (first) {
-      gather_parameters(model_.embedding_parameters() / plan_.tp, kNoIndex, mb);
-      emit(embedding_.backward, embedding_.backward_labels, kNoIndex, mb, kNone);
+      const NodeId ready = gather_parameters(mb);
+      emit(embedding_.backward, embedding_.backward_labels, kNoIndex, mb, ready);
       if (last_backward_of_chunk) add_gradients(model_.embedding_parameters() / plan_.tp);
     }
     if (last_backward_of_chunk) close_bucket();
     if (!first && rank_of_vstage(vs - 1) != rank_) point_to_point(NodeKind::kSend, rank_of_vstage(vs - 1), true, mb);
+    finish_units();
   }
 
   const Program& program_of(std::uint32_t layer) const {
     return model_.is_moe_layer(layer) ? moe_layer_ : layer_;
   }
 
-  // Full sharding: all-gathers a unit's `parameters` on the DP group after prev_ and makes it
-  // prev_, so the unit's ops wait for their weights.
-  void gather_parameters(std::uint64_t parameters, std::uint16_t layer, std::uint16_t micro_batch) {
-    if (!fully_sharded() || dp_of_[rank_] == kNone) return;
+  // Full sharding: the units whose parameters one pass (a chunk's forward or backward for one
+  // micro-batch) gathers, in the order the pass uses them.
+  void plan_units(bool forward, bool first, bool last, std::uint32_t first_layer) {
+    units_.clear();
+    next_unit_ = 0;
+    if (!fully_sharded()) return;
+    const bool tied_copy = last && plan_.pp > 1;
+    const Unit embedding{model_.embedding_parameters() / plan_.tp, kNoIndex};
+    const Unit tied{model_.vocab * model_.hidden / plan_.tp, kNoIndex};
+    if (forward && first) units_.push_back(embedding);
+    if (!forward && tied_copy) units_.push_back(tied);
+    for (std::uint32_t i = 0; i < layers_per_chunk(); ++i) {
+      const std::uint32_t l = forward ? first_layer + i : first_layer + layers_per_chunk() - 1 - i;
+      units_.push_back({model_.layer_parameters(l) / plan_.tp, static_cast<std::uint16_t>(l)});
+    }
+    if (forward && tied_copy) units_.push_back(tied);
+    if (!forward && first) units_.push_back(embedding);
+  }
+  void finish_units() {
+    LOOM_ASSERT(next_unit_ == units_.size() && prefetched_ == kNone, "a planned parameter gather was not used");
+  }
+
+  // Full sharding: makes the next unit's parameters available. Without prefetch (or for the
+  // pass's first unit) its all-gather is issued after prev_ and becomes prev_, and kNone is
+  // returned. With prefetch the unit's gather was issued before the previous unit's ops, and is
+  // returned for the unit's first op to wait for; the following unit's gather is issued now,
+  // before this unit's ops (after prev_ and this unit's gather).
+  NodeId gather_parameters(std::uint16_t micro_batch) {
+    if (!fully_sharded() || dp_of_[rank_] == kNone) {
+      next_unit_ = units_.size();
+      return kNone;
+    }
+    LOOM_ASSERT(next_unit_ < units_.size(), "more parameter gathers than planned units");
+    const Unit& unit = units_[next_unit_++];
+    const NodeId ready = prefetched_;
+    prefetched_ = kNone;
+    if (ready == kNone) prev_ = all_gather_unit(unit, micro_batch, prev_, kNone);
+    if (plan_.prefetch && next_unit_ < units_.size()) {
+      prefetched_ = all_gather_unit(units_[next_unit_], micro_batch, prev_, ready);
+    }
+    return ready;
+  }
+
+  NodeId all_gather_unit(const Unit& unit, std::uint16_t micro_batch, NodeId after, NodeId after2) {
     Node n;
     n.kind = NodeKind::kCollective;
     n.op = CollectiveOp::kAllGather;
     n.communicator = dp_of_[rank_];
-    n.bytes = parameters * element_bytes(plan_.dtype);
+    n.bytes = unit.parameters * element_bytes(plan_.dtype);
     n.dtype = plan_.dtype;
     n.stream = Streams::kData;
     n.label = labels_.dp_params;
-    n.layer = layer;
+    n.layer = unit.layer;
     n.micro_batch = micro_batch;
-    prev_ = add(n, prev_);
+    return add(n, after, after2);
   }
 
   // Gradients of `parameters` are complete (after prev_): fill buckets (full sharding: one
@@ -370,7 +446,7 @@ class Orchestrator {
     reductions_.push_back(prev_);
     prev_ = put(opt, reductions_);
     // The parameter all-gathers share one stream, so the last to be issued finishes last.
-    if (plan_.effective_sharding() == Sharding::kOptimizer) {
+    if (sharded() && !fully_sharded()) {
       const NodeId step = prev_;
       for (const Bucket& b : buckets_) {
         if (group_of(b) == kNone) continue;
@@ -393,9 +469,9 @@ class Orchestrator {
   Program layer_, moe_layer_, embedding_, logits_;
   struct {
     LabelId recv_activation, recv_gradient, send_activation, send_gradient, dp_grads, dp_params, embedding_grads,
-        optimizer;
+        optimizer, data_load;
   } labels_{};
-  std::vector<CommunicatorId> tp_of_, dp_of_, ep_of_, expert_dp_of_, embedding_of_;
+  std::vector<CommunicatorId> tp_of_, cp_of_, dp_of_, ep_of_, expert_dp_of_, embedding_of_;
 
   bool counting_ = false;
   std::uint64_t counted_nodes_ = 0, counted_deps_ = 0;
@@ -405,6 +481,9 @@ class Orchestrator {
   NodeId last_recv_[2] = {kNone, kNone};
   std::vector<NodeId> reductions_;
   std::vector<Bucket> buckets_;
+  std::vector<Unit> units_;  // full sharding: the current pass's gathered units
+  std::size_t next_unit_ = 0;
+  NodeId prefetched_ = kNone;  // the next unit's gather, issued ahead
   Bucket bucket_;
   Bucket expert_bucket_{0, true};
 };
@@ -420,8 +499,8 @@ Workload synthesize_training(const TransformerConfig& model, const ParallelPlan&
   std::uint64_t nodes = 0, deps = 0;
   for (std::uint32_t stage = 0; stage < plan.pp; ++stage) {
     const auto [n, d] = orchestrator.count_rank(plan.rank(0, 0, stage));
-    nodes += n * plan.tp * plan.dp;
-    deps += d * plan.tp * plan.dp;
+    nodes += n * plan.tp * plan.replicas();
+    deps += d * plan.tp * plan.replicas();
   }
   w.reserve(nodes, deps);
   for (std::uint32_t r = 0; r < plan.ranks(); ++r) orchestrator.build_rank(r);

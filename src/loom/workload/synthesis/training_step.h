@@ -1,9 +1,10 @@
 // The orchestrator: builds the per-rank DAG of `plan.iterations` training iterations of a dense
-// or mixture-of-experts transformer under TP/SP, PP (gpipe, 1f1b, interleaved), DP and EP, from
+// or mixture-of-experts transformer under TP/SP, CP, PP (gpipe, 1f1b, interleaved), DP and EP, from
 // the layer programs (layer_program.h) and the pipeline order (pipeline_schedule.h).
 //
 // Per rank, in program order (each compute node and each TP collective depends on the one
 // before it, so the compute stream follows the schedule exactly):
+//   [data.load: the training data read from storage, when plan.data_loading has bytes]
 //   for each pipeline step: [recv activation or gradient] → the chunk's embedding / layers /
 //   logits ops for that micro-batch (backward: recompute ops before each layer) → [send]
 //   gradient buckets: the chunk's gradients, in backward layer order, are cut into buckets of at
@@ -22,8 +23,8 @@
 // expert gradients (experts / ep per rank, not divided by t) fill their own buckets, reduced
 // over the expert-data-parallel group (parallel_plan.h).
 //
-// Streams (RuntimeOptions::comm_streams must be at least kCommStreams): TP collectives and EP
-// all-to-alls on 0, activations received on 1 and gradients on 2, activations sent on 3 and
+// Streams (RuntimeOptions::comm_streams must be at least kCommStreams): TP collectives, CP K/V
+// exchanges and EP all-to-alls on 0, activations received on 1 and gradients on 2, activations sent on 3 and
 // gradients on 4, DP and embedding reductions on 5. Each point-to-point stream carries one FIFO
 // channel, and receives are chained in the order the schedule consumes them, so the pipeline
 // cannot deadlock.
