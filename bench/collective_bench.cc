@@ -18,6 +18,7 @@
 #include "loom/collective/collective.h"
 #include "loom/collective/ring_schedule.h"
 #include "loom/collective/step_execution.h"
+#include "loom/collective/switch_tree.h"
 
 namespace loom::bench {
 namespace {
@@ -58,8 +59,25 @@ CollectiveSpec all_reduce(std::uint32_t n) {
           .layout = std::make_shared<const collective::GroupLayout>(collective::regular_layout(n / 8, 8))};
 }
 
+// The spec `algorithm` needs: NVLS reduces in one scale-up domain (all n members on one host);
+// in-network climbs a two-level switch tree (a leaf switch per 8 members, one root above).
+CollectiveSpec all_reduce_for(Algorithm algorithm, std::uint32_t n) {
+  CollectiveSpec spec = all_reduce(n);
+  if (algorithm == Algorithm::kNvls) {
+    spec.layout = std::make_shared<const collective::GroupLayout>(collective::regular_layout(1, n));
+  } else if (algorithm == Algorithm::kInNetwork) {
+    auto tree = std::make_shared<collective::SwitchTree>();
+    const std::uint32_t leaves = n / 8;
+    for (std::uint32_t m = 0; m < n; ++m) tree->leaf.push_back(m / 8);
+    tree->parent.assign(leaves, leaves);
+    tree->parent.push_back(collective::kNoSwitch);
+    spec.switch_tree = std::move(tree);
+  }
+  return spec;
+}
+
 void algorithm_run(benchmark::State& state, Algorithm algorithm, std::uint32_t n) {
-  const CollectiveSpec spec = all_reduce(n);
+  const CollectiveSpec spec = all_reduce_for(algorithm, n);
   std::uint64_t transfers = 0;
   for (auto _ : state) {
     auto execution = collective::make_execution(algorithm, spec);

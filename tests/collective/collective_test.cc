@@ -22,7 +22,10 @@ TEST(CollectiveNames, RoundTrip) {
   for (const CollectiveOp op : all_collective_ops()) EXPECT_EQ(parse_collective_op(to_string(op)), op);
   for (const Algorithm a : all_algorithms()) EXPECT_EQ(parse_algorithm(to_string(a)), a);
   EXPECT_EQ(all_collective_ops().size(), 10u);
-  EXPECT_EQ(all_algorithms().size(), 5u);
+  EXPECT_EQ(to_string(Algorithm::kNvls), "nvls");
+  EXPECT_EQ(to_string(Algorithm::kNvlsTree), "nvls-tree");
+  EXPECT_EQ(to_string(Algorithm::kInNetwork), "in-network");
+  EXPECT_EQ(all_algorithms().size(), 8u);
 }
 
 TEST(CollectiveNames, UnknownNamesListTheValidOnes) {
@@ -38,7 +41,8 @@ TEST(CollectiveNames, UnknownNamesListTheValidOnes) {
     parse_algorithm("Ring");
     FAIL() << "expected a UserError";
   } catch (const UserError& e) {
-    EXPECT_STREQ(e.what(), "unknown collective algorithm 'Ring'; expected one of: ring, direct, tree, halving-doubling, hierarchical");
+    EXPECT_STREQ(e.what(), "unknown collective algorithm 'Ring'; expected one of: ring, direct, tree, halving-doubling, hierarchical, "
+                           "nvls, nvls-tree, in-network");
   }
   EXPECT_THROW(parse_collective_op(""), UserError);
 }

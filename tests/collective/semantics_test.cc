@@ -49,7 +49,21 @@ std::shared_ptr<const GroupLayout> hosts_for(std::uint32_t n) {
   return nullptr;
 }
 
-CollectiveSpec make_spec(CollectiveOp op, std::uint32_t n, const Round& round) {
+// A three-tier aggregation tree for in-network: members dealt round-robin over leaves of up to 4,
+// two leaves per middle switch, the middle switches under one root (fewer tiers when small).
+std::shared_ptr<const SwitchTree> switches_for(std::uint32_t n) {
+  auto tree = std::make_shared<SwitchTree>();
+  const std::uint32_t leaves = (n + 3) / 4;
+  const std::uint32_t middles = leaves == 1 ? 0 : (leaves + 1) / 2;
+  for (std::uint32_t m = 0; m < n; ++m) tree->leaf.push_back(m % leaves);
+  for (std::uint32_t l = 0; l < leaves; ++l) tree->parent.push_back(middles == 0 ? kNoSwitch : leaves + l / 2);
+  for (std::uint32_t s = 0; middles > 1 && s < middles; ++s) tree->parent.push_back(leaves + middles);
+  if (middles == 1) tree->parent.push_back(kNoSwitch);
+  if (middles > 1) tree->parent.push_back(kNoSwitch);
+  return tree;
+}
+
+CollectiveSpec make_spec(Algorithm algorithm, CollectiveOp op, std::uint32_t n, const Round& round) {
   return {.op = op,
           .members = n,
           .size = round.size,
@@ -57,8 +71,9 @@ CollectiveSpec make_spec(CollectiveOp op, std::uint32_t n, const Round& round) {
           .channels = round.channels,
           .chunks = round.chunks,
           .root = static_cast<std::uint32_t>(round.seed * 5 % n),
-          .layout = hosts_for(n),
-          .pair_bytes = op == CollectiveOp::kAllToAllV ? pair_sizes(n) : nullptr};
+          .layout = algorithm == Algorithm::kNvls ? nullptr : hosts_for(n),
+          .pair_bytes = op == CollectiveOp::kAllToAllV ? pair_sizes(n) : nullptr,
+          .switch_tree = algorithm == Algorithm::kInNetwork ? switches_for(n) : nullptr};
 }
 
 class EveryOperation : public ::testing::TestWithParam<Algorithm> {};
@@ -70,7 +85,7 @@ TEST_P(EveryOperation, HoldsForOneToSixtyFourMembers) {
     for (std::uint32_t n = 1; n <= 64; ++n) {
       for (const Round& round : kRounds) {
         if (round.seed % 2 == 0 && !heavy_rounds_for(n)) continue;
-        const CollectiveSpec spec = make_spec(op, n, round);
+        const CollectiveSpec spec = make_spec(algorithm, op, n, round);
         const SemanticsCheckResult result = check_semantics(algorithm, spec, round.seed);
         ASSERT_TRUE(result.ok) << to_string(algorithm) << " " << to_string(op) << " n=" << n << " size=" << round.size
                                << " channels=" << round.channels << " chunks=" << round.chunks << ": "
@@ -93,7 +108,8 @@ TEST(Semantics, SupportMatrix) {
   for (const Algorithm algorithm : all_algorithms()) {
     for (const CollectiveOp op : all_collective_ops()) combinations += supports(algorithm, op) ? 1 : 0;
   }
-  EXPECT_EQ(combinations, 25u);  // ring 7, direct 10, tree 2, halving-doubling 4, hierarchical 2
+  // ring 7, direct 10, tree 2, halving-doubling 4, hierarchical 2, nvls 2, nvls-tree 2, in-network 2
+  EXPECT_EQ(combinations, 31u);
 }
 
 TEST(Semantics, HierarchicalHoldsForEveryHostShapeAndBothOrders) {
@@ -130,7 +146,7 @@ TEST(Semantics, ManyInterleavingsOfOnePrimeSizedCommunicator) {
       if (!supports(algorithm, op)) continue;
       for (std::uint64_t seed = 10; seed < 40; ++seed) {
         const Round round{seed, 1000, 3, 2, 2};
-        const SemanticsCheckResult result = check_semantics(algorithm, make_spec(op, 7, round), seed);
+        const SemanticsCheckResult result = check_semantics(algorithm, make_spec(algorithm, op, 7, round), seed);
         ASSERT_TRUE(result.ok) << to_string(algorithm) << " " << to_string(op) << " seed " << seed << ": "
                                << result.description;
       }

@@ -19,9 +19,15 @@ TunerQuery query(CollectiveOp op, Bytes size, std::uint32_t members, std::uint32
   return {.op = op, .size = size, .members = members, .hosts = hosts, .gpu = &gpu_model(gpu)};
 }
 
+// NCCL with NVLS disabled (as on a topology without a reducing switch).
+TunerQuery without_nvls(TunerQuery q) {
+  q.in_switch = false;
+  return q;
+}
+
 TEST(Tuner, LargeSingleNodeAllReducePicksARingWithSimple) {
   // NCCL without NVLS on one 8-GPU node: ring, Simple, many channels.
-  const TunerChoice c = tune(query(CollectiveOp::kAllReduce, 64 << 20, 8, 1, "h100"));
+  const TunerChoice c = tune(without_nvls(query(CollectiveOp::kAllReduce, 64 << 20, 8, 1, "h100")));
   EXPECT_EQ(c.algorithm, Algorithm::kRing);
   EXPECT_EQ(c.protocol, Protocol::kSimple);
   EXPECT_EQ(c.channels, 16u);  // the NVLink saturates at 370 / 24 GB/s = 16 channels; ties keep fewer
@@ -29,7 +35,7 @@ TEST(Tuner, LargeSingleNodeAllReducePicksARingWithSimple) {
   const double busbw = (64 << 20) / c.seconds * 1.75 * 1e-9;
   EXPECT_GT(busbw, 300.0);
   EXPECT_LT(busbw, 370.0);
-  const TunerChoice huge = tune(query(CollectiveOp::kAllReduce, Bytes{8} << 30, 8, 1, "h100"));
+  const TunerChoice huge = tune(without_nvls(query(CollectiveOp::kAllReduce, Bytes{8} << 30, 8, 1, "h100")));
   EXPECT_GT((Bytes{8} << 30) / huge.seconds * 1.75 * 1e-9, 365.0);
 }
 
@@ -68,7 +74,7 @@ TEST(Tuner, TimeGrowsWithSizeAndShrinksWithBandwidth) {
 }
 
 TEST(Tuner, AllAlgorithmsAddsHalvingDoublingAndHierarchical) {
-  TunerQuery q = query(CollectiveOp::kAllReduce, 1 << 30, 64, 8, "h100");
+  TunerQuery q = without_nvls(query(CollectiveOp::kAllReduce, 1 << 30, 64, 8, "h100"));
   bool nccl_only = true;
   for (const TunerChoice& c : tuner_candidates(q)) {
     nccl_only = nccl_only && (c.algorithm == Algorithm::kRing || c.algorithm == Algorithm::kTree);
@@ -105,7 +111,7 @@ TEST(Tuner, InvalidQueriesNameTheProblem) {
 }
 
 TEST(Explain, PrintsTheChoiceAndItsCandidates) {
-  const std::string text = explain(query(CollectiveOp::kAllReduce, 64 << 20, 8, 1, "h100"), 3);
+  const std::string text = explain(without_nvls(query(CollectiveOp::kAllReduce, 64 << 20, 8, 1, "h100")), 3);
   EXPECT_THAT(text, StartsWith("all-reduce of 64MiB on 8 ranks (1 host x 8), GPU h100\n"
                                "choice: ring, simple, 16 channels, 1 chunk: "));
   EXPECT_THAT(text, HasSubstr("fastest of 36 candidates:\n"));

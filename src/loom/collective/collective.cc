@@ -1,5 +1,6 @@
 #include "loom/collective/collective.h"
 
+#include <algorithm>
 #include <string>
 
 #include <fmt/format.h>
@@ -7,6 +8,7 @@
 #include "loom/collective/direct_execution.h"
 #include "loom/collective/halving_doubling_schedule.h"
 #include "loom/collective/hierarchical_schedule.h"
+#include "loom/collective/in_switch_execution.h"
 #include "loom/collective/ring_schedule.h"
 #include "loom/collective/step_execution.h"
 #include "loom/collective/tree_schedule.h"
@@ -59,6 +61,9 @@ std::string_view to_string(Algorithm algorithm) {
     case Algorithm::kTree: return "tree";
     case Algorithm::kHalvingDoubling: return "halving-doubling";
     case Algorithm::kHierarchical: return "hierarchical";
+    case Algorithm::kNvls: return "nvls";
+    case Algorithm::kNvlsTree: return "nvls-tree";
+    case Algorithm::kInNetwork: return "in-network";
   }
   LOOM_ASSERT(false, "unknown Algorithm value");
   return {};
@@ -74,7 +79,8 @@ const std::vector<CollectiveOp>& all_collective_ops() {
 
 const std::vector<Algorithm>& all_algorithms() {
   static const std::vector<Algorithm> kAll = {Algorithm::kRing, Algorithm::kDirect, Algorithm::kTree,
-                                              Algorithm::kHalvingDoubling, Algorithm::kHierarchical};
+                                              Algorithm::kHalvingDoubling, Algorithm::kHierarchical,
+                                              Algorithm::kNvls, Algorithm::kNvlsTree, Algorithm::kInNetwork};
   return kAll;
 }
 
@@ -94,10 +100,29 @@ bool supports(Algorithm algorithm, CollectiveOp op) {
     case Algorithm::kHalvingDoubling:
       return all_reduce_like || op == CollectiveOp::kAllGather || op == CollectiveOp::kReduceScatter;
     case Algorithm::kTree:
-    case Algorithm::kHierarchical: return all_reduce_like;
+    case Algorithm::kHierarchical:
+    case Algorithm::kNvls:
+    case Algorithm::kNvlsTree:
+    case Algorithm::kInNetwork: return all_reduce_like;
   }
   LOOM_ASSERT(false, "unknown Algorithm value");
   return false;
+}
+
+bool uses_switches(Algorithm algorithm) {
+  return algorithm == Algorithm::kNvls || algorithm == Algorithm::kNvlsTree || algorithm == Algorithm::kInNetwork;
+}
+
+std::uint32_t switch_count(Algorithm algorithm, const CollectiveSpec& spec) {
+  switch (algorithm) {
+    case Algorithm::kNvls:
+    case Algorithm::kNvlsTree:
+      return spec.layout && spec.members > 0
+                 ? *std::max_element(spec.layout->host.begin(), spec.layout->host.end()) + 1
+                 : 1;
+    case Algorithm::kInNetwork: return spec.switch_tree ? spec.switch_tree->switches() : 0;
+    default: return 0;
+  }
 }
 
 double bus_bandwidth_factor(CollectiveOp op, std::uint32_t n) {
@@ -141,6 +166,7 @@ void validate(const CollectiveSpec& spec) {
     }
   }
   if (spec.layout) check_layout(*spec.layout, spec.members);
+  if (spec.switch_tree) check_switch_tree(*spec.switch_tree, spec.members);
 }
 
 std::unique_ptr<Execution> make_execution(Algorithm algorithm, const CollectiveSpec& spec) {
@@ -163,6 +189,9 @@ std::unique_ptr<Execution> make_execution(Algorithm algorithm, const CollectiveS
       return std::make_unique<StepExecution>(spec, std::make_unique<HalvingDoublingSchedule>(spec));
     case Algorithm::kHierarchical:
       return std::make_unique<StepExecution>(spec, std::make_unique<HierarchicalSchedule>(spec));
+    case Algorithm::kNvls:
+    case Algorithm::kNvlsTree:
+    case Algorithm::kInNetwork: return std::make_unique<InSwitchExecution>(algorithm, spec);
   }
   LOOM_ASSERT(false, "unknown Algorithm value");
   return nullptr;

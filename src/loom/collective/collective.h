@@ -33,7 +33,21 @@
 //     spec.protocol_costs says otherwise) to the transfer's time. `bytes` stays the payload
 //     (for busbw and byte accounting).
 //   CollectiveOp: all-to-all-v, broadcast, reduce, gather, scatter, barrier appended.
-//   Algorithm: tree, halving-doubling, hierarchical appended.
+//   Algorithm: tree, halving-doubling, hierarchical appended; then nvls, nvls-tree, in-network.
+//   Switch endpoints (for nvls, nvls-tree and in-network only): Transfer::src and dst may be
+//     >= members; endpoint members + s names switch s, an in-switch reduction point (see
+//     "Endpoints" below). CollectiveSpec::switch_tree appended after inter_host_first.
+//
+// Endpoints: a transfer goes between two endpoints. Endpoints 0..n-1 are the members; endpoints
+// n..n+switch_count-1 are switches that receive data, reduce what arrives (kReduce) and send it
+// on, but hold no contribution of their own and are never reported finished. What switch s is:
+//   nvls, nvls-tree  the scale-up switch (NVSwitch) of host s of spec.layout (host 0 without a
+//                    layout). A host with several switch chips is still one endpoint: the runtime
+//                    maps channel c to chip c % chips.
+//   in-network       switch s of spec.switch_tree (an aggregation tree of fabric switches the
+//                    runtime builds from the topology).
+// Only algorithms with uses_switches() make switch endpoints; every other one stays member to
+// member.
 #pragma once
 
 #include <cstdint>
@@ -43,6 +57,7 @@
 
 #include "loom/collective/group_layout.h"
 #include "loom/collective/protocol.h"
+#include "loom/collective/switch_tree.h"
 #include "loom/core/time.h"
 #include "loom/core/units.h"
 
@@ -67,12 +82,15 @@ enum class Algorithm : std::uint8_t {
   kTree,             // NCCL double binary tree (channel c uses tree c % 2), pipelined up/down
   kHalvingDoubling,  // recursive halving (reduce-scatter) + doubling (all-gather), any n
   kHierarchical,     // ring reduce-scatter in one dimension, all-reduce in the other, all-gather
+  kNvls,             // in-switch reduction on one host's scale-up switch, multicast back
+  kNvlsTree,         // NVLS within each host, a double binary tree across hosts, NVLS multicast
+  kInNetwork,        // switch-offloaded (SHARP-like) reduction up a tree of fabric switches
 };
 
 // "all-reduce", "all-gather", "reduce-scatter", "all-to-all", "all-to-all-v", "broadcast",
 // "reduce", "gather", "scatter", "barrier".
 std::string_view to_string(CollectiveOp op);
-// "ring", "direct", "tree", "halving-doubling", "hierarchical".
+// "ring", "direct", "tree", "halving-doubling", "hierarchical", "nvls", "nvls-tree", "in-network".
 std::string_view to_string(Algorithm algorithm);
 // Exact (case-sensitive) names as printed by to_string; anything else is a UserError that lists
 // the valid names.
@@ -87,8 +105,14 @@ const std::vector<Algorithm>& all_algorithms();
 //   direct: every operation;
 //   tree: all-reduce, barrier;
 //   halving-doubling: all-reduce, all-gather, reduce-scatter, barrier;
-//   hierarchical: all-reduce, barrier.
+//   hierarchical: all-reduce, barrier;
+//   nvls, nvls-tree, in-network: all-reduce, barrier. (NCCL also runs NVLS reduce-scatter and
+//   all-gather; Loom does not model those yet.)
 bool supports(Algorithm algorithm, CollectiveOp op);
+
+// True for the algorithms whose transfers may start or end at a switch endpoint (nvls,
+// nvls-tree, in-network). A network that cannot reduce in a switch must refuse them.
+bool uses_switches(Algorithm algorithm);
 
 // nccl-tests bus bandwidth factor: busbw = algbw * factor, with algbw = size / time.
 // all-reduce 2(n-1)/n; all-gather, reduce-scatter, all-to-all(-v), gather, scatter (n-1)/n;
@@ -113,13 +137,22 @@ struct CollectiveSpec {
   // hierarchical: false = reduce-scatter within each host, all-reduce across hosts, all-gather
   // within hosts; true = the reverse (across hosts first, then within).
   bool inter_host_first = false;
+  // in-network: the aggregation switches (switch_tree.h). Required for in-network, ignored
+  // otherwise.
+  std::shared_ptr<const SwitchTree> switch_tree{};
 };
 
 // Throws UserError naming the field if `spec` is unusable: members == 0, window == 0,
 // channels == 0, chunks == 0, channels * chunks > 65536, root >= members, a layout whose size
-// is not members, all-to-all-v without n*n pair_bytes, or an all-to-all whose n*n block ids do
-// not fit 32 bits (members > 65536).
+// is not members, all-to-all-v without n*n pair_bytes, an all-to-all whose n*n block ids do
+// not fit 32 bits (members > 65536), or a switch_tree that check_switch_tree rejects.
 void validate(const CollectiveSpec& spec);
+
+// How many switch endpoints `algorithm` may use on `spec` (see "Endpoints"): nvls and nvls-tree
+// the number of hosts of spec.layout (1 without one), in-network the switches of
+// spec.switch_tree (0 without one), every other algorithm 0. Endpoints are 0..members +
+// switch_count - 1. Requires validate(spec) to pass.
+std::uint32_t switch_count(Algorithm algorithm, const CollectiveSpec& spec);
 
 enum class DataAction : std::uint8_t {
   kCopy,    // the receiver replaces its copy of the data with the one sent
@@ -127,7 +160,9 @@ enum class DataAction : std::uint8_t {
 };
 
 struct Transfer {
-  std::uint32_t src = 0;  // member index in the communicator (0..n-1), not a global rank
+  // Endpoints: a member index in the communicator (0..n-1, not a global rank), or for
+  // uses_switches() algorithms a switch endpoint n + s (see "Endpoints").
+  std::uint32_t src = 0;
   std::uint32_t dst = 0;
   Bytes bytes = 0;          // payload bytes (the data carried)
   std::uint32_t block = 0;  // first block it carries (numbering in block_layout.h)
@@ -178,11 +213,17 @@ class Execution {
 //   halving-doubling all-reduce  2 log2(n) alpha + 2 (n-1)/n S beta (n a power of two)
 //   tree all-reduce              (2 floor(log2 n) + K - 1) (alpha + S/P beta)
 //   hierarchical all-reduce (g per host, h hosts) 2(g-1) steps of S/(gP), 2(h-1) of S/(nP).
-// Bytes on the wire (sum over all transfers) for all-reduce: 2(n-1)*size for every algorithm.
+//   nvls all-reduce              (K+1) (alpha + S/P beta)  (up to the switch, multicast back)
+//   in-network all-reduce        (2 d + K - 1) (alpha + S/P beta), every member d edges below
+//                                the root switch (in_switch_execution.h)
+// Bytes on the wire (sum over all transfers) for all-reduce: 2(n-1)*size for every member-to-
+// member algorithm; 2(n+k-1)*size for the in-switch ones, k = switch endpoints in the tree (one
+// up and one down per tree edge).
 //
 // Throws UserError if validate(spec) does, if the algorithm does not implement spec.op (naming
 // the algorithms that do), or if the algorithm needs what the layout lacks (hierarchical: the
-// same number of members on every host).
+// same number of members on every host; nvls: every member on one host; in-network: a
+// switch_tree).
 std::unique_ptr<Execution> make_execution(Algorithm algorithm, const CollectiveSpec& spec);
 
 }  // namespace loom::collective

@@ -1,5 +1,6 @@
 #include "loom/collective/semantics_checker.h"
 
+#include <algorithm>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
@@ -83,11 +84,12 @@ class Checker {
         algorithm_(algorithm),
         spec_(spec),
         n_(spec.members),
+        endpoints_(spec.members + switch_count(algorithm, spec)),
         pieces_(pieces(spec)),
         blocks_(block_count(spec.op, spec.members)),
         rng_(seed, "semantics-checker"),
-        held_(spec.members),
-        in_flight_per_member_(spec.members, 0),
+        held_(endpoints_),
+        in_flight_per_member_(endpoints_, 0),
         reported_(spec.members, false) {
     for (std::uint32_t m = 0; m < n_; ++m) {
       switch (spec.op) {
@@ -168,9 +170,10 @@ class Checker {
   }
 
   void make_ready(const Transfer& t) {
-    if (t.src >= n_ || t.dst >= n_ || t.src == t.dst || t.blocks == 0 ||
+    if (t.src >= endpoints_ || t.dst >= endpoints_ || t.src == t.dst || t.blocks == 0 ||
         std::uint64_t{t.block} + t.blocks > blocks_ || t.piece >= pieces_ || t.channel >= spec_.channels) {
-      throw Violation{"malformed " + describe(t) + fmt::format(" on {} members, {} pieces", n_, pieces_)};
+      throw Violation{"malformed " + describe(t) +
+                      fmt::format(" on {} members, {} switches, {} pieces", n_, endpoints_ - n_, pieces_)};
     }
     const Bytes want = range_bytes(spec_, t.block, t.blocks, t.piece);
     if (t.bytes != want) throw Violation{fmt::format("{} carries {} B; its units have {} B", describe(t), t.bytes, want)};
@@ -179,7 +182,7 @@ class Checker {
                                   to_string(t.protocol), wire_bytes(t.bytes, t.protocol))};
     }
     for (const std::uint32_t m : {t.src, t.dst}) {
-      if (reported_[m]) {
+      if (m < n_ && reported_[m]) {
         throw Violation{fmt::format("{} involves member {}, already reported finished", describe(t), m)};
       }
     }
@@ -194,7 +197,9 @@ class Checker {
     for (std::uint32_t b = t.block; b < t.block + t.blocks; ++b) {
       const auto source = held_[t.src].find(unit(b, t.piece));
       if (source == held_[t.src].end()) {
-        throw Violation{fmt::format("{}: member {} does not hold block {} piece {}", describe(t), t.src, b, t.piece)};
+        const std::string who = t.src < n_ ? fmt::format("member {}", t.src)
+                                           : fmt::format("switch {} (endpoint {})", t.src - n_, t.src);
+        throw Violation{fmt::format("{}: {} does not hold block {} piece {}", describe(t), who, b, t.piece)};
       }
       flight.snapshot.push_back(source->second.counts);
       flight.source_versions.push_back(source->second.version);
@@ -283,12 +288,14 @@ class Checker {
   Algorithm algorithm_;
   CollectiveSpec spec_;
   std::uint32_t n_;
+  std::uint32_t endpoints_;  // members, then switches (collective.h "Endpoints")
   std::uint32_t pieces_;
   std::uint64_t blocks_;
   RandomStream rng_;
-  std::vector<std::unordered_map<std::uint64_t, Holding>> held_;  // per member: unit -> holding
+  // Per endpoint: unit -> holding. A switch starts with nothing and holds partial sums.
+  std::vector<std::unordered_map<std::uint64_t, Holding>> held_;
   std::vector<InFlight> in_flight_;
-  std::vector<std::uint32_t> in_flight_per_member_;  // sends plus receives in flight
+  std::vector<std::uint32_t> in_flight_per_member_;  // per endpoint: sends plus receives in flight
   std::vector<bool> reported_;
   std::uint32_t reported_count_ = 0;
   std::unordered_set<TransferKey, TransferKeyHash> seen_;
@@ -296,13 +303,24 @@ class Checker {
   Bytes bytes_ = 0;
 };
 
+// Switches an in-switch all-reduce's tree holds (n >= 2): nvls its host's switch; nvls-tree one
+// per host with more than one member; in-network every switch of the tree.
+std::uint64_t tree_switches(Algorithm algorithm, const CollectiveSpec& spec) {
+  if (algorithm == Algorithm::kNvls) return 1;
+  if (algorithm == Algorithm::kInNetwork) return spec.switch_tree ? spec.switch_tree->switches() : 0;
+  std::vector<std::uint32_t> per_host(switch_count(algorithm, spec), 0);
+  for (std::uint32_t m = 0; m < spec.members; ++m) ++per_host[spec.layout ? spec.layout->host[m] : 0];
+  return static_cast<std::uint64_t>(std::count_if(per_host.begin(), per_host.end(), [](std::uint32_t g) { return g > 1; }));
+}
+
 }  // namespace
 
 Bytes expected_wire_bytes(Algorithm algorithm, const CollectiveSpec& spec) {
   const std::uint64_t n = spec.members;
   const Bytes s = spec.size;
   switch (spec.op) {
-    case CollectiveOp::kAllReduce: return 2 * (n - 1) * s;
+    case CollectiveOp::kAllReduce:
+      return uses_switches(algorithm) && n > 1 ? 2 * (n + tree_switches(algorithm, spec) - 1) * s : 2 * (n - 1) * s;
     case CollectiveOp::kBarrier: return 0;
     case CollectiveOp::kAllToAll:
     case CollectiveOp::kBroadcast:

@@ -2,7 +2,9 @@
 // interleavings it tries) that the transfers implement the collective.
 //
 // Data is symbolic: each member's copy of each unit (one piece of one block, block_layout.h)
-// is a multiset of contributors (a count per member whose input it includes). Initial state
+// is a multiset of contributors (a count per member whose input it includes). Switch endpoints
+// (collective.h "Endpoints") hold units too: nothing at first, then the partial sums reduced
+// into them; they may send only what they hold, have no postcondition and are never reported. Initial state
 // and postcondition per operation:
 //   all-reduce, barrier  every member holds every unit = {itself}; ends with every unit
 //                   holding each contributor exactly once.
@@ -19,7 +21,7 @@
 // In-flight transfers complete in an order drawn from RandomStream(seed, "semantics-checker"),
 // so each seed tries another interleaving consistent with the dependencies. A transfer
 // snapshots its source units when it becomes ready. The first violation found is reported:
-//   - a malformed transfer (member out of range, src == dst, blocks or piece out of range,
+//   - a malformed transfer (endpoint out of range, src == dst, blocks or piece out of range,
 //     bytes differing from range_bytes, wire bytes differing from wire_bytes), or one sending
 //     a unit its source does not hold;
 //   - a source unit written while a transfer reading it is in flight;
@@ -53,7 +55,9 @@ struct SemanticsCheckResult {
 
 // Total payload bytes a correct `algorithm` moves for `spec` (S = size, B(b) = block bytes,
 // r = n - largest power of two <= n):
-//   all-reduce 2(n-1)S (every algorithm); barrier 0; all-to-all (n-1)S; all-to-all-v the sum
+//   all-reduce 2(n-1)S (every member-to-member algorithm), 2(n+k-1)S for nvls, nvls-tree and
+//   in-network (n >= 2; k = switches in the tree: nvls 1, nvls-tree the hosts with more than
+//   one member, in-network the switch_tree's); barrier 0; all-to-all (n-1)S; all-to-all-v the sum
 //   of pair_bytes off the diagonal; broadcast, reduce (n-1)S; gather, scatter S - B(root);
 //   all-gather, reduce-scatter (n-1)S, except halving-doubling with r > 0:
 //   all-gather (p-1)S + rS + sum_{j<r} B(2j), reduce-scatter the same.

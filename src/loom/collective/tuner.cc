@@ -25,6 +25,7 @@ struct Shape {
 double seconds(Time t) { return t.seconds(); }
 
 double base_latency(Algorithm algorithm, Protocol protocol) {
+  if (algorithm == Algorithm::kNvls || algorithm == Algorithm::kNvlsTree) return 23.0e-6;
   const bool tree = algorithm == Algorithm::kTree;
   switch (protocol) {
     case Protocol::kLL: return tree ? 6.8e-6 : 6.6e-6;
@@ -94,6 +95,17 @@ class CostModel {
         const auto [intra, inter] = peer_times();
         return base + lat + std::max(intra, inter) / eff_;
       }
+      case Algorithm::kNvls: {
+        const double b_nvls = per_channel(q_.gpu->nvls_bytes_per_s);
+        return base + (k + 1) * (hop(LinkClass::kIntraHost) + size_ / (c * k) / b_nvls);
+      }
+      case Algorithm::kNvlsTree: {
+        const double b_nic = per_channel(per_host_ * q_.gpu->nic_bytes_per_s);
+        const double slowest = std::min(per_channel(q_.gpu->nvls_bytes_per_s), b_nic);
+        const double stages = 4.0 + 2.0 * floor_log2(q_.hosts) + k - 1;
+        return base + stages * (hop(LinkClass::kInterHost) + size_ / (c * k) / slowest) + size_ / (c * b_nic);
+      }
+      case Algorithm::kInNetwork: break;
     }
     return 0.0;
   }
@@ -130,6 +142,11 @@ class CostModel {
 
 bool candidate(Algorithm algorithm, const TunerQuery& q) {
   if (!supports(algorithm, q.op)) return false;
+  if (algorithm == Algorithm::kInNetwork) return false;
+  if (algorithm == Algorithm::kNvls || algorithm == Algorithm::kNvlsTree) {
+    const bool one_host = algorithm == Algorithm::kNvls;
+    return q.in_switch && q.gpu->nvls_bytes_per_s > 0 && q.members > 1 && (q.hosts == 1) == one_host;
+  }
   const bool nccl = algorithm == Algorithm::kRing || algorithm == Algorithm::kTree || algorithm == Algorithm::kDirect;
   if (!nccl && !q.all_algorithms) return false;
   if (algorithm == Algorithm::kHierarchical && q.hosts == 1) return false;
@@ -141,7 +158,7 @@ bool candidate(Algorithm algorithm, const TunerQuery& q) {
 }
 
 bool pipelined(Algorithm algorithm, CollectiveOp op) {
-  return algorithm == Algorithm::kTree ||
+  return algorithm == Algorithm::kTree || uses_switches(algorithm) ||
          (algorithm == Algorithm::kRing && (op == CollectiveOp::kBroadcast || op == CollectiveOp::kReduce));
 }
 
@@ -158,6 +175,7 @@ std::vector<TunerChoice> tuner_candidates(const TunerQuery& query) {
   for (const Algorithm algorithm : all_algorithms()) {
     if (!candidate(algorithm, query)) continue;
     for (const Protocol protocol : all_protocols()) {
+      if (uses_switches(algorithm) && protocol != Protocol::kSimple) continue;  // NCCL's NVLS: Simple only
       const std::uint32_t max_channels = algorithm == Algorithm::kDirect ? 1 : query.gpu->max_channels;
       for (std::uint32_t channels = 1; channels <= max_channels; channels *= 2) {
         const CostModel model(query, protocol, channels);

@@ -25,8 +25,17 @@
 //   direct (all-to-all(-v), gather, scatter; one channel)
 //                            base + lat + max(intra bytes / NVLink, inter bytes / NIC) / eff
 //                            (all peers at once).
+//   nvls all-reduce (one host)  base + (K+1)(lat_intra + S/(CK)/b_nvls), b_nvls = per channel
+//                            share of the GPU's NVLS bandwidth (up to the switch and multicast
+//                            back, pipelined over K chunks); base 23 us (NCCL's NVLS baseLat)
+//   nvls-tree all-reduce     base + (4 + 2 floor(log2 hosts) + K - 1)(lat_inter + S/(CK)/b)
+//                            + S/(C b_nic), b = min(b_nvls, b_nic), b_nic the per channel share
+//                            of g NICs (each channel leaves a host through another GPU); base
+//                            23 us (assumed equal to NVLS's).
 // Barrier is an all-reduce of 0 bytes. Candidates: NCCL's algorithms implementing the op (ring,
-// tree; direct only for all-to-all(-v), gather and scatter, where NCCL sends point to point),
+// tree; direct only for all-to-all(-v), gather and scatter, where NCCL sends point to point;
+// nvls on one host and nvls-tree across hosts, Simple only, when the GPU has NVLS and
+// query.in_switch is set; in-network never: Loom has no cost model of SHARP switches),
 // plus halving-doubling and hierarchical (not on one host) when all_algorithms is set; protocols Simple, LL, LL128; channels 1, 2,
 // 4, ... up to the GPU's maximum (direct: 1); chunks 1, 2, 4, ..., 64 for tree and chains (the
 // best one kept), else 1. Ties go to fewer channels, then to the earlier algorithm/protocol.
@@ -48,6 +57,9 @@ struct TunerQuery {
   std::uint32_t hosts = 1;  // members are spread evenly over this many hosts
   const GpuModel* gpu = nullptr;
   bool all_algorithms = false;  // also consider halving-doubling and hierarchical
+  // The hosts' scale-up switches can reduce (NVLS). The runtime clears it when the topology has
+  // no switch shared by a host's GPUs or the backend cannot model in-switch reduction.
+  bool in_switch = true;
 };
 
 struct TunerChoice {

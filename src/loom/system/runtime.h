@@ -111,6 +111,11 @@ class Runtime final : private network::CompletionHandler {
   std::vector<std::vector<std::uint32_t>> open_instances_;    // per communicator: by sequence
   std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>, PointToPoint> channels_;  // (src, dst, tag)
   std::vector<std::shared_ptr<const collective::GroupLayout>> layouts_;  // per communicator, on demand
+  // Where in-switch collectives (NVLS, in-network) reduce: per communicator, on demand
+  // (runtime_collectives.cc).
+  struct SwitchEndpoints;
+  SwitchEndpoints& switch_endpoints_of(workload::CommunicatorId comm);
+  std::vector<std::shared_ptr<SwitchEndpoints>> switch_endpoints_;
   std::vector<std::uint32_t> local_index_;  // per rank: its index among its host's GPUs (rail)
   std::vector<InFlight> in_flight_;
   std::vector<std::uint32_t> free_in_flight_;

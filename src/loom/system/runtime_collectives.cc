@@ -1,6 +1,7 @@
 // The runtime's collective instances: rendezvous of members, driving an Execution, completion;
-// and the diagnosis of a workload that cannot finish.
+// where in-switch algorithms reduce; and the diagnosis of a workload that cannot finish.
 #include <algorithm>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -9,6 +10,7 @@
 #include "loom/core/error.h"
 #include "loom/system/runtime.h"
 #include "loom/system/runtime_state.h"
+#include "loom/system/switch_endpoints.h"
 
 namespace loom::system {
 
@@ -22,7 +24,29 @@ std::uint64_t mix(std::uint64_t x) {
   x *= 0xc4ceb9fe1a85ec53ULL;
   return x ^ (x >> 33);
 }
+
 }  // namespace
+
+// Per communicator: where its in-switch collectives reduce, and why they cannot when they
+// cannot (a non-empty problem, reported when such an algorithm is used).
+struct Runtime::SwitchEndpoints {
+  std::vector<std::vector<topology::NodeId>> scale_up;  // per layout host: NVLS switch chips
+  std::string nvls_problem;
+  bool in_network_built = false;
+  AggregationTree in_network;
+  std::string in_network_problem;
+};
+
+Runtime::SwitchEndpoints& Runtime::switch_endpoints_of(workload::CommunicatorId comm) {
+  if (switch_endpoints_.size() <= comm) switch_endpoints_.resize(workload_.communicator_count());
+  auto& endpoints = switch_endpoints_[comm];
+  if (!endpoints) {
+    endpoints = std::make_shared<SwitchEndpoints>();
+    endpoints->scale_up = shared_scale_up_switches(topology_, workload_.communicator(comm).ranks, *layout_of(comm),
+                                                   endpoints->nvls_problem);
+  }
+  return *endpoints;
+}
 
 void Runtime::arrive(NodeId id) {
   const workload::Node& node = workload_.node(id);
@@ -114,6 +138,7 @@ void Runtime::start_instance(std::uint32_t index) {
     query.members = record.members;
     query.hosts = hosts.empty() ? 1 : *std::max_element(hosts.begin(), hosts.end()) + 1;
     query.gpu = options_.gpu;
+    query.in_switch = backend_.name() != "packet" && switch_endpoints_of(instance.communicator).nvls_problem.empty();
     const collective::TunerChoice choice = collective::tune(query);
     collective::apply(choice, spec);
     record.algorithm = choice.algorithm;
@@ -123,6 +148,29 @@ void Runtime::start_instance(std::uint32_t index) {
   instance.concurrency = spec.channels;
   if (record.algorithm == collective::Algorithm::kDirect) {
     instance.concurrency *= std::max<std::uint32_t>(1, std::min(spec.window, record.members - 1));
+  }
+  if (collective::uses_switches(record.algorithm)) {
+    const std::string_view name = collective::to_string(record.algorithm);
+    if (backend_.name() == "packet") {
+      throw UserError(fmt::format("collective algorithm {} reduces inside switches, which the packet backend does not "
+                                  "model; expected network.mode analytical or flow, or another collective.algorithm",
+                                  name));
+    }
+    SwitchEndpoints& endpoints = switch_endpoints_of(instance.communicator);
+    const std::string* problem = &endpoints.nvls_problem;
+    if (record.algorithm == collective::Algorithm::kInNetwork) {
+      if (!endpoints.in_network_built) {
+        endpoints.in_network = aggregation_tree(topology_, workload_.communicator(instance.communicator).ranks,
+                                                endpoints.in_network_problem);
+        endpoints.in_network_built = true;
+      }
+      problem = &endpoints.in_network_problem;
+      spec.switch_tree = endpoints.in_network.tree;
+    }
+    if (!problem->empty()) {
+      throw UserError(fmt::format("collective algorithm {} on communicator '{}': {}", name,
+                                  workload_.communicator(instance.communicator).name, *problem));
+    }
   }
   record.protocol = spec.protocol;
   record.channels = spec.channels;
@@ -137,9 +185,23 @@ void Runtime::start_instance(std::uint32_t index) {
 // Members complete through a zero-delay event, so a chain of instantly finishing collectives
 // never recurses.
 void Runtime::apply(std::uint32_t index, const collective::Progress& progress) {
+  // Endpoints >= members are switches (collective.h): NVLS channel c uses chip c % chips of
+  // the host's shared scale-up switches; in-network switches are the aggregation tree's.
+  const auto node_of = [this, index](std::uint32_t endpoint, std::uint32_t channel) {
+    const Instance& instance = instances_[index];
+    const auto& ranks = workload_.communicator(instance.communicator).ranks;
+    if (endpoint < ranks.size()) return topology_.gpu_node(ranks[endpoint]);
+    const SwitchEndpoints& endpoints = *switch_endpoints_[instance.communicator];
+    const std::size_t s = endpoint - ranks.size();
+    if (instance.record.algorithm == collective::Algorithm::kInNetwork) return endpoints.in_network.nodes.at(s);
+    const auto& chips = endpoints.scale_up.at(s);
+    LOOM_ASSERT(!chips.empty(), "an NVLS transfer to a host without a shared scale-up switch");
+    return chips[channel % chips.size()];
+  };
   for (const collective::Transfer& t : progress.ready) {
     Instance& instance = instances_[index];
     const auto& ranks = workload_.communicator(instance.communicator).ranks;
+    const auto members = static_cast<std::uint32_t>(ranks.size());
     instance.record.transfers += 1;
     instance.record.bytes_moved += t.bytes;
     // Each (channel, step, src, dst) of an instance hashes onto its own ECMP path, as NCCL's
@@ -151,9 +213,12 @@ void Runtime::apply(std::uint32_t index, const collective::Progress& progress) {
     what.instance = index;
     what.transfer = t;
     LOOM_ASSERT(t.wire_bytes >= t.bytes, fmt::format("a transfer carries {} wire bytes for {} payload bytes", t.wire_bytes, t.bytes));
-    issue({topology_.gpu_node(ranks[t.src]), topology_.gpu_node(ranks[t.dst]), t.wire_bytes, mix(flow),
-           instance.concurrency, weight_of(workload_.node(instance.member_nodes[t.src]).stream)},
-          ranks[t.src], ranks[t.dst], what, t.hop_latency);
+    // A switch's transfers take the stream weight of the member they serve (or of member 0).
+    const std::uint32_t owner = t.src < members ? t.src : (t.dst < members ? t.dst : 0);
+    issue({node_of(t.src, t.channel), node_of(t.dst, t.channel), t.wire_bytes, mix(flow), instance.concurrency,
+           weight_of(workload_.node(instance.member_nodes[owner]).stream)},
+          t.src < members ? ranks[t.src] : topology::kNone, t.dst < members ? ranks[t.dst] : topology::kNone, what,
+          t.hop_latency);
   }
   for (std::uint32_t member : progress.finished_members) {
     Instance& instance = instances_[index];
