@@ -25,6 +25,7 @@ int collective_explain_command(const ExplainArguments& args) {
   ProbeRequest probe{&topo, parse_rank_list(args.rank_list, topo.gpu_count()), query.op, query.size, args.mode};
   query.members = static_cast<std::uint32_t>(probe.ranks.size());
   query.hosts = even_host_count(topo, probe.ranks);
+  query.in_switch = nvls_possible(topo, probe.ranks);
   fmt::print("{}", collective::explain(query, args.top));
   fmt::print("simulated on {} ({} mode, {} ranks on {} hosts):\n", args.topology, args.mode, query.members,
              query.hosts);

@@ -12,6 +12,7 @@
 #include "loom/network/analytical.h"
 #include "loom/network/flow/flow_backend.h"
 #include "loom/system/runtime.h"
+#include "loom/system/switch_endpoints.h"
 #include "loom/topology/routing.h"
 #include "loom/workload/microbenchmark.h"
 
@@ -71,6 +72,18 @@ std::uint32_t even_host_count(const topology::Topology& topology, const std::vec
     }
   }
   return static_cast<std::uint32_t>(per_host.size());
+}
+
+bool nvls_possible(const topology::Topology& topology, const std::vector<std::uint32_t>& ranks) {
+  collective::GroupLayout layout;
+  std::map<std::uint32_t, std::uint32_t> dense;  // topology host -> index among the ranks' hosts
+  for (std::uint32_t r : ranks) {
+    const auto [it, added] = dense.try_emplace(topology.host_of_rank(r), static_cast<std::uint32_t>(dense.size()));
+    layout.host.push_back(it->second);
+  }
+  std::string problem;
+  system::shared_scale_up_switches(topology, ranks, layout, problem);
+  return problem.empty();
 }
 
 Time simulate_choice(const ProbeRequest& request, const collective::TunerChoice& choice) {

@@ -23,6 +23,10 @@ std::vector<std::uint32_t> parse_rank_list(std::string_view text, std::uint32_t 
 // tuner models g = members / hosts ranks on every host), listing the per-host counts.
 std::uint32_t even_host_count(const topology::Topology& topology, const std::vector<std::uint32_t>& ranks);
 
+// Whether NVLS can run on `ranks`: every host's member GPUs share a scale-up switch (the
+// runtime's test, system/switch_endpoints.h).
+bool nvls_possible(const topology::Topology& topology, const std::vector<std::uint32_t>& ranks);
+
 struct ProbeRequest {
   const topology::Topology* topology = nullptr;
   std::vector<std::uint32_t> ranks;  // communicator members, as topology ranks
