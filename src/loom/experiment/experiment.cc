@@ -21,6 +21,20 @@
 
 namespace loom::experiment {
 
+namespace {
+// summary.json's "memory": the estimate of the most loaded pipeline stage, in bytes.
+nlohmann::json memory_json(const workload::synthesis::MemoryEstimate& m) {
+  return {{"stage", m.stage},
+          {"parameters", m.parameters},
+          {"parameter_bytes", m.model_states.parameters},
+          {"gradient_bytes", m.model_states.gradients},
+          {"optimizer_bytes", m.model_states.optimizer},
+          {"activation_bytes", m.activations},
+          {"chunks_in_flight", m.chunks_in_flight},
+          {"total_bytes", m.total()}};
+}
+}  // namespace
+
 Experiment load(config::Document& document) {
   config::Reader root = document.root();
   Experiment e;
@@ -122,7 +136,8 @@ Outcome run(const Experiment& e) {
   if (o.timeline) {
     outcome.files.push_back(report::write_timeline(o.dir, e.topology, e.workload, outcome.result, o.max_rows));
   }
-  report::RunInfo info{e.seed, std::string(backend->name()), e.effective_config, nullptr};
+  report::RunInfo info{e.seed, std::string(backend->name()), e.effective_config, nullptr, nullptr};
+  if (e.memory) info.memory = memory_json(*e.memory);
   if (links) {
     links->finish();
     outcome.files.push_back(report::write_links_csv(o.dir, e.topology, links->samples(), links->dropped()));

@@ -117,6 +117,7 @@ nlohmann::json make_summary(const RunInfo& info, const workload::Workload& workl
       {"entries", std::move(entries)},
       {"metrics", metrics_json(workload, metrics)},
       {"network", info.network},
+      {"memory", info.memory},
       {"outputs", std::move(outputs)},
   };
 }

@@ -25,6 +25,7 @@ struct RunInfo {
   std::string backend;               // "analytical", ...
   nlohmann::json effective_config;   // what the run actually used, after defaults and overrides
   nlohmann::json network;            // backend-specific results (e.g. hot links), or null
+  nlohmann::json memory;             // synthesised training: per-rank memory estimate, or null
 };
 
 nlohmann::json make_summary(const RunInfo& info, const workload::Workload& workload, const system::RunResult& result,
