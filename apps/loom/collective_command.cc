@@ -4,6 +4,10 @@
 
 #include "collective_probe.h"
 #include "loom/collective/explain.h"
+#include "loom/collective/msccl/describe.h"
+#include "loom/collective/msccl/plan_checker.h"
+#include "loom/collective/msccl/plan_reader.h"
+#include "loom/collective/msccl/program.h"
 #include "loom/core/units.h"
 #include "loom/topology/topology_io.h"
 
@@ -45,6 +49,24 @@ int collective_explain_command(const ExplainArguments& args) {
   return 0;
 }
 
+int collective_plan_command(const PlanArguments& args) {
+  using namespace collective::msccl;
+  const Bytes size = parse_size(args.size);
+  Plan plan = read_plan_file(args.file);
+  fmt::print("{}", describe(plan, size));
+  if (args.check == 0) return 0;
+  const auto program = std::make_shared<const Program>(std::move(plan));
+  for (std::uint32_t seed = 1; seed <= args.check; ++seed) {
+    const PlanCheckResult result = check_plan(program, size, seed);
+    if (!result.ok) {
+      fmt::print("check FAILED in completion order {}: {}\n", seed, result.description);
+      return 1;
+    }
+  }
+  fmt::print("check: the postcondition holds in {} random completion orders\n", args.check);
+  return 0;
+}
+
 CollectiveCommand::CollectiveCommand(CLI::App& app) {
   collective_ = app.add_subcommand("collective", "Inspect the collective engine (algorithm choice, modelled time).");
   collective_->require_subcommand(1);
@@ -67,12 +89,23 @@ CollectiveCommand::CollectiveCommand(CLI::App& app) {
   explain_->add_option("--mode", explain_args_.mode, "With --topology: analytical or flow")
       ->needs(topology)
       ->capture_default_str();
+  plan_ = add_plan(*collective_);
+}
+
+CLI::App* CollectiveCommand::add_plan(CLI::App& collective) {
+  CLI::App* plan = collective.add_subcommand("plan", "Describe (and prove) an MSCCL++ JSON plan or MSCCL XML algorithm.");
+  plan->add_option("file", plan_args_.file, "The plan file (.json or .xml)")->required();
+  plan->add_option("--size", plan_args_.size, "Per-rank buffer size for byte counts")->capture_default_str();
+  plan->add_option("--check", plan_args_.check, "Prove the postcondition over this many completion orders")
+      ->capture_default_str();
+  return plan;
 }
 
 bool CollectiveCommand::parsed() const { return collective_->parsed(); }
 
 int CollectiveCommand::run() const {
   if (explain_->parsed()) return collective_explain_command(explain_args_);
+  if (plan_->parsed()) return collective_plan_command(plan_args_);
   return 2;
 }
 

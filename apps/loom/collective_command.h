@@ -4,6 +4,7 @@
 //   loom collective explain --op all-gather --size 1GiB --ranks 64 --hosts 8 --gpu a100 --top 5
 //   loom collective explain --size 4KiB --ranks 64 --hosts 8 --all-algorithms
 //   loom collective explain --size 1GiB --topology fabric.yaml --rank-list 0-7,64-71 --mode flow
+//   loom collective plan allreduce.json --size 1MiB --check 20
 //
 // With --topology the members and hosts come from the topology and the rank list (default:
 // every GPU), and the listed candidates are also simulated on that topology (collective_probe.h).
@@ -33,6 +34,16 @@ struct ExplainArguments {
   std::string mode = "flow";    // with topology: the backend simulating the candidates
 };
 
+struct PlanArguments {
+  std::string file;             // an MSCCL++ JSON plan or an MSCCL XML algorithm
+  std::string size = "1MiB";    // per-rank buffer size for the byte counts
+  std::uint32_t check = 0;      // random completion orders to prove the postcondition over
+};
+
+// Prints what the plan does (collective/msccl/describe.h) and, with check > 0, runs the
+// symbolic checker over that many completion orders; returns 0, or 1 when a check fails.
+int collective_plan_command(const PlanArguments& args);
+
 // Prints the tuner's explanation for `args` (see collective/explain.h); returns exit code 0.
 int collective_explain_command(const ExplainArguments& args);
 
@@ -48,9 +59,13 @@ class CollectiveCommand {
   int run() const;
 
  private:
+  CLI::App* add_plan(CLI::App& collective);
+
   CLI::App* collective_ = nullptr;
   CLI::App* explain_ = nullptr;
+  CLI::App* plan_ = nullptr;
   ExplainArguments explain_args_;
+  PlanArguments plan_args_;
 };
 
 }  // namespace loom::app

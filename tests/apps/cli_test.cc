@@ -129,6 +129,22 @@ TEST(Cli, CollectiveExplainSimulatesTheCandidatesOnATopologyFile) {
   EXPECT_NE(backwards.err.find("range '5-2' runs backwards"), std::string::npos) << backwards.err;
 }
 
+TEST(Cli, CollectivePlanDescribesAndProvesAnImportedPlan) {
+  const fs::path plan =
+      fs::path(LOOM_SOURCE_DIR) / "../shared/fixtures/msccl/msccl_xml/astra-sim_custom_allreduce_ring_8gpus.xml";
+  if (!fs::exists(plan)) GTEST_SKIP() << "shared fixtures not found at " << plan << " (a user's clone)";
+  const Result r = loom("collective plan " + plan.string() + " --size 8MiB --check 3");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("rank 7:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("check: the postcondition holds in 3 random completion orders"), std::string::npos) << r.out;
+  const fs::path bad = scratch() / "bad_plan.json";
+  std::ofstream(bad) << "{\"name\": \"x\"";
+  const Result broken = loom("collective plan " + bad.string());
+  EXPECT_EQ(broken.exit_code, 2);
+  EXPECT_EQ(lines(broken.err), 1) << broken.err;
+  EXPECT_NE(broken.err.find(bad.string()), std::string::npos) << broken.err;
+}
+
 TEST(Cli, HpccRunsAnNs3ExperimentAsItIs) {
   const fs::path config = fs::path(LOOM_SOURCE_DIR) / "../shared/fixtures/hpcc/inputs/shipped_star66/config_shipped_hpcc_notrace.txt";
   if (!fs::exists(config)) GTEST_SKIP() << "shared fixtures not found at " << config << " (a user's clone)";
