@@ -76,6 +76,16 @@ TEST(Tables, OneRowPerThingWithHeaders) {
   EXPECT_EQ(lines_of(ranks.path).size(), 5u);
 }
 
+TEST(Tables, SwitchEndsOfInSwitchReductionsHaveNoRank) {
+  system::RunResult result;
+  result.transfer_log.push_back({3, 9, 1, topology::kNone, 4096, 0_ns, 2_us, 1_us});
+  const fs::path dir = fs::temp_directory_path() / "loom_report_test.switch_ends";
+  fs::remove_all(dir);
+  const auto f = lines_of(write_flows_csv(dir, result, 10).path);
+  ASSERT_EQ(f.size(), 2u);
+  EXPECT_EQ(f[1], "1,,3,9,4096,0.000,2000.000,1000.000,2.000000");
+}
+
 TEST(Tables, CapsLeaveRowsOutAndSaySo) {
   SmallRun run;
   const WrittenFile flows = write_flows_csv(run.dir, run.result, 2);
@@ -110,8 +120,10 @@ TEST(Timeline, IsTraceEventJsonWithOneEventPerNodeAndNamedThreads) {
 TEST(Summary, AggregatesMetricsAndListsOutputs) {
   SmallRun run;
   std::vector<WrittenFile> files = {write_flows_csv(run.dir, run.result, 5)};
-  const nlohmann::json s = make_summary({3, "analytical", {{"seed", 3}}, nullptr}, *run.workload, run.result, run.metrics, files);
+  const nlohmann::json s = make_summary({3, "analytical", {{"seed", 3}}, nullptr, {{"total_bytes", 7}}}, *run.workload,
+                                        run.result, run.metrics, files);
   EXPECT_EQ(s["seed"], 3);
+  EXPECT_EQ(s["memory"]["total_bytes"], 7);
   EXPECT_EQ(s["outputs"][0]["file"], "flows.csv");
   EXPECT_EQ(s["outputs"][0]["rows_left_out"], run.result.transfers - 5);
   const double makespan = run.result.makespan.microseconds();

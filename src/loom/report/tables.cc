@@ -59,7 +59,11 @@ WrittenFile write_flows_csv(const std::filesystem::path& dir, const system::RunR
                                                    ? static_cast<double>(fct.picoseconds()) /
                                                          static_cast<double>(t.ideal.picoseconds())
                                                    : 1.0;
-                       return fmt::format("{},{},{},{},{},{},{},{},{:.6f}", t.src_rank, t.dst_rank, t.src, t.dst,
+                       // A switch end (in-switch reductions) has no rank: the cell stays empty.
+                       const auto rank = [](std::uint32_t r) {
+                         return r == topology::kNone ? std::string() : std::to_string(r);
+                       };
+                       return fmt::format("{},{},{},{},{},{},{},{},{:.6f}", rank(t.src_rank), rank(t.dst_rank), t.src, t.dst,
                                           t.bytes, nanoseconds(t.start), nanoseconds(fct), nanoseconds(t.ideal),
                                           slowdown);
                      });
