@@ -233,6 +233,26 @@ TEST(Experiment, ContextParallelTrainingWithZeroTwoRunsAndEstimatesMemory) {
   EXPECT_EQ(context, 8);  // tp 4 x dp 2 groups of 2
   const Outcome outcome = run(e);
   EXPECT_EQ(outcome.metrics.iteration_times.size(), 1u);
+  const auto summary = nlohmann::json::parse(read_file(outcome.summary_path));
+  EXPECT_EQ(summary["memory"]["total_bytes"].get<std::uint64_t>(), e.memory->total());
+  EXPECT_EQ(summary["memory"]["gradient_bytes"].get<std::uint64_t>(), e.memory->model_states.gradients);
+}
+
+TEST(Experiment, PxnKeepsCrossRailRingTrafficOnItsRailAndIsFaster) {
+  // Two rail-optimised hosts joined by one thin spine: a ring across hosts enters each host on
+  // another rail than it leaves, so without PXN its inter-host hops cross the spine.
+  const std::string text =
+      "topology: {blueprint: rail-optimized, hosts: 2, gpus_per_host: 4, hosts_per_segment: 2, spines: 1,\n"
+      "           spine_link_bandwidth: 100Gbps}\n"
+      "workload: {collectives: [{op: all-reduce, size: 64MiB}]}\n"
+      "collective: {algorithm: ring, channels: 4}\n"
+      "network: {mode: flow}\n";
+  const Outcome plain = run_text(text, {"output.dir=" + scratch_dir("pxn_off").string()});
+  const Outcome relayed = run_text(text, {"output.dir=" + scratch_dir("pxn_on").string(), "network.pxn=true"});
+  EXPECT_LT(relayed.result.makespan.seconds(), plain.result.makespan.seconds() * 0.9);
+  const auto summary = nlohmann::json::parse(read_file(relayed.summary_path));
+  EXPECT_GT(summary["network"]["pxn_relayed_transfers"].get<std::uint64_t>(), 0u);
+  EXPECT_FALSE(nlohmann::json::parse(read_file(plain.summary_path))["network"].contains("pxn_relayed_transfers"));
 }
 
 TEST(Experiment, DataLoadingDelaysTheFirstIteration) {

@@ -14,6 +14,7 @@
 #include "loom/network/analytical.h"
 #include "loom/network/flow/flow_backend.h"
 #include "loom/network/packet/packet_backend.h"
+#include "loom/network/pxn_relay.h"
 #include "loom/report/summary.h"
 #include "loom/report/tables.h"
 #include "loom/report/timeline.h"
@@ -71,6 +72,7 @@ Experiment load(config::Document& document) {
   {
     config::Reader network = root.child_or_empty("network");
     e.network_mode = network.choice("mode", {"analytical", "flow", "packet"}, "analytical");
+    e.pxn = network.optional<bool>("pxn", e.pxn);
     if (e.network_mode == "flow") {
       e.flow = read_flow(network.child_or_empty("flow"));
     } else if (network.has("flow")) {
@@ -124,7 +126,11 @@ Outcome run(const Experiment& e) {
   std::optional<LinkMonitor> links;
   if (flow != nullptr && o.links) links.emplace(simulator, *flow, o.link_interval, o.max_rows);
 
-  system::Runtime runtime(simulator, e.topology, e.workload, *backend, e.runtime);
+  std::optional<network::PxnRelay> pxn;
+  if (e.pxn) pxn.emplace(e.topology, *backend);
+  network::Backend& carrier = pxn ? static_cast<network::Backend&>(*pxn) : *backend;
+
+  system::Runtime runtime(simulator, e.topology, e.workload, carrier, e.runtime);
   Outcome outcome;
   outcome.warnings = e.warnings;
   outcome.result = runtime.run();
@@ -147,6 +153,7 @@ Outcome run(const Experiment& e) {
                     {"solver", {{"solves", flow->solver_stats().solves},
                                 {"link_visits", flow->solver_stats().link_visits}}}};
   }
+  if (pxn) info.network["pxn_relayed_transfers"] = pxn->relayed();
   outcome.summary_path = report::write_summary(
       o.dir, report::make_summary(info, e.workload, outcome.result, outcome.metrics, outcome.files));
   return outcome;

@@ -54,6 +54,7 @@ struct Experiment {
   workload::Workload workload{1};
   system::RuntimeOptions runtime;
   std::string network_mode;
+  bool pxn = false;  // network.pxn: relay cross-rail transfers through the rail-aligned GPU
   network::flow::FlowParams flow;
   network::packet::PacketParams packet;
   OutputOptions output;
