@@ -238,6 +238,29 @@ TEST(Experiment, ContextParallelTrainingWithZeroTwoRunsAndEstimatesMemory) {
   EXPECT_EQ(summary["memory"]["gradient_bytes"].get<std::uint64_t>(), e.memory->model_states.gradients);
 }
 
+TEST(Experiment, ImportedPlansRunInPlaceOfTheAlgorithmAndMatchTheBuiltInRing) {
+  const fs::path plan =
+      fs::path(LOOM_SOURCE_DIR) / "../shared/fixtures/msccl/msccl_xml/astra-sim_custom_allreduce_ring_8gpus.xml";
+  if (!fs::exists(plan)) GTEST_SKIP() << "shared fixtures not found at " << plan << " (a user's clone)";
+  // The fixture is an 8-GPU LL128 ring all-reduce with one channel: the built-in ring with the
+  // same protocol and channel count moves the same bytes in the same steps.
+  const std::string text =
+      "topology: {hosts: 1, gpus_per_host: 8}\n"
+      "workload: {collectives: [{op: all-reduce, size: 8MiB}, {op: all-gather, size: 8MiB}]}\n"
+      "collective: {algorithm: ring, protocol: ll128, channels: 1}\n";
+  const fs::path dir = scratch_dir("plan");
+  const Outcome custom = run_text(text, {"output.dir=" + dir.string(), "collective.plans=[" + plan.string() + "]"});
+  const Outcome builtin = run_text(text, {"output.dir=" + scratch_dir("plan_builtin").string()});
+  ASSERT_EQ(custom.result.collectives.size(), 2u);
+  const auto& all_reduce = custom.result.collectives[0];
+  EXPECT_EQ(custom.result.plan_names.at(all_reduce.plan), "allreduce_ring_1channelsperring");
+  EXPECT_EQ(custom.result.collectives[1].plan, system::kNoPlan);  // no all-gather plan given
+  EXPECT_EQ(all_reduce.duration(), builtin.result.collectives[0].duration());
+  EXPECT_EQ(all_reduce.bytes_moved, builtin.result.collectives[0].bytes_moved);
+  EXPECT_NE(read_file(dir / "collectives.csv").find(",plan:allreduce_ring_1channelsperring,"), std::string::npos);
+  EXPECT_NE(error_of(text, {"collective.plans=[missing.json]"}).find("missing.json"), std::string::npos);
+}
+
 TEST(Experiment, PxnKeepsCrossRailRingTrafficOnItsRailAndIsFaster) {
   // Two rail-optimised hosts joined by one thin spine: a ring across hosts enters each host on
   // another rail than it leaves, so without PXN its inter-host hops cross the spine.

@@ -48,7 +48,7 @@ Experiment load(config::Document& document) {
   e.workload = std::move(loaded.workload);
   e.warnings = std::move(loaded.warnings);
   e.memory = loaded.memory;
-  e.runtime = read_collective(root.child_or_empty("collective"));
+  e.runtime = read_collective(root.child_or_empty("collective"), base_dir);
   e.runtime.flow_hash_seed = e.seed;
   {
     config::Reader system = root.child_or_empty("system");

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "loom/collective/gpu_model.h"
+#include "loom/collective/msccl/plan_reader.h"
 #include "loom/collective/protocol.h"
 #include "loom/topology/config_parameters.h"
 #include "loom/topology/topology_io.h"
@@ -120,7 +121,7 @@ workload::Workload read_microbenchmark(config::Reader& s, std::uint32_t gpu_coun
   return located(s, [&] { return workload::make_microbenchmark(spec, ranks); });
 }
 
-system::RuntimeOptions read_collective(config::Reader s) {
+system::RuntimeOptions read_collective(config::Reader s, const std::filesystem::path& base_dir) {
   system::RuntimeOptions options;
   std::vector<std::string_view> algorithms = {"auto"};
   for (collective::Algorithm a : collective::all_algorithms()) algorithms.push_back(collective::to_string(a));
@@ -137,6 +138,19 @@ system::RuntimeOptions read_collective(config::Reader s) {
   options.protocol = collective::parse_protocol(s.choice("protocol", protocols, "simple"));
   if (s.choice("hop_latency", {"nccl", "none"}, "nccl") == "nccl") options.protocol_costs = collective::nccl_protocol_costs();
   options.direct_window = read_count(s, "direct_window", options.direct_window);
+  if (s.has("plans")) {
+    for (const std::string& file : s.list<std::string>("plans")) {
+      const std::filesystem::path path = base_dir / file;
+      options.custom_plans.push_back(located(s, [&] {
+        auto program = std::make_shared<const collective::msccl::Program>(collective::msccl::read_plan_file(path.string()));
+        if (!collective::msccl::plan_operation(program->plan())) {
+          throw UserError(fmt::format("plan '{}' implements '{}', which Loom has no operation for", path.string(),
+                                      program->plan().collective));
+        }
+        return system::CustomPlan{program->plan().name.empty() ? file : program->plan().name, program};
+      }));
+    }
+  }
   s.finish();
   return options;
 }

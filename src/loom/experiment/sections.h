@@ -18,7 +18,8 @@ topology::Topology read_topology(config::Reader section, const std::filesystem::
 // A microbenchmark workload section (its `type` already read). `gpu_count` bounds the ranks;
 // `ranks` (default: every GPU) may use fewer.
 workload::Workload read_microbenchmark(config::Reader& section, std::uint32_t gpu_count);
-system::RuntimeOptions read_collective(config::Reader section);
+// `plans` (imported MSCCL++/MSCCL files) are read relative to `base_dir`.
+system::RuntimeOptions read_collective(config::Reader section, const std::filesystem::path& base_dir);
 network::flow::FlowParams read_flow(config::Reader section);
 network::packet::PacketParams read_packet(config::Reader section, std::uint64_t seed);
 

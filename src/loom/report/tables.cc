@@ -43,7 +43,9 @@ WrittenFile write_collectives_csv(const std::filesystem::path& dir, const worklo
         const Bandwidths b = bandwidths(r);
         return fmt::format("{},{},{},{},{},{},{},{},{},{},{},{:.6f},{:.6f},{},{}", csv_quote(workload.label(r.label)),
                            collective::to_string(r.op), c.group, c.name, r.members, r.bytes,
-                           collective::to_string(r.algorithm), microseconds(r.first_arrival), microseconds(r.start),
+                           r.plan == system::kNoPlan ? std::string(collective::to_string(r.algorithm))
+                                                     : "plan:" + result.plan_names.at(r.plan),
+                           microseconds(r.first_arrival), microseconds(r.start),
                            microseconds(r.end), microseconds(r.duration()), b.algbw_gbytes_per_s,
                            b.busbw_gbytes_per_s, r.transfers, r.bytes_moved);
       });

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "loom/collective/collective.h"
@@ -16,6 +17,8 @@ namespace loom::system {
 inline constexpr workload::NodeId kNoNode = 0xffffffffu;
 
 // One collective instance: the parts of all its members matched together.
+inline constexpr std::uint32_t kNoPlan = 0xffffffffu;
+
 struct CollectiveRecord {
   workload::CommunicatorId communicator = 0;
   std::uint32_t sequence = 0;       // the k-th collective on this communicator
@@ -32,6 +35,7 @@ struct CollectiveRecord {
   Time end;                         // the last member finished its part
   std::uint64_t transfers = 0;
   Bytes bytes_moved = 0;            // sum over its transfers
+  std::uint32_t plan = kNoPlan;     // the custom plan it ran (RunResult::plan_names), if any
 
   Time duration() const { return end - start; }
 };
@@ -69,6 +73,7 @@ struct RunResult {
   std::uint64_t transfers = 0;
   Bytes bytes_moved = 0;
   std::uint64_t events = 0;               // simulator events processed
+  std::vector<std::string> plan_names;    // custom_plans' names by index; empty if none ran
 };
 
 }  // namespace loom::system

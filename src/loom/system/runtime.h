@@ -29,12 +29,19 @@
 
 #include "loom/collective/gpu_model.h"
 #include "loom/collective/group_layout.h"
+#include "loom/collective/msccl/program.h"
 #include "loom/core/simulator.h"
 #include "loom/network/backend.h"
 #include "loom/system/run_result.h"
 #include "loom/topology/topology.h"
 
 namespace loom::system {
+
+// An imported MSCCL++/MSCCL plan the runtime may run, named for the outputs.
+struct CustomPlan {
+  std::string name;
+  std::shared_ptr<const collective::msccl::Program> program;
+};
 
 struct RuntimeOptions {
   collective::Algorithm default_algorithm = collective::Algorithm::kRing;
@@ -53,6 +60,9 @@ struct RuntimeOptions {
   // Priority of each communication stream as its transfers' bandwidth weight on contended
   // links (TransferRequest::weight); missing entries weigh 1.
   std::vector<double> stream_weights;
+  // Imported custom collectives (collective/msccl): a collective whose operation and member
+  // count match a plan runs the first such plan instead of its algorithm (no tuning).
+  std::vector<CustomPlan> custom_plans;
 };
 
 class Runtime final : private network::CompletionHandler {
@@ -85,6 +95,7 @@ class Runtime final : private network::CompletionHandler {
   void start_node(workload::NodeId id);
   void arrive(workload::NodeId id);
   void start_instance(std::uint32_t instance);
+  bool start_custom_plan(std::uint32_t instance, collective::CollectiveSpec& spec);
   void apply(std::uint32_t instance, const collective::Progress& progress);
   void arrive_point_to_point(workload::NodeId id);
   double weight_of(std::uint8_t stream) const;

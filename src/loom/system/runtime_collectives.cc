@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "loom/collective/msccl/plan_execution.h"
 #include "loom/collective/tuner.h"
 
 #include "loom/core/error.h"
@@ -130,6 +131,7 @@ void Runtime::start_instance(std::uint32_t index) {
   CollectiveRecord& record = instance.record;
   record.start = simulator_.now();
   collective::CollectiveSpec spec = spec_for(record, instance.communicator);
+  if (start_custom_plan(index, spec)) return;
   if (instance.tuned) {
     const auto& hosts = spec.layout->host;
     collective::TunerQuery query;
@@ -179,6 +181,36 @@ void Runtime::start_instance(std::uint32_t index) {
   collective::Progress progress;
   instance.execution->start(progress);
   apply(index, progress);
+}
+
+// Runs the first custom plan matching the instance's operation and member count, if any.
+bool Runtime::start_custom_plan(std::uint32_t index, collective::CollectiveSpec& spec) {
+  Instance& instance = instances_[index];
+  CollectiveRecord& record = instance.record;
+  for (std::uint32_t p = 0; p < options_.custom_plans.size(); ++p) {
+    const collective::msccl::Program& program = *options_.custom_plans[p].program;
+    if (program.ranks() != record.members || collective::msccl::plan_operation(program.plan()) != record.op) continue;
+    if (result_.plan_names.empty()) {
+      for (const CustomPlan& plan : options_.custom_plans) result_.plan_names.push_back(plan.name);
+    }
+    spec.protocol = program.plan().protocol;
+    record.plan = p;
+    record.protocol = spec.protocol;
+    // A plan's thread blocks are its channels: they run side by side over the same links.
+    std::uint32_t blocks = 1;
+    for (const auto& rank : program.plan().ranks) {
+      blocks = std::max<std::uint32_t>(blocks, static_cast<std::uint32_t>(rank.thread_blocks.size()));
+    }
+    record.channels = blocks;
+    record.chunks = 1;
+    instance.concurrency = blocks;
+    instance.execution = std::make_unique<collective::msccl::PlanExecution>(options_.custom_plans[p].program, spec);
+    collective::Progress progress;
+    instance.execution->start(progress);
+    apply(index, progress);
+    return true;
+  }
+  return false;
 }
 
 // Issues the transfers an execution made ready and completes the members it reports finished.
