@@ -145,6 +145,17 @@ TEST(Cli, CollectivePlanDescribesAndProvesAnImportedPlan) {
   EXPECT_NE(broken.err.find(bad.string()), std::string::npos) << broken.err;
 }
 
+TEST(Cli, WorkloadShowSynthesisesAPlanAndEstimatesMemory) {
+  const Result r = loom("workload show --model gpt-7b --tp 2 --dp 2 --global-batch 4 --sharding gradients");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("gpt-7b: tp 2 cp 1 pp 1 dp 2"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("critical path at infinite bandwidth"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("memory per rank (stage 0, sharding gradients)"), std::string::npos) << r.out;
+  const Result bad = loom("workload show --model gpt-7b --tp 3");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(lines(bad.err), 1) << bad.err;
+}
+
 TEST(Cli, HpccRunsAnNs3ExperimentAsItIs) {
   const fs::path config = fs::path(LOOM_SOURCE_DIR) / "../shared/fixtures/hpcc/inputs/shipped_star66/config_shipped_hpcc_notrace.txt";
   if (!fs::exists(config)) GTEST_SKIP() << "shared fixtures not found at " << config << " (a user's clone)";
