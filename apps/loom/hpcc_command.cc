@@ -7,7 +7,9 @@
 #include <fmt/format.h>
 
 #include "loom/core/error.h"
+#include "loom/core/units.h"
 #include "loom/network/packet/hpcc_run.h"
+#include "loom/network/packet/monitor_csv.h"
 
 namespace loom::app {
 
@@ -35,7 +37,15 @@ void write_file(const fs::path& path, const auto& write) {
 }  // namespace
 
 int hpcc_command(const HpccArguments& args, std::ostream& out) {
-  const HpccConfig config = network::packet::read_hpcc_config(args.config);
+  HpccConfig config = network::packet::read_hpcc_config(args.config);
+  network::packet::MonitorOptions& monitor = config.params.monitor;
+  network::packet::enable_monitors(args.monitors, monitor);
+  monitor.interval = parse_time(args.monitor_interval);
+  monitor.max_rows = args.monitor_rows;
+  if (monitor.interval <= Time::zero() || monitor.max_rows == 0) {
+    throw UserError(fmt::format("--monitor-interval {} --monitor-rows {}: expected a positive time and at "
+                                "least 1 row", args.monitor_interval, args.monitor_rows));
+  }
   const fs::path dir = fs::path(args.config).parent_path();
   const std::string topology_file = locate(dir, config.topology_file, "TOPOLOGY_FILE");
   const std::string flow_file = locate(dir, config.flow_file, "FLOW_FILE");
@@ -44,10 +54,10 @@ int hpcc_command(const HpccArguments& args, std::ostream& out) {
   const auto flows = network::packet::parse_hpcc_flows(
       network::packet::read_text_file(flow_file, "flow file"), flow_file, topology);
 
-  const network::packet::HpccRunResult result = network::packet::run_hpcc(config, topology, flows);
+  fs::create_directories(args.out_dir);
+  const network::packet::HpccRunResult result = network::packet::run_hpcc(config, topology, flows, args.out_dir);
   const double wall = result.simulate_seconds;
 
-  fs::create_directories(args.out_dir);
   const fs::path fct_path = fs::path(args.out_dir) / fs::path(config.fct_output_file).filename();
   const fs::path pfc_path = fs::path(args.out_dir) / fs::path(config.pfc_output_file).filename();
   write_file(fct_path, [&](std::ostream& o) { network::packet::write_fct(o, result.fct); });
@@ -63,6 +73,7 @@ int hpcc_command(const HpccArguments& args, std::ostream& out) {
   out << fmt::format("  PFC: {} pause/resume events; drops {}; ECN marks {}\n", result.pfc.size(),
                      result.counters.drops, result.counters.ecn_marks);
   out << fmt::format("  wrote {} and {}\n", fct_path.string(), pfc_path.string());
+  for (const fs::path& file : result.monitor_files) out << fmt::format("  wrote {}\n", file.string());
   if (result.unfinished != 0) {
     out << fmt::format("  {} flows had not finished at SIMULATOR_STOP_TIME\n", result.unfinished);
   }
@@ -86,6 +97,10 @@ CLI::App* add_hpcc_command(CLI::App& app, HpccArguments& args) {
   cmd->add_option("config", args.config, "HPCC config.txt")->required();
   cmd->add_option("--out", args.out_dir, "Directory for fct.txt and pfc.txt (default hpcc-out)");
   cmd->add_option("--reference", args.reference, "An ns-3 fct.txt to compare FCTs with");
+  cmd->add_option("--monitor", args.monitors,
+                  "Monitors to write as CSV into --out: queues,throughput,qp_rates,cnps,pfc,drops or all");
+  cmd->add_option("--monitor-interval", args.monitor_interval, "Monitor sampling interval (default 100us)");
+  cmd->add_option("--monitor-rows", args.monitor_rows, "Rows kept per monitor file (default 1000000)");
   return cmd;
 }
 

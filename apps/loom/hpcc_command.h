@@ -9,12 +9,17 @@
 // ns-3's working directory, e.g. "mix/topology.txt"). Outputs take the base names of
 // FCT_OUTPUT_FILE and PFC_OUTPUT_FILE inside --out.
 //
+// Monitors (network/packet/monitor_csv.h), off by default, written into --out as well:
+//   loom hpcc config.txt --monitor queues,throughput,qp_rates,cnps,pfc,drops --monitor-interval 10us
+//   --monitor all            every monitor; --monitor-rows N caps each file (default 1,000,000)
+//
 // Wiring (main.cc): `loom::app::HpccArguments hpcc_args; CLI::App* hpcc =
 // loom::app::add_hpcc_command(app, hpcc_args);` before parsing, then
 // `if (hpcc->parsed()) return loom::app::hpcc_command(hpcc_args, std::cout);`. The loom target
 // links loom::packet.
 #pragma once
 
+#include <cstdint>
 #include <iosfwd>
 #include <optional>
 #include <string>
@@ -27,6 +32,9 @@ struct HpccArguments {
   std::string config;                    // HPCC config.txt
   std::string out_dir = "hpcc-out";      // where fct.txt and pfc.txt go
   std::optional<std::string> reference;  // an ns-3 fct.txt to compare with
+  std::string monitors;                  // comma-separated monitor names; empty = none
+  std::string monitor_interval = "100us";
+  std::uint64_t monitor_rows = 1'000'000;
 };
 
 // Runs the experiment, writes the outputs, prints a summary (and the comparison) to `out`.

@@ -16,9 +16,12 @@ CcParams params(CcKind kind) {
   return p;
 }
 
-// First CNP at t = 0: alpha = 1, decrease 1 ns later to 100 * (1 - 1/2) = 50 Gb/s; after the
-// 900 us timer, fast recovery: (50 + 100) / 2 = 75; then additive increase: target stays at the
-// 100 Gb/s ceiling, rate (75 + 100) / 2 = 87.5.
+constexpr double kKeep = 255.0 / 256.0;  // 1 - g
+
+// First CNP at t = 0 (as ns-3: alpha = 1, the first CNP itself not counted): the decrease runs
+// at 4 us + 1 ns, after four quiet alpha ticks: alpha = (255/256)^4, rate = 100 (1 - alpha / 2)
+// Gb/s; after the 900 us timer, fast recovery: (rate + 100) / 2; then additive increase:
+// target stays at the 100 Gb/s ceiling, rate (rate + 100) / 2.
 TEST(Dcqcn, DecreaseFastRecoveryAndAdditiveIncrease) {
   const CongestionControl cc(params(CcKind::kDcqcn), 1000);
   CcState s;
@@ -26,19 +29,20 @@ TEST(Dcqcn, DecreaseFastRecoveryAndAdditiveIncrease) {
   AckSignal ack;
   ack.ecn_echo = true;
   const Time decrease = cc.on_ack(s, ack, Time::zero(), {});
-  EXPECT_EQ(decrease, Time::ns(1));
+  EXPECT_EQ(decrease, Time::ns(4'001));
   const Time increase = cc.on_decrease(s, decrease);
-  EXPECT_DOUBLE_EQ(s.rate, 50e9);
-  EXPECT_EQ(increase, Time::ns(1) + Time::us(900));
+  const double cut = kLine * (1 - std::pow(kKeep, 4) / 2);
+  EXPECT_DOUBLE_EQ(s.rate, cut);
+  EXPECT_EQ(increase, Time::ns(4'001) + Time::us(900));
   cc.on_increase(s, increase);
-  EXPECT_DOUBLE_EQ(s.rate, 75e9);
+  EXPECT_DOUBLE_EQ(s.rate, (cut + kLine) / 2);
   cc.on_increase(s, increase + Time::us(900));
-  EXPECT_DOUBLE_EQ(s.rate, 87.5e9);
+  EXPECT_DOUBLE_EQ(s.rate, ((cut + kLine) / 2 + kLine) / 2);
 }
 
-// Second CNP at 10.5 us: ten alpha ticks passed, the first with the first CNP's mark:
-// alpha = ((1 - g) + g) (1 - g)^9 = (255/256)^9; the decrease lands on the 4 us grid started
-// at 1 ns: 12.001 us, and cuts the rate (50 Gb/s after the first cut) by alpha / 2.
+// After the first decrease (4.001 us, alpha = (1 - g)^4), a second CNP at 10.5 us finds six
+// more quiet ticks: alpha = (1 - g)^10; its decrease lands on the 4 us grid started at 1 ns:
+// 12.001 us, after two more ticks (11 us with the second CNP's mark, 12 us without).
 TEST(Dcqcn, AlphaDecaysLazilyBetweenCnps) {
   const CongestionControl cc(params(CcKind::kDcqcn), 1000);
   CcState s;
@@ -46,15 +50,15 @@ TEST(Dcqcn, AlphaDecaysLazilyBetweenCnps) {
   AckSignal ack;
   ack.ecn_echo = true;
   cc.on_decrease(s, cc.on_ack(s, ack, Time::zero(), {}));
+  const double first = s.rate;
   const Time next = cc.on_ack(s, ack, Time::ns(10'500), {});
   EXPECT_EQ(next, Time::ns(12'001));
-  const double alpha = std::pow(255.0 / 256.0, 9);
+  const double alpha = std::pow(kKeep, 10);
   EXPECT_DOUBLE_EQ(s.alpha, alpha);
   cc.on_decrease(s, next);
-  // two more ticks (11 us with the second CNP's mark, 12 us without)
-  const double alpha2 = ((1 - 1.0 / 256) * alpha + 1.0 / 256) * (1 - 1.0 / 256);
+  const double alpha2 = (kKeep * alpha + 1.0 / 256) * kKeep;
   EXPECT_DOUBLE_EQ(s.alpha, alpha2);
-  EXPECT_DOUBLE_EQ(s.rate, 50e9 * (1 - alpha2 / 2));
+  EXPECT_DOUBLE_EQ(s.rate, first * (1 - alpha2 / 2));
   // A CNP while a decrease is armed arms nothing new.
   EXPECT_EQ(cc.on_ack(s, ack, Time::ns(12'100), {}), Time(Time::ns(16'001)));
   EXPECT_EQ(cc.on_ack(s, ack, Time::ns(12'200), {}), Time::max());

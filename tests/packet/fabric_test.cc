@@ -76,6 +76,81 @@ TEST(PacketFabric, LossyFabricDropsAndGoBackNDeliversEveryByte) {
   EXPECT_LE(star.backend->fabric().peak_queue_bytes(star.bottleneck), 20'000u);
 }
 
+// One sender, two QPs to different receivers, line-rate senders without windows: the sender's
+// 100 Gb/s NIC is the only bottleneck. Weighted round robin 3:1 gives 75 and 25 Gb/s while
+// both run (received bytes 3:1 within 1%), equal weights 50/50.
+TEST(PacketFabric, NicWeightedRoundRobinBetweenQps) {
+  for (const std::uint32_t heavy : {3u, 1u}) {
+    PacketParams p = with_cc(CcKind::kNone);
+    p.nic.window = false;
+    Star star(2, p);
+    Fabric fabric(star.simulator, star.topo, p);
+    std::vector<QpId> qps;
+    for (const auto& [dst, weight] : {std::pair{star.receiver, heavy}, std::pair{star.senders[1], 1u}}) {
+      std::vector<topology::LinkId> forward, reverse;
+      star.routing->route(star.senders[0], dst, 0, forward);
+      star.routing->route(dst, star.senders[0], 0, reverse);
+      QpSpec spec;
+      spec.forward = forward;
+      spec.reverse = reverse;
+      spec.bytes = 10'000'000;
+      spec.weight = weight;
+      qps.push_back(fabric.add_qp(spec));
+    }
+    star.simulator.run_until(Time::us(200));
+    const double a = static_cast<double>(fabric.qp_received(qps[0]));
+    const double b = static_cast<double>(fabric.qp_received(qps[1]));
+    EXPECT_NEAR(a / b, heavy, 0.01 * heavy) << heavy;
+    // together at line rate: 200 us minus the first packet's 2 hops
+    EXPECT_NEAR((a + b) * 1048 / 1000 * 8 / 100e9, Time::us(200).seconds(), 0.03 * Time::us(200).seconds());
+  }
+}
+
+// Every link loses 1 packet in 500 at random (seeded): receivers NACK the gaps, go-back-N
+// resends, and every byte arrives, under DCQCN with PFC as under HPCC. Same seed, same run.
+TEST(PacketFabric, RandomLinkErrorsAreRecovered) {
+  for (const CcKind kind : {CcKind::kDcqcn, CcKind::kHpcc}) {
+    PacketParams p = with_cc(kind);
+    p.link_error_rate = 0.002;
+    p.nic.retransmit_timeout = Time::us(100);
+    Star star(4, p);
+    const auto done = star.incast(2'000'000);
+    for (const Time t : done) EXPECT_NE(t, Time::max()) << to_string(kind);
+    const FabricCounters& c = star.backend->fabric().counters();
+    EXPECT_GT(c.drops, 0u) << to_string(kind);
+    EXPECT_GT(c.nacks, 0u) << to_string(kind);
+    EXPECT_GT(c.retransmitted_bytes, 0u) << to_string(kind);
+    EXPECT_EQ(c.delivered_bytes, 4u * 2'000'000u) << to_string(kind);
+    // drops ~ 0.002 x (data + ACK arrivals): 8,000 packets x 2 hops each way
+    EXPECT_NEAR(static_cast<double>(c.drops), 0.002 * 4 * static_cast<double>(c.data_packets), 40) << to_string(kind);
+    Star again(4, p);
+    EXPECT_EQ(again.incast(2'000'000), done) << to_string(kind);
+  }
+}
+
+// Random link errors (1 packet in 500 per link) on a lossless DCQCN incast: with selective
+// repeat every byte arrives and only lost packets are sent again (at most one payload per
+// drop), several times fewer bytes than go-back-N resends for the same losses.
+TEST(PacketFabric, SelectiveRepeatResendsOnlyLostPackets) {
+  const auto lossy = [](bool selective) {
+    PacketParams p = with_cc(CcKind::kDcqcn);
+    p.link_error_rate = 0.002;
+    p.nic.retransmit_timeout = Time::us(100);
+    p.nic.selective_repeat = selective;
+    Star star(4, p);
+    const auto done = star.incast(2'000'000);
+    for (const Time t : done) EXPECT_NE(t, Time::max());
+    return star.backend->fabric().counters();
+  };
+  const FabricCounters go_back = lossy(false);
+  const FabricCounters selective = lossy(true);
+  EXPECT_EQ(selective.delivered_bytes, 4u * 2'000'000u);
+  EXPECT_GT(selective.drops, 0u);
+  EXPECT_GT(selective.retransmitted_bytes, 0u);
+  EXPECT_LE(selective.retransmitted_bytes, selective.drops * 1000);
+  EXPECT_LT(selective.retransmitted_bytes * 4, go_back.retransmitted_bytes);
+}
+
 TEST(PacketFabric, PfcPausesInsteadOfDropping) {
   PacketParams p = with_cc(CcKind::kNone);
   p.nic.window = false;
@@ -149,18 +224,29 @@ double jain_index(const std::vector<double>& x) {
   return sum * sum / (static_cast<double>(x.size()) * squares);
 }
 
-// DCQCN with the DCQCN paper's 55 us increase timer (SimAI's 900 us recovers so slowly that 8
-// long flows leave the port idle most of the time), rate control only (HAS_WIN 0). Over 40 ms
-// the flows stay within 7% of the fair share (Jain index > 0.995): DCQCN without its byte
-// counter does not get closer (measured: 0.943 .. 1.065).
-TEST(PacketFabric, DcqcnIncastIsFairAndBounded) {
+// DCQCN with the default parameters (SimAI's: 900 us increase timer, 50/100 Mb/s increases,
+// window on): 8 windows of one BDP keep the queue below kmin, so no CNP is needed and each
+// flow gets its fair share to 1%.
+TEST(PacketFabric, DcqcnIncastWithDefaultsIsFair) {
+  const IncastResult r = long_incast(with_cc(CcKind::kDcqcn), 8, Time::ms(2), Time::ms(12), fair_goodput(8));
+  expect_within(r, 0.01, 450'000, "dcqcn");
+}
+
+// DCQCN with rate control only (HAS_WIN 0) and the default 900 us timer: after the first cuts
+// the flows share the goodput the link delivers within 5% of an equal split (measured 0.973 ..
+// 1.044 of the mean over 40 ms), the link over 90% busy (the slow recovery leaves it idle at
+// times), the queue bounded by PFC. Not closer: without a byte counter DCQCN converges only
+// through the randomness of marks.
+TEST(PacketFabric, DcqcnRateOnlyIncastSharesFairly) {
   PacketParams p = with_cc(CcKind::kDcqcn);
   p.nic.window = false;
-  p.cc.dcqcn.increase_timer = Time::us(55);
   const IncastResult r = long_incast(p, 8, Time::ms(2), Time::ms(42), fair_goodput(8));
-  expect_within(r, 0.07, 2'500'000, "dcqcn");
+  const double mean = std::accumulate(r.share.begin(), r.share.end(), 0.0) / 8;
+  EXPECT_GT(mean, 0.9);
+  for (const double share : r.share) EXPECT_NEAR(share / mean, 1.0, 0.05);
   EXPECT_GT(jain_index(r.share), 0.995);
   EXPECT_GT(r.counters.cnps, 0u);
+  EXPECT_EQ(r.counters.drops, 0u);
 }
 
 // HPCC with the HPCC paper's choices: W_AI = (1 - eta) B T / N (here 625 Mb/s) and maxStage 5.
@@ -278,6 +364,15 @@ TEST(PacketFabric, LinkDownReroutesRunningQueuePairs) {
   EXPECT_TRUE(backend.fabric().link_up(cut));
 }
 
+std::string message_of(const auto& action) {
+  try {
+    action();
+  } catch (const UserError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
 TEST(PacketParams, RejectsBadValuesWithTheirNames) {
   PacketParams p;
   p.nic.mtu = 0;
@@ -292,6 +387,16 @@ TEST(PacketParams, RejectsBadValuesWithTheirNames) {
   EXPECT_THROW(check_packet_params(p), UserError);
   p = PacketParams{};
   p.sw.kmax_per_gbps = p.sw.kmin_per_gbps;
+  EXPECT_THROW(check_packet_params(p), UserError);
+  p = PacketParams{};
+  p.link_error_rate = 1;
+  EXPECT_EQ(message_of([&] { check_packet_params(p); }),
+            "packet backend: link_error_rate = 1: expected a probability in [0, 1)");
+  p = PacketParams{};
+  p.monitor.interval = Time::zero();
+  EXPECT_THROW(check_packet_params(p), UserError);
+  p = PacketParams{};
+  p.cc.hpcc.int_byte_unit = 0;
   EXPECT_THROW(check_packet_params(p), UserError);
   EXPECT_THROW(parse_cc_kind("reno"), UserError);
   EXPECT_EQ(parse_cc_kind("hpcc"), CcKind::kHpcc);

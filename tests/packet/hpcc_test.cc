@@ -1,9 +1,13 @@
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <sstream>
+#include <string>
 
 #include "loom/core/error.h"
 #include "loom/network/packet/hpcc_run.h"
+#include "loom/network/packet/monitor_csv.h"
 
 namespace loom::network::packet {
 namespace {
@@ -38,6 +42,28 @@ TEST(HpccConfig, MapsKeysOntoParameters) {
   EXPECT_EQ(c.params.sw.ecn_table[0].kmax, 1'600'000u);
   EXPECT_FALSE(c.global_t);
   EXPECT_EQ(c.ignored_keys, std::vector<std::string>{"ENABLE_TRACE"});
+}
+
+// ns-3's packets: data = payload + 36 (+ 42 INT under HPCC, + 8 timestamp under TIMELY); ACKs
+// 48 bytes, 76 under HPCC (the fabric adds the INT bytes to ack_bytes under HPCC). INT_MULTI 4
+// reads bytes in 512-byte and queues in 320-byte units.
+TEST(HpccConfig, WireSizesIntResolutionAndErrorRate) {
+  const std::string files = "TOPOLOGY_FILE t\nFLOW_FILE f\n";
+  const HpccConfig hpcc = parse_hpcc_config(files + "CC_MODE 3\nINT_MULTI 4\nERROR_RATE_PER_LINK 0.001\n", "c.txt");
+  EXPECT_EQ(hpcc.params.nic.header_bytes + hpcc.params.nic.int_header_bytes, 78u);
+  EXPECT_EQ(hpcc.params.nic.ack_bytes + hpcc.params.nic.int_header_bytes, 76u);
+  EXPECT_EQ(hpcc.params.cc.hpcc.int_byte_unit, 512u);
+  EXPECT_EQ(hpcc.params.cc.hpcc.int_queue_unit, 320u);
+  EXPECT_EQ(hpcc.params.cc.hpcc.int_time_unit, Time::ns(1));
+  EXPECT_DOUBLE_EQ(hpcc.params.link_error_rate, 0.001);
+  const HpccConfig dcqcn = parse_hpcc_config(files + "CC_MODE 1\n", "c.txt");
+  EXPECT_EQ(dcqcn.params.nic.header_bytes, 36u);
+  EXPECT_EQ(dcqcn.params.nic.ack_bytes, 48u);
+  EXPECT_EQ(dcqcn.params.cc.hpcc.int_byte_unit, 128u);  // INT_MULTI 1
+  const HpccConfig timely = parse_hpcc_config(files + "CC_MODE 7\n", "c.txt");
+  EXPECT_EQ(timely.params.nic.header_bytes, 44u);
+  EXPECT_EQ(message_of([&] { parse_hpcc_config(files + "INT_MULTI 0\n", "c.txt"); }),
+            "c.txt:3: INT_MULTI 0: expected a multiplier of INT units, 1..1024");
 }
 
 TEST(HpccConfig, ReportsUnsupportedAndUnknownKeysWithTheirLine) {
@@ -99,20 +125,24 @@ TEST(HpccOutputs, FctRoundTripsAndComparisonIsExact) {
   EXPECT_EQ(pfc.str(), "2000116003 342 1 1 1\n");
 }
 
+bool fixtures_present() { return std::filesystem::exists(kFixtures + "outputs"); }
+
 struct Fixture {
   HpccRunResult result;
   FctComparison comparison;
 };
 
 Fixture run_fixture(const std::string& dir, const std::string& config_name, const std::string& topo_name,
-                    const std::string& flow_name, const std::string& reference) {
-  const HpccConfig config = read_hpcc_config(kFixtures + "inputs/" + dir + "/" + config_name);
+                    const std::string& flow_name, const std::string& reference,
+                    const std::string& monitors = "", const std::filesystem::path& monitor_dir = {}) {
+  HpccConfig config = read_hpcc_config(kFixtures + "inputs/" + dir + "/" + config_name);
+  enable_monitors(monitors, config.params.monitor);
   const std::string topo_path = kFixtures + "inputs/" + dir + "/" + topo_name;
   const topology::Topology topo = parse_hpcc_topology(read_text_file(topo_path, "topology"), topo_path);
   const std::string flow_path = kFixtures + "inputs/" + dir + "/" + flow_name;
   const auto flows = parse_hpcc_flows(read_text_file(flow_path, "flows"), flow_path, topo);
   Fixture f;
-  f.result = run_hpcc(config, topo, flows);
+  f.result = run_hpcc(config, topo, flows, monitor_dir);
   const std::string ref_path = kFixtures + "outputs/" + reference;
   f.comparison = compare_fct(f.result.fct, parse_fct(read_text_file(ref_path, "reference"), ref_path));
   return f;
@@ -121,6 +151,8 @@ Fixture run_fixture(const std::string& dir, const std::string& config_name, cons
 // The shipped example: 2-to-1 incast of 200 MB flows on a 100 Gb/s star. Standalone FCTs are
 // exact (4.16 us + 209.6 MB x 8 / 100 Gb/s = 16,772,160 ns); FCTs within 2% of ns-3's.
 TEST(HpccFixture, ShippedStarHpccAndDcqcn) {
+  if (!fixtures_present()) GTEST_SKIP() << "no HPCC fixtures at " << kFixtures;
+  // Per-flow FCT: HPCC within 1.2% of ns-3, DCQCN within 0.2% (1036-byte data packets).
   for (const auto& [config, reference] :
        {std::pair{"config_shipped_hpcc_notrace.txt", "fct_shipped_hpcc.txt"},
         std::pair{"config_shipped_dcqcn_notrace.txt", "fct_shipped_dcqcn.txt"}}) {
@@ -130,34 +162,73 @@ TEST(HpccFixture, ShippedStarHpccAndDcqcn) {
     EXPECT_EQ(f.comparison.matched, 2u) << config;
     EXPECT_LT(f.comparison.mean_abs_fct_error, 0.02) << config;
     EXPECT_NEAR(f.comparison.mean_slowdown / f.comparison.reference_mean_slowdown, 1.0, 0.02) << config;
+    EXPECT_NEAR(f.comparison.p99_slowdown / f.comparison.reference_p99_slowdown, 1.0, 0.02) << config;
     EXPECT_TRUE(f.result.pfc.empty()) << config;  // ns-3's pfc file is empty too
   }
 }
 
-// 60-to-1 incast of 500 KB flows on the 320-host fat-tree. Global T = 12.24 us and max BDP =
-// 153 KB as ns-3 prints. Measured agreement (see the packet README): mean slowdown within 6%,
-// p99 within 5%; PFC fires under DCQCN (ns-3: 74 events at aggregation switches 342/343) and
-// not under HPCC (ns-3: none).
-TEST(HpccFixture, FatTreeIncast) {
+// 60-to-1 incast of 500 KB flows on the 320-host fat-tree (global T = 12.24 us and max BDP =
+// 153 KB as ns-3 prints), flows matched one to one with ns-3's fct.txt. Targets: per-flow FCT
+// error <= 5% on average, mean slowdown within 5%, p99 within 10%, PFC presence as in ns-3.
+// Measured (packet README): HPCC 1.5% / -0.9% / -1.0%, DCQCN 0.7% / +0.0% / -0.2%.
+void expect_agreement(const Fixture& f, std::string_view what) {
+  EXPECT_EQ(f.comparison.matched, 60u) << what;
+  EXPECT_EQ(f.comparison.unmatched, 0u) << what;
+  EXPECT_LE(f.comparison.mean_abs_fct_error, 0.05) << what;
+  EXPECT_NEAR(f.comparison.mean_slowdown / f.comparison.reference_mean_slowdown, 1.0, 0.05) << what;
+  EXPECT_NEAR(f.comparison.p99_slowdown / f.comparison.reference_p99_slowdown, 1.0, 0.10) << what;
+  EXPECT_EQ(f.result.counters.drops, 0u) << what;
+}
+
+TEST(HpccFixture, FatTreeIncastHpcc) {
+  if (!fixtures_present()) GTEST_SKIP() << "no HPCC fixtures at " << kFixtures;
   const Fixture hpcc = run_fixture("fat320", "config_fat_incast60_fat320_hp95.txt", "fat.txt",
                                    "incast60_fat320.txt", "fct_fat_incast60_fat320_hp95.txt");
   EXPECT_EQ(hpcc.result.base_rtt, Time::ns(12'240));
   EXPECT_EQ(hpcc.result.max_bdp, 153'000u);
-  EXPECT_EQ(hpcc.comparison.matched, 60u);
-  EXPECT_NEAR(hpcc.comparison.mean_slowdown / hpcc.comparison.reference_mean_slowdown, 1.0, 0.07);
-  EXPECT_NEAR(hpcc.comparison.p99_slowdown / hpcc.comparison.reference_p99_slowdown, 1.0, 0.05);
-  EXPECT_TRUE(hpcc.result.pfc.empty());
+  expect_agreement(hpcc, "hpcc");
+  EXPECT_TRUE(hpcc.result.pfc.empty());  // ns-3's pfc file is empty
+}
 
+// ns-3 logs 74 PAUSE/RESUME events, all at interface 1 (the down link to ToR 320) of
+// aggregation switches 342 (50) and 343 (24): with ns-3's routes the flows into host 0 crowd
+// through those two. Loom must pause there and nowhere else.
+// The monitors ride along: packet_pfc.csv lists the same 74 events as pfc.txt, and the CNP
+// file holds only CNPs of the 60 flows (tags 0..59).
+TEST(HpccFixture, FatTreeIncastDcqcnPausesWhereNs3Does) {
+  if (!fixtures_present()) GTEST_SKIP() << "no HPCC fixtures at " << kFixtures;
+  const std::filesystem::path out = std::filesystem::temp_directory_path() / "loom_hpcc_monitor_test";
+  std::filesystem::remove_all(out);
   const Fixture dcqcn = run_fixture("fat320", "config_fat_incast60_fat320_dcqcn.txt", "fat.txt",
-                                    "incast60_fat320.txt", "fct_fat_incast60_fat320_dcqcn.txt");
-  EXPECT_EQ(dcqcn.comparison.matched, 60u);
-  EXPECT_NEAR(dcqcn.comparison.mean_slowdown / dcqcn.comparison.reference_mean_slowdown, 1.0, 0.05);
-  EXPECT_NEAR(dcqcn.comparison.p99_slowdown / dcqcn.comparison.reference_p99_slowdown, 1.0, 0.05);
-  EXPECT_FALSE(dcqcn.result.pfc.empty());
-  EXPECT_EQ(dcqcn.result.counters.drops, 0u);
-  bool aggregation = false;
-  for (const PfcRecord& r : dcqcn.result.pfc) aggregation = aggregation || r.node == 342 || r.node == 343;
-  EXPECT_TRUE(aggregation);
+                                    "incast60_fat320.txt", "fct_fat_incast60_fat320_dcqcn.txt", "pfc,cnps", out);
+  expect_agreement(dcqcn, "dcqcn");
+  ASSERT_EQ(dcqcn.result.monitor_files.size(), 2u);
+  std::ifstream pfc_csv(out / "packet_pfc.csv");
+  std::size_t rows = 0;
+  for (std::string line; std::getline(pfc_csv, line);) ++rows;
+  EXPECT_EQ(rows, 1 + dcqcn.result.pfc.size());
+  std::ifstream cnp_csv(out / "packet_cnps.csv");
+  std::string line;
+  std::getline(cnp_csv, line);
+  EXPECT_EQ(line, "time_us,qp,tag,src,dst,cnps");
+  std::size_t cnp_rows = 0;
+  while (std::getline(cnp_csv, line)) {
+    const std::size_t tag_at = line.find(',', line.find(',') + 1) + 1;
+    EXPECT_LT(std::stoul(line.substr(tag_at)), 60u) << line;
+    ++cnp_rows;
+  }
+  EXPECT_GT(cnp_rows, 0u);
+  std::filesystem::remove_all(out);
+  ASSERT_FALSE(dcqcn.result.pfc.empty());
+  std::size_t at_342 = 0;
+  for (const PfcRecord& r : dcqcn.result.pfc) {
+    EXPECT_TRUE(r.node == 342 || r.node == 343) << r.node;
+    EXPECT_EQ(r.interface, 1u);
+    EXPECT_TRUE(r.switch_node);
+    at_342 += r.node == 342 ? 1 : 0;
+  }
+  EXPECT_NEAR(static_cast<double>(dcqcn.result.pfc.size()), 74.0, 74 * 0.25);
+  EXPECT_GT(at_342, dcqcn.result.pfc.size() / 2);
 }
 
 }  // namespace

@@ -2,7 +2,15 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
 #include "loom/core/error.h"
+#include "loom/network/packet/monitor_csv.h"
 #include "packet/star.h"
 
 namespace loom::network::packet {
@@ -17,8 +25,9 @@ TEST(FabricMonitor, SamplesThroughputQueuesAndRates) {
   Fabric& fabric = star.backend->fabric();
   const topology::LinkId sender_link = star.topo.out_links(star.senders[0])[0];
   MonitorParams m;
+  m.options.interval = Time::us(10);
+  m.options.queues = m.options.throughput = m.options.qp_rates = true;
   m.ports = {sender_link, star.bottleneck};
-  m.qp_rates = true;
   FabricMonitor monitor(star.simulator, fabric, m);
   monitor.start();
   const auto done = star.incast(10'000'000);
@@ -41,7 +50,10 @@ TEST(FabricMonitor, RejectsBadParameters) {
   PacketParams p;
   testing::Star star(1, p);
   MonitorParams m;
-  m.interval = Time::zero();
+  m.options.interval = Time::zero();
+  EXPECT_THROW(FabricMonitor(star.simulator, star.backend->fabric(), m), UserError);
+  m = MonitorParams{};
+  m.options.max_rows = 0;
   EXPECT_THROW(FabricMonitor(star.simulator, star.backend->fabric(), m), UserError);
   m = MonitorParams{};
   m.ports = {999};
@@ -50,6 +62,113 @@ TEST(FabricMonitor, RejectsBadParameters) {
     ADD_FAILURE() << "accepted link 999";
   } catch (const UserError& e) {
     EXPECT_STREQ(e.what(), "packet monitor: port 999: expected a link id below 4");
+  }
+}
+
+std::string read_all(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+// A 4-to-1 incast under DCQCN through PacketBackend with every monitor on and a 100 KB switch
+// buffer without PFC: CNPs reach the senders, drops happen at the bottleneck, and each file has
+// its header and rows that add up to the fabric's totals. queues and throughput are capped at
+// 50 rows and say how many more there were.
+TEST(FabricMonitor, WritesEveryCsvFile) {
+  PacketParams p;
+  p.nic.window = false;
+  p.sw.pfc = false;
+  p.sw.egress_limit = 100'000;
+  p.sw.ecn_table = {EcnSetting{Bandwidth::gbps(100), 5'000, 50'000, 0.5}};
+  p.nic.retransmit_timeout = Time::us(100);
+  p.monitor = MonitorOptions{Time::us(5), true, true, true, true, true, true, 50};
+  testing::Star star(4, p);
+  const auto done = star.incast(1'000'000);
+  for (const Time t : done) ASSERT_NE(t, Time::max());
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "loom_packet_monitor_test";
+  std::filesystem::remove_all(dir);
+  const auto files = star.backend->write_monitors(dir);
+  ASSERT_EQ(files.size(), 6u);
+  const FabricCounters& c = star.backend->fabric().counters();
+  ASSERT_GT(c.drops, 0u);
+  ASSERT_GT(c.cnps, 0u);
+  const auto queues = lines_of(read_all(dir / "packet_queues.csv"));
+  EXPECT_EQ(queues.front(), "time_us,link,src,dst,bytes");
+  EXPECT_EQ(queues.size(), 1u + 50u + 1u);
+  EXPECT_EQ(queues.back().substr(0, 2), "# ");
+  // First sample 5 us after the transfers start, link 0 (the bottleneck) first: queued.
+  EXPECT_EQ(queues[1].substr(0, 30), "5.000,0,switch.0,host.0.gpu.0,");
+  EXPECT_GT(std::stoull(queues[1].substr(30)), 0u);
+  const auto throughput = lines_of(read_all(dir / "packet_throughput.csv"));
+  EXPECT_EQ(throughput.front(), "time_us,link,src,dst,gbps,utilisation");
+  EXPECT_EQ(lines_of(read_all(dir / "packet_qp_rates.csv")).front(), "time_us,qp,tag,src,dst,gbps");
+  std::uint64_t drops = 0;
+  const auto drop_lines = lines_of(read_all(dir / "packet_drops.csv"));
+  EXPECT_EQ(drop_lines.front(), "time_us,link,src,dst,drops");
+  for (std::size_t i = 1; i < drop_lines.size(); ++i) {
+    EXPECT_NE(drop_lines[i].find(",0,switch.0,host.0.gpu.0,"), std::string::npos) << drop_lines[i];
+    drops += std::stoull(drop_lines[i].substr(drop_lines[i].rfind(',') + 1));
+  }
+  EXPECT_EQ(drops, c.drops);
+  std::uint64_t cnps = 0;
+  const auto cnp_lines = lines_of(read_all(dir / "packet_cnps.csv"));
+  EXPECT_EQ(cnp_lines.front(), "time_us,qp,tag,src,dst,cnps");
+  for (std::size_t i = 1; i < cnp_lines.size() && cnp_lines[i][0] != '#'; ++i) {
+    cnps += std::stoull(cnp_lines[i].substr(cnp_lines[i].rfind(',') + 1));
+  }
+  EXPECT_GT(cnps, 0u);
+  EXPECT_LE(cnps, c.cnps);  // a QP's CNPs after its last sample are not reported
+  EXPECT_EQ(lines_of(read_all(dir / "packet_pfc.csv")), std::vector<std::string>{"time_us,link,src,dst,event"});
+  std::filesystem::remove_all(dir);
+}
+
+// With PFC on and a buffer near the threshold, pauses and resumes alternate per port.
+TEST(FabricMonitor, LogsPauseAndResume) {
+  PacketParams p;
+  p.cc.kind = CcKind::kNone;
+  p.nic.window = false;
+  p.sw.buffer_bytes = 400'000;
+  p.monitor.pfc = true;
+  testing::Star star(5, p);
+  star.incast(2'000'000);
+  const FabricMonitor* monitor = star.backend->monitor();
+  ASSERT_NE(monitor, nullptr);
+  const auto& events = star.backend->fabric().pfc_events();
+  ASSERT_GT(events.size(), 1u);
+  std::map<topology::LinkId, bool> paused;
+  for (const PfcEvent& e : events) {
+    EXPECT_NE(paused[e.link], e.pause);
+    paused[e.link] = e.pause;
+  }
+  EXPECT_EQ(star.backend->fabric().counters().pauses + star.backend->fabric().counters().resumes, events.size());
+}
+
+TEST(FabricMonitor, EnablesMonitorsByName) {
+  MonitorOptions o;
+  enable_monitors("queues,cnps", o);
+  EXPECT_TRUE(o.queues && o.cnps);
+  EXPECT_FALSE(o.throughput || o.qp_rates || o.pfc || o.drops);
+  MonitorOptions all;
+  enable_monitors("all", all);
+  EXPECT_TRUE(all.queues && all.throughput && all.qp_rates && all.cnps && all.pfc && all.drops);
+  MonitorOptions none;
+  enable_monitors("", none);
+  EXPECT_FALSE(none.any());
+  try {
+    enable_monitors("queues,queue_lengths", o);
+    ADD_FAILURE() << "accepted queue_lengths";
+  } catch (const UserError& e) {
+    EXPECT_STREQ(e.what(), "monitor 'queue_lengths': expected queues, throughput, qp_rates, cnps, pfc, drops or "
+                           "all, separated by commas");
   }
 }
 

@@ -186,6 +186,24 @@ network::packet::PacketParams read_packet(config::Reader s, std::uint64_t seed) 
   p.sw.buffer_bytes = s.optional<config::Size>("buffer", p.sw.buffer_bytes);
   p.sw.pfc = s.optional<bool>("pfc", p.sw.pfc);
   p.sw.ecn = s.optional<bool>("ecn", p.sw.ecn);
+  p.link_error_rate = s.optional<double>("link_error_rate", p.link_error_rate);
+  p.scale_up_flow = s.optional<bool>("scale_up_flow", p.scale_up_flow);
+  p.nic.selective_repeat = s.optional<bool>("selective_repeat", p.nic.selective_repeat);
+  p.packet_spraying = s.optional<bool>("packet_spraying", p.packet_spraying);
+  {
+    // network.packet.monitor: which monitor CSV files the run writes (packet README).
+    config::Reader m = s.child_or_empty("monitor");
+    network::packet::MonitorOptions& o = p.monitor;
+    o.interval = m.optional<Time>("interval", o.interval);
+    o.queues = m.optional<bool>("queues", o.queues);
+    o.throughput = m.optional<bool>("throughput", o.throughput);
+    o.qp_rates = m.optional<bool>("qp_rates", o.qp_rates);
+    o.cnps = m.optional<bool>("cnps", o.cnps);
+    o.pfc = m.optional<bool>("pfc", o.pfc);
+    o.drops = m.optional<bool>("drops", o.drops);
+    o.max_rows = m.optional<std::uint64_t>("max_rows", o.max_rows);
+    m.finish();
+  }
   s.finish();
   located(s, [&] {
     network::packet::check_packet_params(p);

@@ -10,7 +10,9 @@ double bps(Bandwidth b) { return static_cast<double>(b.bps()); }
 }  // namespace
 
 CongestionControl::CongestionControl(const CcParams& params, Bytes mtu)
-    : params_(params), mtu_(static_cast<double>(mtu)), min_rate_(bps(params.min_rate)) {}
+    : params_(params), mtu_(static_cast<double>(mtu)), min_rate_(bps(params.min_rate)),
+      exact_telemetry_(params.hpcc.int_byte_unit == 1 && params.hpcc.int_queue_unit == 1 &&
+                       params.hpcc.int_time_unit == Time::ps(1)) {}
 
 double CongestionControl::clamp(const CcState& s, double rate) const {
   return std::clamp(rate, std::min(min_rate_, s.line_rate), s.line_rate);
@@ -66,9 +68,9 @@ Time CongestionControl::dcqcn_cnp(CcState& s, Time now) const {
     s.alpha = 1;
     s.alpha_tick = now;
     s.decrease_origin = now + Time::ns(1);
-    s.cnp_seen = true;
+    s.cnp_seen = false;
     s.decrease_armed = true;
-    return s.decrease_origin;
+    return s.decrease_origin + params_.dcqcn.decrease_interval;
   }
   advance_alpha(s, now);
   s.cnp_seen = true;
@@ -104,13 +106,17 @@ void CongestionControl::hpcc_ack(CcState& s, const AckSignal& ack,
                                  std::span<const double> link_bps) const {
   const HpccParams& p = params_.hpcc;
   const auto hops = static_cast<std::uint32_t>(ack.telemetry.size());
+  const bool exact = exact_telemetry_;
+  const auto read = [&p, exact](const IntHop& h) {
+    if (exact) return HopSample{h.time, h.tx_bytes, h.queue_bytes};
+    const std::int64_t t = p.int_time_unit.picoseconds();
+    return HopSample{Time::ps(h.time.picoseconds() / t * t), h.tx_bytes / p.int_byte_unit * p.int_byte_unit,
+                     h.queue_bytes / p.int_queue_unit * p.int_queue_unit};
+  };
   if (s.last_update_seq == 0) {
     s.last_update_seq = ack.snd_nxt;
     s.hops = hops;
-    for (std::uint32_t i = 0; i < hops; ++i) {
-      const IntHop& h = ack.telemetry[i];
-      s.hop[i] = HopSample{h.time, h.tx_bytes, h.queue_bytes};
-    }
+    for (std::uint32_t i = 0; i < hops; ++i) s.hop[i] = read(ack.telemetry[i]);
     return;
   }
   const bool new_rtt = ack.ack_seq > s.last_update_seq;
@@ -120,11 +126,11 @@ void CongestionControl::hpcc_ack(CcState& s, const AckSignal& ack,
   double dt = 0;
   bool sampled = false;
   for (std::uint32_t i = 0; i < hops && i < s.hops; ++i) {
-    const IntHop& h = ack.telemetry[i];
+    const HopSample h = read(ack.telemetry[i]);
     const HopSample& prev = s.hop[i];
     const double tau = static_cast<double>((h.time - prev.time).picoseconds());
     if (tau > 0) {
-      const double line = link_bps[h.link];
+      const double line = link_bps[ack.telemetry[i].link];
       const double tx_rate = static_cast<double>(h.tx_bytes - prev.tx_bytes) * 8e12 / tau;
       const double queue = static_cast<double>(std::min(h.queue_bytes, prev.queue_bytes));
       const double u = tx_rate / line + queue * s.line_rate / line / s.window_bytes;
@@ -134,7 +140,7 @@ void CongestionControl::hpcc_ack(CcState& s, const AckSignal& ack,
       }
       sampled = true;
     }
-    s.hop[i] = HopSample{h.time, h.tx_bytes, h.queue_bytes};
+    s.hop[i] = h;
   }
   s.hops = hops;
   if (sampled) {

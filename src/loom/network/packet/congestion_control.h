@@ -4,11 +4,13 @@
 // dispatch: one switch on the algorithm per ACK.
 //
 // DCQCN (Zhu et al., SIGCOMM'15; Mellanox variant as in HPCC's and SimAI's ns-3). The
-// receiver echoes ECN marks in ACKs; an echo is a CNP. alpha starts at 1 and is updated every
-// alpha_interval from the first CNP on: alpha <- (1 - g) alpha + g if a CNP came in the
-// interval, else (1 - g) alpha. A CNP arms a rate decrease at the next tick of a
-// decrease_interval grid (the first CNP: 1 ns later): target <- rate (if clamping, or after an
-// increase), rate <- max(min_rate, rate (1 - alpha / 2)), and the increase timer restarts.
+// receiver echoes ECN marks in ACKs; an echo is a CNP. The first CNP sets alpha to 1 (it does
+// not count as a mark itself) and starts two grids: alpha is updated every alpha_interval:
+// alpha <- (1 - g) alpha + g if a CNP came in the interval, else (1 - g) alpha; and the rate
+// decrease is checked every decrease_interval starting decrease_interval + 1 ns after the first
+// CNP (the 1 ns orders it after the alpha update due then). A CNP arms a decrease at the next
+// check: target <- rate (if clamping, or after an increase), rate <- max(min_rate,
+// rate (1 - alpha / 2)), and the increase timer restarts.
 // Every increase_timer period without a decrease: the first fast_recovery_stages periods set
 // rate <- (rate + target) / 2; the next adds rate_ai to target (additive increase), later ones
 // rate_hai (hyper-additive), each followed by rate <- (rate + target) / 2. alpha is evaluated
@@ -17,7 +19,8 @@
 // HPCC (Li et al., SIGCOMM'19). Each data packet collects per switch hop (time, bytes sent,
 // queue bytes, line rate B); the ACK carries them back. Per hop, with the previous sample:
 //   u_j = txRate_j / B_j + min(q_j, q'_j) / (B_j T),   txRate_j = delta bytes / delta time,
-// U = max_j u_j (dt its time delta); the EWMA u <- (u (T - dt) + U dt) / T (dt <= T) and
+// (the samples first rounded down to the int_*_unit resolution of HpccParams), U = max_j u_j
+// (dt its time delta); the EWMA u <- (u (T - dt) + U dt) / T (dt <= T) and
 //   rate = R_c / (u / eta) + R_AI when u >= eta or the stage reached max_stage (stage <- 0),
 //   rate = R_c + R_AI otherwise (stage + 1),
 // clamped to [min_rate, line rate], with T the base RTT. R_c (and the stage) are the reference
@@ -114,6 +117,7 @@ class CongestionControl {
   CcParams params_;
   double mtu_;
   double min_rate_;
+  bool exact_telemetry_;  // HPCC reads INT at full resolution (no rounding to units)
 };
 
 }  // namespace loom::network::packet

@@ -37,11 +37,12 @@ Fabric::Fabric(Simulator& simulator, const topology::Topology& topology, const P
       cc_(params.cc, params.nic.mtu),
       buffer_(topology, params.sw, nic_rate_of(topology, params)),
       pool_(params.cc.kind == CcKind::kHpcc), random_(params.seed, "packet.fabric"),
-      ports_(topology.link_count()), link_bps_(topology.link_count()) {
+      ports_(topology.link_count()), lossy_(topology.link_count()), link_bps_(topology.link_count()) {
   const bool hpcc = params.cc.kind == CcKind::kHpcc;
   data_header_ = params.nic.header_bytes + (hpcc ? params.nic.int_header_bytes : 0);
   ack_wire_ = params.nic.ack_bytes + (hpcc ? params.nic.int_header_bytes : 0);
   ack_priority_ = params.nic.ack_high_priority ? 0 : static_cast<std::uint8_t>(params.data_priority);
+  if (params.packet_spraying) path_stride_ = (1 + kSprayPaths) * kMaxPathLinks;
   for (LinkId l = 0; l < topology.link_count(); ++l) {
     const topology::Link& link = topology.link(l);
     Port& port = ports_[l];
@@ -57,7 +58,8 @@ Fabric::Fabric(Simulator& simulator, const topology::Topology& topology, const P
     if (kBitPs % port.bps == 0 && kBitPs / port.bps < 0xffffffffull) {
       port.ps_per_byte = static_cast<std::uint32_t>(kBitPs / port.bps);
     }
-    port.error_rate = link.error_rate;
+    port.error_rate = static_cast<float>(1 - (1 - static_cast<double>(link.error_rate)) * (1 - params.link_error_rate));
+    lossy_[l] = port.error_rate > 0 ? 1 : 0;
     const double gbps = link.bandwidth.gigabits_per_second();
     port.kmin = static_cast<std::uint32_t>(static_cast<double>(params.sw.kmin_per_gbps) * gbps);
     port.kmax = static_cast<std::uint32_t>(static_cast<double>(params.sw.kmax_per_gbps) * gbps);
@@ -215,13 +217,14 @@ void Fabric::on_arrive(std::uint64_t packet_id) {
   const auto id = static_cast<PacketId>(packet_id);
   Packet& packet = pool_[id];
   const bool data = packet.kind == PacketKind::kData;
-  const topology::LinkId* path = data ? forward_path(packet.qp) : reverse_path(packet.qp);
+  const topology::LinkId* path = data ? data_path(packet.qp, packet.path) : reverse_path(packet.qp);
   const std::uint32_t length = packet.path_links;
   const LinkId arrived_on = path[packet.hop];
-  const Port& in = ports_[arrived_on];
-  if ((in.error_rate > 0 && random_.bernoulli(in.error_rate)) || in.down ||
-      (rerouted_ && packet.route_epoch != qps_[packet.qp].route_epoch)) {
-    drop(id);
+  // The port record of the arrival link is cold here; a byte per link says whether to look.
+  const bool faulty = lossy_[arrived_on] != 0 &&
+                      (ports_[arrived_on].down || random_.bernoulli(ports_[arrived_on].error_rate));
+  if (faulty || (rerouted_ && packet.route_epoch != qps_[packet.qp].route_epoch)) {
+    drop(id, arrived_on);
     return;
   }
   if (packet.hop + 1u < length) {
@@ -236,20 +239,20 @@ void Fabric::on_arrive(std::uint64_t packet_id) {
 void Fabric::forward(PacketId id, LinkId arrived_on) {
   Packet& packet = pool_[id];
   const bool data = packet.kind == PacketKind::kData;
-  const LinkId next = (data ? forward_path(packet.qp) : reverse_path(packet.qp))[++packet.hop];
+  const LinkId next = (data ? data_path(packet.qp, packet.path) : reverse_path(packet.qp))[++packet.hop];
   packet.in_link = topology::kNone;
   if (ports_[next].down) {
-    drop(id);
+    drop(id, next);
     return;
   }
   if (packet.priority != 0) {
     const Port& out = ports_[next];
     if (params_.sw.egress_limit != 0 && out.queue[packet.priority] + packet.wire > params_.sw.egress_limit) {
-      drop(id);
+      drop(id, next);
       return;
     }
     if (!buffer_.admit(arrived_on, packet.wire)) {
-      drop(id);
+      drop(id, next);
       return;
     }
     packet.in_link = arrived_on;
@@ -259,8 +262,9 @@ void Fabric::forward(PacketId id, LinkId arrived_on) {
   try_transmit(next);
 }
 
-void Fabric::drop(PacketId id) {
+void Fabric::drop(PacketId id, LinkId at) {
   ++counters_.drops;
+  ++ports_[at].drops;
   release(id);
 }
 
@@ -268,7 +272,7 @@ void Fabric::flush(LinkId link) {
   Port& port = ports_[link];
   for (PacketId id = dequeue(port); id != kNoPacket; id = dequeue(port)) {
     if (pool_[id].in_link != topology::kNone) buffer_.release(pool_[id].in_link, pool_[id].wire);
-    drop(id);
+    drop(id, link);
   }
 }
 
@@ -276,6 +280,7 @@ void Fabric::set_cable_up(LinkId link, bool up) {
   const LinkId reverse = topology_.link(link).reverse;
   for (const LinkId l : {link, reverse}) {
     ports_[l].down = !up;
+    lossy_[l] = ports_[l].down || ports_[l].error_rate > 0 ? 1 : 0;
     if (up) {
       try_transmit(l);
     } else {
@@ -307,7 +312,13 @@ void Fabric::on_pfc(std::uint64_t link_and_pause) {
     port.paused &= static_cast<std::uint8_t>(~bit);
     ++counters_.resumes;
   }
-  if (record_pfc_) pfc_events_.push_back(PfcEvent{simulator_.now(), link, pause});
+  if (record_pfc_) {
+    if (pfc_events_.size() < pfc_limit_) {
+      pfc_events_.push_back(PfcEvent{simulator_.now(), link, pause});
+    } else {
+      ++pfc_events_dropped_;
+    }
+  }
   if (!pause) try_transmit(link);
 }
 
@@ -315,8 +326,8 @@ std::size_t Fabric::memory_bytes() const {
   std::size_t nic_bytes = nics_.capacity() * sizeof(Nic);
   for (const Nic& nic : nics_) nic_bytes += nic.qps.capacity() * sizeof(QpId);
   return pool_.memory_bytes() + buffer_.memory_bytes() + ports_.capacity() * sizeof(Port) +
-         link_bps_.capacity() * sizeof(double) + qps_.capacity() * sizeof(Qp) +
-         paths_.capacity() * sizeof(LinkId) + free_qps_.capacity() * sizeof(QpId) + nic_bytes +
+         link_bps_.capacity() * sizeof(double) + lossy_.capacity() + qps_.capacity() * sizeof(Qp) +
+         paths_.capacity() * sizeof(LinkId) + reorder_.capacity() * sizeof(std::uint64_t) + free_qps_.capacity() * sizeof(QpId) + nic_bytes +
          pfc_events_.capacity() * sizeof(PfcEvent);
 }
 

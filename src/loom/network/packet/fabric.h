@@ -15,20 +15,35 @@
 //    ECN RED marking on the queue's bytes (kmin, kmax, pmax per link speed), HPCC telemetry.
 //    PAUSE/RESUME take effect at the upstream port one pause-frame serialisation plus the link
 //    latency later.
-//  - Faults: a link's error_rate drops packets arriving over it at random; set_cable_up takes a
+//  - Faults: a link's error_rate (combined with params.link_error_rate: 1 - (1 - a)(1 - b))
+//    drops packets arriving over it at random (go-back-N resends them); set_cable_up takes a
 //    cable down (its queues and every packet reaching it are dropped) and reroute moves a QP.
 //  - Routes are source routes: each QP has its forward path and its ACK path (lists of links
-//    from topology::Routing, so per-flow ECMP happens there, per QP flow hash).
+//    from topology::Routing, so per-flow ECMP happens there, per QP flow hash). With packet
+//    spraying (params.packet_spraying) a QP also has up to kSprayPaths - 1 alternate forward
+//    paths of equal length and its data packets take them in turn (per-packet ECMP); packets
+//    then arrive out of order, which selective repeat absorbs (go-back-N would resend a lot).
 //  - A QP's line rate is its first link's bandwidth, or the NIC's wire bandwidth when the
 //    endpoint (a GPU) reaches the fabric through a NIC node.
-//  - A NIC (the egress port of an endpoint) sends queued control packets first, then data
-//    from its QPs in round robin: a QP may send when it has bytes left, its in-flight bytes are
+//  - A NIC (the egress port of an endpoint) sends queued control packets (ACK/NACK, which
+//    carry the CNP echo) first, then data from its QPs in weighted round robin: a QP's turn
+//    lasts up to `weight` packets while it can send; a QP may send when it has bytes left, its
+//    in-flight bytes are
 //    below its window (BDP, scaled by rate / line rate when variable) and its pacing time has
-//    come; after a packet of w bytes it waits w * 8 / rate.
+//    come; after a packet of w bytes it waits w * 8 / rate. When an ACK changes the rate, the
+//    wait after the last packet is re-timed at the new rate (as ns-3's RdmaHw::ChangeRate).
 //  - Receiver: in-order data advances the expected sequence and is ACKed every ack_interval
 //    packets and at the end (ACKs echo ECN marks and carry telemetry); a gap is NACKed (at
 //    most once per nack_interval per sequence); a duplicate is re-ACKed. Sender: ACKs advance
-//    snd_una, a NACK (or retransmit_timeout without progress) sends again from snd_una.
+//    snd_una, a NACK (or retransmit_timeout without progress) sends again from snd_una
+//    (go-back-N).
+//  - Selective repeat (nic.selective_repeat, IRN-like): the receiver keeps out-of-order
+//    packets (up to 1,024 packets past the expected one) and NACKs each with the first missing
+//    byte; the sender resends that one packet once per hole, ahead of new data and regardless
+//    of the window, and carries on; when the hole fills, the expected sequence jumps over the
+//    held packets, and a further hole before held packets is NACKed at once. After
+//    retransmit_timeout without progress the first unacknowledged packet is resent (a lost
+//    repair, lost last packets).
 //
 // Hot path: packets from a PacketPool (no allocation once warm), events through the Simulator
 // with member-function thunks: one arrival per packet hop, plus a transmit-done event only
@@ -39,6 +54,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstddef>
 #include <span>
 #include <vector>
 
@@ -56,6 +72,11 @@ using QpId = std::uint32_t;
 // Longest path (links) a QP may use.
 inline constexpr std::uint32_t kMaxPathLinks = 16;
 inline constexpr std::uint32_t kQueues = 8;
+// Packet spraying: forward paths a QP's data packets take in turn (the first is QpSpec::forward).
+inline constexpr std::uint32_t kSprayPaths = 8;
+// Selective repeat: out-of-order packets a receiver holds per QP (kReorderWords x 64).
+inline constexpr std::size_t kReorderWords = 16;
+inline constexpr std::uint64_t kNoRepair = ~std::uint64_t{0};
 
 // Told once per QP about its end. Both calls run inside simulator events.
 class FabricListener {
@@ -76,6 +97,10 @@ struct QpSpec {
   std::uint64_t tag = 0;                      // handed back to the listener
   Time base_rtt;                              // zero: base_rtt(forward)
   Bytes window = 0;                           // BDP for the window and HPCC; zero: computed
+  std::uint32_t weight = 1;                   // data packets per round-robin turn at its NIC, >= 1
+  // With params.packet_spraying: further forward paths, concatenated, each as long as `forward`
+  // and leaving through the same first link; up to kSprayPaths - 1 are used.
+  std::span<const topology::LinkId> alternates;
 };
 
 // Totals since construction.
@@ -108,8 +133,12 @@ class Fabric {
   Fabric& operator=(const Fabric&) = delete;
 
   void set_listener(FabricListener* listener) { listener_ = listener; }
-  // Keep every PAUSE/RESUME in pfc_events() (off by default).
-  void record_pfc_events(bool on) { record_pfc_ = on; }
+  // Keep the first `limit` PAUSE/RESUME events in pfc_events() (off by default); later ones
+  // are only counted in pfc_events_dropped().
+  void record_pfc_events(bool on, std::size_t limit = SIZE_MAX) {
+    record_pfc_ = on;
+    pfc_limit_ = limit;
+  }
 
   // Starts a queue pair now. Throws UserError for a path longer than kMaxPathLinks links.
   QpId add_qp(const QpSpec& spec);
@@ -147,16 +176,23 @@ class Fabric {
   std::uint32_t qp_slots() const { return static_cast<std::uint32_t>(qps_.size()); }
   std::uint32_t active_qps() const { return active_qps_; }
   std::uint64_t qp_tag(QpId qp) const { return qps_[qp].tag; }
+  // ECN echoes (CNPs) the sender of `qp` has received.
+  std::uint64_t qp_cnps(QpId qp) const { return qps_[qp].cnps; }
+  // Packets dropped at `link`: arriving over it (link errors, cable down) or refused entry to
+  // its egress queue (buffer, egress limit), or flushed from it.
+  std::uint64_t drops(topology::LinkId link) const { return ports_[link].drops; }
   std::uint64_t queue_bytes(topology::LinkId link) const { return ports_[link].bytes; }
   std::uint64_t tx_bytes(topology::LinkId link) const { return ports_[link].tx_bytes; }
   std::uint64_t peak_queue_bytes(topology::LinkId link) const { return ports_[link].peak; }
   const FabricCounters& counters() const { return counters_; }
   const std::vector<PfcEvent>& pfc_events() const { return pfc_events_; }
+  std::uint64_t pfc_events_dropped() const { return pfc_events_dropped_; }
   const SharedBuffer& shared_buffer() const { return buffer_; }
   const topology::Topology& topology() const { return topology_; }
   std::size_t packets_in_flight() const { return pool_.live(); }
   // Bytes of heap held by packets, ports, QPs and the MMU.
   std::size_t memory_bytes() const;
+  // Without packet spraying; spraying adds (kSprayPaths - 1) x kMaxPathLinks link ids.
   static constexpr std::size_t bytes_per_qp() { return sizeof(Qp) + 2 * kMaxPathLinks * sizeof(topology::LinkId); }
   static constexpr std::size_t bytes_per_packet() { return sizeof(Packet); }
 
@@ -168,6 +204,7 @@ class Fabric {
     std::uint64_t bytes = 0;            // bytes over all queues
     std::uint64_t tx_bytes = 0;         // bytes sent so far
     std::uint64_t peak = 0;             // most bytes ever queued
+    std::uint64_t drops = 0;            // packets dropped here (see Fabric::drops)
     std::uint8_t nonempty = 0;          // bit per queue holding packets
     Time delay;                         // latency + far node's forwarding latency
     std::uint64_t bps = 0;
@@ -186,6 +223,7 @@ class Fabric {
   struct Nic {
     std::vector<QpId> qps;  // active senders on this port, served round robin
     std::uint32_t cursor = 0;
+    std::uint32_t credit = 0;  // packets the QP at `cursor` may still send in its turn
     Time wake_at;
     EventId wake;
   };
@@ -195,11 +233,18 @@ class Fabric {
     std::uint64_t sent_high = 0;  // highest byte ever sent (beyond: new data; below: resent)
     std::uint64_t last_nack_seq = 0;
     std::uint64_t tag = 0;
+    std::uint64_t cnps = 0;  // ECN echoes received
     double window = 0;  // bytes; 0 = unlimited
     Time start, next_avail, last_progress, nack_time;
     EventId decrease, increase, timeout;
     std::uint32_t generation = 0;
     std::uint32_t rx_unacked = 0;
+    std::uint32_t last_wire = 0;      // wire bytes of the last data packet sent
+    std::uint32_t weight = 1;         // packets per round-robin turn
+    std::uint64_t repaired_seq = kNoRepair;  // selective repeat: the hole last resent
+    bool repair_pending = false;             // ... and not yet sent
+    std::uint64_t held_high = 0;             // receiver: end of the highest held packet
+    std::uint8_t spray_paths = 1, spray_next = 0;  // forward paths in use; the next one
     std::uint32_t packets_alive = 0;  // its data packets and ACKs anywhere in the fabric
     std::uint8_t forward_len = 0, reverse_len = 0;
     std::uint8_t route_epoch = 0;
@@ -224,9 +269,12 @@ class Fabric {
   void forward(PacketId id, topology::LinkId arrived_on);
   void receive_data(PacketId id);
   void receive_ack(PacketId id);
+  // Selective repeat: remember an out-of-order packet; move rcv_nxt over held packets.
+  void hold_reordered(QpId qp, std::uint64_t seq);
+  void drain_reordered(QpId qp);
   void send_control(PacketId id, PacketKind kind, std::uint64_t seq, bool echo);
   void send_pfc(topology::LinkId link, bool pause);
-  void drop(PacketId id);
+  void drop(PacketId id, topology::LinkId at);
   // Returns a QP's packet to the pool (and the QP's slot once finished and empty).
   void release(PacketId id);
   void flush(topology::LinkId link);
@@ -235,8 +283,12 @@ class Fabric {
   void schedule_decrease(QpId qp, Time when);
   bool qp_ref_live(std::uint64_t ref) const;
   std::uint64_t qp_ref(QpId qp) const { return qp | (std::uint64_t{qps_[qp].generation} << 32); }
-  const topology::LinkId* forward_path(QpId qp) const { return paths_.data() + std::size_t{qp} * 2 * kMaxPathLinks; }
+  const topology::LinkId* forward_path(QpId qp) const { return paths_.data() + std::size_t{qp} * path_stride_; }
   const topology::LinkId* reverse_path(QpId qp) const { return forward_path(qp) + kMaxPathLinks; }
+  // Forward path `index` of a QP (0: the primary, then the spraying alternates).
+  const topology::LinkId* data_path(QpId qp, std::uint32_t index) const {
+    return forward_path(qp) + (index == 0 ? 0 : (index + 1) * kMaxPathLinks);
+  }
   Time serialization(const Port& port, std::uint32_t bytes) const;
   bool window_bound(const Qp& qp) const;
 
@@ -249,15 +301,20 @@ class Fabric {
   RandomStream random_;
   FabricListener* listener_ = nullptr;
   std::vector<Port> ports_;       // by link id
+  std::vector<std::uint8_t> lossy_;  // by link id: 1 if down or with an error rate
   std::vector<Nic> nics_;
   std::vector<double> link_bps_;  // by link id
   std::vector<Qp> qps_;
-  std::vector<topology::LinkId> paths_;  // per QP: forward then reverse, kMaxPathLinks each
+  std::vector<topology::LinkId> paths_;  // per QP: forward, reverse, alternates; kMaxPathLinks each
+  std::size_t path_stride_ = 2 * kMaxPathLinks;  // link ids per QP in paths_
+  std::vector<std::uint64_t> reorder_;   // selective repeat: per QP a ring of kReorderWords x 64 packet bits
   std::vector<QpId> free_qps_;
   FabricCounters counters_;
   std::vector<PfcEvent> pfc_events_;
   std::vector<topology::LinkId> resumable_;  // scratch
   bool record_pfc_ = false;
+  std::size_t pfc_limit_ = SIZE_MAX;
+  std::uint64_t pfc_events_dropped_ = 0;
   std::uint8_t ack_priority_ = 0;
   bool rerouted_ = false;
   std::uint32_t active_qps_ = 0;  // some QP changed paths: arrivals check route epochs

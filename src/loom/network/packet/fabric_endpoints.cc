@@ -14,6 +14,7 @@ using topology::LinkId;
 
 QpId Fabric::add_qp(const QpSpec& spec) {
   LOOM_ASSERT(spec.bytes > 0, "queue pair without bytes");
+  LOOM_ASSERT(spec.weight >= 1, "queue pair with weight 0");
   LOOM_ASSERT(!spec.forward.empty() && !spec.reverse.empty(), "queue pair without a path");
   if (spec.forward.size() > kMaxPathLinks || spec.reverse.size() > kMaxPathLinks) {
     throw UserError(fmt::format("packet backend: a path of {} links from {} to {}: expected at "
@@ -28,7 +29,8 @@ QpId Fabric::add_qp(const QpSpec& spec) {
   if (free_qps_.empty()) {
     id = static_cast<QpId>(qps_.size());
     qps_.emplace_back();
-    paths_.resize(paths_.size() + 2 * kMaxPathLinks);
+    paths_.resize(paths_.size() + path_stride_);
+    if (params_.nic.selective_repeat) reorder_.resize(reorder_.size() + kReorderWords);
   } else {
     id = free_qps_.back();
     free_qps_.pop_back();
@@ -41,10 +43,25 @@ QpId Fabric::add_qp(const QpSpec& spec) {
   ++active_qps_;
   qp.size = spec.bytes;
   qp.tag = spec.tag;
+  qp.weight = spec.weight;
   qp.start = simulator_.now();
   qp.last_progress = qp.start;
   qp.next_avail = qp.start;
   store_paths(id, spec.forward, spec.reverse);
+  if (params_.packet_spraying) {
+    const std::size_t length = spec.forward.size();
+    LOOM_ASSERT(spec.alternates.size() % length == 0, "spraying alternates of another length");
+    std::uint32_t paths = 1;
+    for (std::size_t at = 0; at < spec.alternates.size() && paths < kSprayPaths; at += length, ++paths) {
+      LOOM_ASSERT(spec.alternates[at] == spec.forward.front(), "spraying alternate through another NIC port");
+      std::copy_n(spec.alternates.begin() + static_cast<std::ptrdiff_t>(at), length,
+                  paths_.begin() + static_cast<std::ptrdiff_t>(std::size_t{id} * path_stride_ + (paths + 1) * kMaxPathLinks));
+    }
+    qp.spray_paths = static_cast<std::uint8_t>(paths);
+  }
+  if (params_.nic.selective_repeat) {
+    std::fill_n(reorder_.begin() + static_cast<std::ptrdiff_t>(std::size_t{id} * kReorderWords), kReorderWords, 0);
+  }
 
   // The QP's line rate: its first link, or the NIC's wire when the endpoint reaches the fabric
   // through a NIC node (a GPU's PCIe link to its NIC is not where RDMA paces).
@@ -71,7 +88,7 @@ void Fabric::store_paths(QpId q, std::span<const LinkId> forward, std::span<cons
   Qp& qp = qps_[q];
   qp.forward_len = static_cast<std::uint8_t>(forward.size());
   qp.reverse_len = static_cast<std::uint8_t>(reverse.size());
-  LinkId* path = paths_.data() + std::size_t{q} * 2 * kMaxPathLinks;
+  LinkId* path = paths_.data() + std::size_t{q} * path_stride_;
   std::copy(forward.begin(), forward.end(), path);
   std::copy(reverse.begin(), reverse.end(), path + kMaxPathLinks);
 }
@@ -90,6 +107,8 @@ void Fabric::reroute(QpId q, std::span<const LinkId> forward, std::span<const Li
   }
   LOOM_ASSERT(forward.front() == forward_path(q)[0], "re-routing a QP onto another NIC port");
   store_paths(q, forward, reverse);
+  qps_[q].spray_paths = 1;  // the alternates may cross the failed cable; spray no more
+  qps_[q].spray_next = 0;
   ++qps_[q].route_epoch;
   rerouted_ = true;
 }
@@ -108,21 +127,31 @@ PacketId Fabric::next_data_packet(LinkId link) {
   const auto count = static_cast<std::uint32_t>(nic.qps.size());
   const Time now = simulator_.now();
   Time earliest = Time::max();
-  for (std::uint32_t i = 1; i <= count; ++i) {
+  // The QP at the cursor keeps its turn while it has credit; otherwise the next one starts.
+  const std::uint32_t first = nic.credit > 0 ? 0 : 1;
+  for (std::uint32_t i = first; i < first + count; ++i) {
     const std::uint32_t slot = (nic.cursor + i) % count;
     const QpId q = nic.qps[slot];
     Qp& qp = qps_[q];
-    if (qp.snd_nxt >= qp.size || window_bound(qp)) continue;
+    if (qp.repair_pending && qp.repaired_seq < qp.snd_una) qp.repair_pending = false;
+    const bool repair = qp.repair_pending;
+    if (!repair && (qp.snd_nxt >= qp.size || window_bound(qp))) continue;
     if (qp.next_avail > now) {
       earliest = std::min(earliest, qp.next_avail);
       continue;
     }
-    nic.cursor = slot;
+    if (i == 0) {
+      --nic.credit;
+    } else {
+      nic.cursor = slot;
+      nic.credit = qp.weight - 1;
+    }
     const PacketId id = pool_.allocate();
     ++qp.packets_alive;
     Packet& packet = pool_[id];
-    const auto payload = static_cast<std::uint32_t>(std::min<std::uint64_t>(params_.nic.mtu, qp.size - qp.snd_nxt));
-    packet.seq = qp.snd_nxt;
+    const std::uint64_t seq = repair ? qp.repaired_seq : qp.snd_nxt;
+    const auto payload = static_cast<std::uint32_t>(std::min<std::uint64_t>(params_.nic.mtu, qp.size - seq));
+    packet.seq = seq;
     packet.sent_at = now;
     packet.qp = q;
     packet.generation = static_cast<std::uint16_t>(qp.generation);
@@ -133,10 +162,18 @@ PacketId Fabric::next_data_packet(LinkId link) {
     packet.path_links = qp.forward_len;
     packet.route_epoch = qp.route_epoch;
     packet.priority = static_cast<std::uint8_t>(params_.data_priority);
+    packet.path = qp.spray_next;
+    if (++qp.spray_next == qp.spray_paths) qp.spray_next = 0;
     ++counters_.data_packets;
-    if (qp.snd_nxt < qp.sent_high) counters_.retransmitted_bytes += payload;
-    qp.snd_nxt += payload;
-    qp.sent_high = std::max(qp.sent_high, qp.snd_nxt);
+    if (repair) {
+      qp.repair_pending = false;
+      counters_.retransmitted_bytes += payload;
+    } else {
+      if (qp.snd_nxt < qp.sent_high) counters_.retransmitted_bytes += payload;
+      qp.snd_nxt += payload;
+      qp.sent_high = std::max(qp.sent_high, qp.snd_nxt);
+    }
+    qp.last_wire = packet.wire;
     const double gap_ps = static_cast<double>(packet.wire) * 8e12 / qp.cc.rate;
     qp.next_avail = now + Time::ps(static_cast<std::int64_t>(std::ceil(gap_ps)));
     return id;
@@ -178,17 +215,22 @@ void Fabric::receive_data(PacketId id) {
     return;
   }
   const Time now = simulator_.now();
+  const bool selective = params_.nic.selective_repeat;
   if (packet.seq == qp.rcv_nxt) {
     qp.rcv_nxt += packet.payload;
     counters_.delivered_bytes += packet.payload;
+    if (selective) drain_reordered(q);
     qp.rx_marked = qp.rx_marked || (packet.flags & kEcnCe) != 0;
     ++qp.rx_unacked;
     const bool complete = qp.rcv_nxt >= qp.size;
-    if (qp.rx_unacked >= params_.nic.ack_interval || complete) {
+    // Selective repeat: a hole before held packets is NACKed at once.
+    const bool hole = selective && qp.rcv_nxt < qp.held_high;
+    if (qp.rx_unacked >= params_.nic.ack_interval || complete || hole) {
       const bool echo = qp.rx_marked;
       qp.rx_unacked = 0;
       qp.rx_marked = false;
-      send_control(id, PacketKind::kAck, qp.rcv_nxt, echo);
+      if (hole) ++counters_.nacks;
+      send_control(id, hole ? PacketKind::kNack : PacketKind::kAck, qp.rcv_nxt, echo);
     } else {
       release(id);
     }
@@ -197,7 +239,13 @@ void Fabric::receive_data(PacketId id) {
       if (listener_ != nullptr) listener_->on_qp_delivered(q, qp.tag);
     }
   } else if (packet.seq > qp.rcv_nxt) {
-    if (now >= qp.nack_time || qp.last_nack_seq != qp.rcv_nxt) {
+    if (selective) {
+      // Every out-of-order packet is kept (within the reorder window) and NACKed: the NACK
+      // names the first missing byte; the sender repairs each hole once.
+      hold_reordered(q, packet.seq);
+      ++counters_.nacks;
+      send_control(id, PacketKind::kNack, qp.rcv_nxt, (packet.flags & kEcnCe) != 0);
+    } else if (now >= qp.nack_time || qp.last_nack_seq != qp.rcv_nxt) {
       qp.nack_time = now + params_.nic.nack_interval;
       qp.last_nack_seq = qp.rcv_nxt;
       ++counters_.nacks;
@@ -207,6 +255,30 @@ void Fabric::receive_data(PacketId id) {
     }
   } else {
     send_control(id, PacketKind::kAck, qp.rcv_nxt, false);
+  }
+}
+
+void Fabric::hold_reordered(QpId q, std::uint64_t seq) {
+  const std::uint64_t index = seq / params_.nic.mtu;
+  // Beyond the reorder window the packet is dropped; a repair or the timeout resends it.
+  if (index - qps_[q].rcv_nxt / params_.nic.mtu >= kReorderWords * 64) return;
+  reorder_[std::size_t{q} * kReorderWords + (index / 64) % kReorderWords] |= std::uint64_t{1} << (index % 64);
+  Qp& qp = qps_[q];
+  qp.held_high = std::max(qp.held_high, std::min(qp.size, seq + params_.nic.mtu));
+}
+
+void Fabric::drain_reordered(QpId q) {
+  Qp& qp = qps_[q];
+  const Bytes mtu = params_.nic.mtu;
+  while (qp.rcv_nxt < qp.size) {
+    const std::uint64_t index = qp.rcv_nxt / mtu;
+    std::uint64_t& word = reorder_[std::size_t{q} * kReorderWords + (index / 64) % kReorderWords];
+    const std::uint64_t bit = std::uint64_t{1} << (index % 64);
+    if ((word & bit) == 0) break;
+    word &= ~bit;
+    const std::uint64_t payload = std::min<std::uint64_t>(mtu, qp.size - qp.rcv_nxt);
+    qp.rcv_nxt += payload;
+    counters_.delivered_bytes += payload;
   }
 }
 
@@ -221,21 +293,37 @@ void Fabric::receive_ack(PacketId id) {
   }
   const Time now = simulator_.now();
   const bool echo = (packet.flags & kEcnEcho) != 0;
-  if (echo) ++counters_.cnps;
+  if (echo) {
+    ++counters_.cnps;
+    ++qp.cnps;
+  }
   AckSignal signal;
   signal.ack_seq = packet.seq;
   signal.snd_nxt = qp.snd_nxt;
   signal.ecn_echo = echo;
   signal.rtt = now - packet.sent_at;
   if (packet.int_hops != 0) signal.telemetry = {pool_.telemetry(id), packet.int_hops};
+  const double old_rate = qp.cc.rate;
   const Time decrease_at = cc_.on_ack(qp.cc, signal, now, link_bps_);
+  if (qp.cc.rate != old_rate && qp.last_wire != 0) {
+    // As ns-3's ChangeRate: the gap after the last packet is re-timed at the new rate.
+    const double delta_ps = static_cast<double>(qp.last_wire) * 8e12 * (1 / qp.cc.rate - 1 / old_rate);
+    qp.next_avail = std::max(now, qp.next_avail + Time::ps(static_cast<std::int64_t>(std::ceil(delta_ps))));
+  }
   release(id);
   if (decrease_at != Time::max()) schedule_decrease(q, decrease_at);
   if (packet.seq > qp.snd_una) {
     qp.snd_una = packet.seq;
     qp.last_progress = now;
   }
-  if (packet.kind == PacketKind::kNack) qp.snd_nxt = qp.snd_una;
+  if (packet.kind == PacketKind::kNack) {
+    if (!params_.nic.selective_repeat) {
+      qp.snd_nxt = qp.snd_una;
+    } else if (packet.seq != qp.repaired_seq && packet.seq < qp.size) {
+      qp.repaired_seq = packet.seq;  // resend this one packet, once per hole
+      qp.repair_pending = true;
+    }
+  }
   if (qp.snd_una >= qp.size) {
     finish_sender(q);
     return;
@@ -261,8 +349,18 @@ void Fabric::finish_sender(QpId q) {
   Nic& nic = nics_[ports_[forward_path(q)[0]].nic];
   const auto it = std::find(nic.qps.begin(), nic.qps.end(), q);
   LOOM_ASSERT(it != nic.qps.end(), "finished QP not on its NIC");
+  const auto position = static_cast<std::uint32_t>(it - nic.qps.begin());
+  const bool had_turn = position == nic.cursor;
   nic.qps.erase(it);
-  if (nic.cursor >= nic.qps.size()) nic.cursor = 0;
+  // The cursor keeps pointing at the QP that had the last turn; if that one ended, at the one
+  // before it, so that the QP after it is served next.
+  const auto left = static_cast<std::uint32_t>(nic.qps.size());
+  if (left == 0) {
+    nic.cursor = 0;
+  } else if (position <= nic.cursor) {
+    nic.cursor = (nic.cursor + left - 1) % left;
+  }
+  if (had_turn) nic.credit = 0;
   qp.active = false;
   --active_qps_;
   const std::uint64_t tag = qp.tag;
@@ -307,7 +405,12 @@ void Fabric::on_timeout(std::uint64_t ref) {
     qp.last_progress = now;
     if (qp.snd_nxt > qp.snd_una) {
       ++counters_.timeouts;
-      qp.snd_nxt = qp.snd_una;
+      if (params_.nic.selective_repeat) {
+        qp.repaired_seq = qp.snd_una;  // a lost repair or lost last packets: resend the first
+        qp.repair_pending = true;
+      } else {
+        qp.snd_nxt = qp.snd_una;
+      }
       try_transmit(forward_path(q)[0]);
     }
   }

@@ -14,9 +14,9 @@ namespace loom::network::packet {
 
 namespace {
 
-constexpr std::array<std::string_view, 13> kIgnored = {
+constexpr std::array<std::string_view, 12> kIgnored = {
     "TRACE_FILE",    "TRACE_OUTPUT_FILE", "ENABLE_TRACE",   "QLEN_MON_FILE", "QLEN_MON_START",
-    "QLEN_MON_END",  "INT_MULTI",         "PINT_LOG_BASE",  "PINT_PROB",     "L2_CHUNK_SIZE",
+    "QLEN_MON_END",  "PINT_LOG_BASE",  "PINT_PROB",     "L2_CHUNK_SIZE",
     "L2_BACK_TO_ZERO", "PAUSE_TIME",      "LINK_DELAY"};
 
 // One line's key and values, with its location for messages.
@@ -114,6 +114,11 @@ void apply(HpccConfig& c, const Line& line) {
     const double s = line.number();
     if (!(s > 0)) line.fail("a positive number of seconds");
     c.stop_time = Time::ps(static_cast<std::int64_t>(s * 1e12 + 0.5));
+  } else if (k == "INT_MULTI") {
+    const std::uint64_t multi = line.whole();
+    if (multi < 1 || multi > 1024) line.fail("a multiplier of INT units, 1..1024");
+    p.cc.hpcc.int_byte_unit = static_cast<std::uint32_t>(128 * multi);
+    p.cc.hpcc.int_queue_unit = static_cast<std::uint32_t>(80 * multi);
   } else if (k == "CC_MODE") {
     const std::uint64_t mode = line.whole();
     switch (mode) {
@@ -148,6 +153,7 @@ void apply(HpccConfig& c, const Line& line) {
   } else if (k == "ERROR_RATE_PER_LINK") {
     c.error_rate = line.number();
     if (!(c.error_rate >= 0 && c.error_rate < 1)) line.fail("a probability in [0, 1)");
+    p.link_error_rate = c.error_rate;
   } else if (k == "L2_ACK_INTERVAL") {
     p.nic.ack_interval = static_cast<std::uint32_t>(std::max<std::uint64_t>(1, line.whole()));
   } else if (k == "HAS_WIN") {
@@ -186,12 +192,27 @@ void apply(HpccConfig& c, const Line& line) {
   }
 }
 
+// ns-3's packets on the wire (RdmaHw): a data packet is payload + PPP 2 + IPv4 20 + UDP 8 +
+// sequence/priority 6 + the INT header of the mode (HPCC 42, TIMELY's timestamp 8, else 0); an
+// ACK/NACK is PPP 2 + IPv4 20 + the 12-byte ACK header + INT, padded so that the part after
+// PPP and IPv4 is at least 60 - 14 - 20 = 26 bytes.
+void set_wire_sizes(PacketParams& p) {
+  constexpr Bytes kFrame = 2 + 20;
+  constexpr Bytes kAckHeader = 12;
+  constexpr Bytes kAckMinimum = 60 - 14 - 20;
+  p.nic.header_bytes = kFrame + 8 + 6 + (p.cc.kind == CcKind::kTimely ? 8 : 0);
+  p.nic.int_header_bytes = kHpccIntBytes;
+  const Bytes int_bytes = p.cc.kind == CcKind::kHpcc ? kHpccIntBytes : 0;
+  // The fabric adds int_header_bytes to ack_bytes under HPCC.
+  p.nic.ack_bytes = kFrame + std::max(kAckMinimum, kAckHeader + int_bytes) - int_bytes;
+}
+
 }  // namespace
 
 HpccConfig parse_hpcc_config(std::string_view text, const std::string& name) {
   HpccConfig config;
-  config.params.nic.header_bytes = kHpccHeaderBytes;
-  config.params.nic.int_header_bytes = kHpccIntBytes;
+  config.params.cc.hpcc.int_byte_unit = 128;  // INT_MULTI 1
+  config.params.cc.hpcc.int_queue_unit = 80;
   std::istringstream in{std::string(text)};
   std::string raw;
   int number = 0;
@@ -204,6 +225,8 @@ HpccConfig parse_hpcc_config(std::string_view text, const std::string& name) {
     for (std::string w; words >> w;) values.push_back(w);
     apply(config, Line(name, number, key, std::move(values)));
   }
+  set_wire_sizes(config.params);
+  config.params.cc.hpcc.int_time_unit = Time::ns(1);
   if (config.topology_file.empty() || config.flow_file.empty()) {
     throw UserError(SourceLocation{name, 0, 0}, "missing TOPOLOGY_FILE or FLOW_FILE: expected both keys");
   }

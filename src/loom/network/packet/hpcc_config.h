@@ -3,7 +3,9 @@
 //
 // Mapping (ns-3 key -> Loom):
 //   CC_MODE 1/3/7/8 -> cc.kind dcqcn/hpcc/timely/dctcp (10, HPCC-PINT, is rejected)
-//   PACKET_PAYLOAD_SIZE -> nic.mtu; per-packet headers 48 bytes, INT 42 bytes under HPCC
+//   PACKET_PAYLOAD_SIZE -> nic.mtu; wire sizes as ns-3's RdmaHw builds packets: data = payload
+//     + 36 (PPP 2, IPv4 20, UDP 8, sequence/priority 6) + INT (HPCC 42, TIMELY 8); ACK/NACK 48
+//     bytes (76 under HPCC); the standalone FCT still uses ns-3's 48 bytes per packet
 //   ENABLE_QCN -> sw.ecn; KMIN_MAP/KMAX_MAP (KB = 1000 bytes)/PMAX_MAP -> sw.ecn_table
 //   BUFFER_SIZE (MB = 2^20 bytes per switch) -> sw.buffer_bytes; USE_DYNAMIC_PFC_THRESHOLD 1
 //   ALPHA_RESUME_INTERVAL, RATE_DECREASE_INTERVAL, RP_TIMER (us), EWMA_GAIN,
@@ -11,13 +13,14 @@
 //   RATE_AI also HPCC's W_AI and TIMELY's increase, RATE_HAI TIMELY's hyper increase;
 //   DCTCP_RATE_AI -> cc.dctcp.rate_ai; EWMA_GAIN also DCTCP's g
 //   U_TARGET, MI_THRESH, FAST_REACT -> cc.hpcc; HAS_WIN, VAR_WIN -> nic.window, variable_window
+//   INT_MULTI (default 1) -> cc.hpcc.int_byte_unit = 128 x, int_queue_unit = 80 x; INT time in ns
 //   GLOBAL_T -> every QP uses the largest base RTT (and BDP) of any host pair
 //   L2_ACK_INTERVAL -> nic.ack_interval; ACK_HIGH_PRIO -> nic.ack_high_priority
-//   ERROR_RATE_PER_LINK -> every link's error rate; SIMULATOR_STOP_TIME (s)
+//   ERROR_RATE_PER_LINK -> link_error_rate (every link, besides the topology file's); SIMULATOR_STOP_TIME (s)
 //   TOPOLOGY_FILE, FLOW_FILE, FCT_OUTPUT_FILE, PFC_OUTPUT_FILE -> file names
 // Accepted without effect (tracing and monitors of ns-3, or encodings Loom does not need):
 // TRACE_FILE, TRACE_OUTPUT_FILE, ENABLE_TRACE, QLEN_MON_FILE, QLEN_MON_START, QLEN_MON_END,
-// INT_MULTI, PINT_LOG_BASE, PINT_PROB, L2_CHUNK_SIZE, L2_BACK_TO_ZERO (Loom goes back to the
+// PINT_LOG_BASE, PINT_PROB, L2_CHUNK_SIZE, L2_BACK_TO_ZERO (Loom goes back to the
 // NACKed byte), RATE_BOUND 1. Rejected with a message: MULTI_RATE 1, SAMPLE_FEEDBACK 1,
 // RATE_BOUND 0, USE_DYNAMIC_PFC_THRESHOLD 0, a LINK_DOWN other than "0 0 0", unknown keys.
 #pragma once

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <ostream>
 #include <sstream>
 #include <tuple>
@@ -13,6 +14,8 @@
 
 #include "loom/core/error.h"
 #include "loom/core/simulator.h"
+#include "loom/network/packet/hpcc_routing.h"
+#include "loom/network/packet/monitor_csv.h"
 #include "loom/topology/routing.h"
 
 namespace loom::network::packet {
@@ -26,9 +29,11 @@ using topology::NodeId;
 class Driver final : public FabricListener {
  public:
   Driver(Simulator& simulator, Fabric& fabric, const topology::Routing& routing,
-         const std::vector<HpccFlow>& flows, const HpccConfig& config, HpccRunResult& result)
+         const std::vector<HpccFlow>& flows, const HpccConfig& config, HpccRunResult& result,
+         FabricMonitor* monitor)
       : simulator_(simulator), fabric_(fabric), routing_(routing), flows_(flows), config_(config),
-        result_(result), sport_(fabric.topology().node_count(), 10000), records_(flows.size()) {
+        monitor_(monitor),
+        result_(result), ns3_routes_(fabric.topology()), records_(flows.size()) {
     fabric_.set_listener(this);
     compute_pair_constants();
     for (std::size_t i = 0; i < flows.size(); ++i) {
@@ -67,10 +72,9 @@ class Driver final : public FabricListener {
     const HpccFlow& f = flows_[index];
     forward_.clear();
     reverse_.clear();
-    const std::uint32_t sport = sport_[f.src]++;
-    const std::uint64_t hash = (std::uint64_t{sport} << 16) | f.dst_port;
-    routing_.route(f.src, f.dst, hash, forward_);
-    routing_.route(f.dst, f.src, hash, reverse_);
+    const std::uint32_t sport = next_port_.try_emplace({f.src, f.dst}, 10000).first->second++;
+    ns3_routes_.route(f.src, f.dst, sport, f.dst_port, forward_);
+    ns3_routes_.route(f.dst, f.src, f.dst_port, sport, reverse_);
     QpSpec spec;
     spec.forward = forward_;
     spec.reverse = reverse_;
@@ -95,6 +99,7 @@ class Driver final : public FabricListener {
                       static_cast<std::int64_t>(total * 8'000'000'000ull / bw.bps());
     ++running_;
     ++started_;
+    if (monitor_ != nullptr) monitor_->start();
     fabric_.add_qp(spec);
     result_.peak_memory_bytes = std::max(result_.peak_memory_bytes, fabric_.memory_bytes());
   }
@@ -113,8 +118,10 @@ class Driver final : public FabricListener {
   const topology::Routing& routing_;
   const std::vector<HpccFlow>& flows_;
   const HpccConfig& config_;
+  FabricMonitor* monitor_;
   HpccRunResult& result_;
-  std::vector<std::uint32_t> sport_;
+  HpccRouting ns3_routes_;
+  std::map<std::pair<NodeId, NodeId>, std::uint32_t> next_port_;  // per host pair, from 10000
   std::vector<FctRecord> records_;
   std::vector<LinkId> forward_, reverse_, path_;
   Time global_rtt_;
@@ -141,7 +148,7 @@ double mean(const std::vector<double>& v) {
 }  // namespace
 
 HpccRunResult run_hpcc(const HpccConfig& config, const topology::Topology& topology,
-                       const std::vector<HpccFlow>& flows) {
+                       const std::vector<HpccFlow>& flows, const std::filesystem::path& monitor_dir) {
   PacketParams params = config.params;
   if (!flows.empty()) {
     params.data_priority = flows.front().priority_group;
@@ -156,14 +163,17 @@ HpccRunResult run_hpcc(const HpccConfig& config, const topology::Topology& topol
   Simulator simulator;
   const topology::Routing routing(topology);
   Fabric fabric(simulator, topology, params);
-  fabric.record_pfc_events(true);
-  Driver driver(simulator, fabric, routing, flows, config, result);
+  std::optional<FabricMonitor> monitor;
+  if (params.monitor.any()) monitor.emplace(simulator, fabric, MonitorParams{params.monitor, Time::max(), {}});
+  fabric.record_pfc_events(true);  // every event, for pfc.txt (and packet_pfc.csv), as ns-3
+  Driver driver(simulator, fabric, routing, flows, config, result, monitor ? &*monitor : nullptr);
   const auto started = std::chrono::steady_clock::now();
   simulator.run_until(config.stop_time);
   result.simulate_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   result.unfinished = driver.running();
   result.counters = fabric.counters();
   result.events = simulator.events_processed();
+  if (monitor) result.monitor_files = write_monitor_csv(monitor_dir, *monitor);
   for (const PfcEvent& e : fabric.pfc_events()) {
     const topology::Link& link = topology.link(e.link);
     const auto out = topology.out_links(link.src);

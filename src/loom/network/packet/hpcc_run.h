@@ -2,8 +2,8 @@
 // outputs in ns-3's formats, so users compare Loom with the simulator they use today.
 //
 // Semantics follow HPCC's ns-3 (third.cc): one QP per flow, started at its start time, source
-// ports counting up from 10000 per source host; routes by ECMP over shortest paths (Loom's hash,
-// not ns-3's); base RTT per host pair = 2 x one-way latency + one payload's serialisation per
+// ports counting up from 10000 per host pair; routes as ns-3 picks them (HpccRouting: its next-hop
+// order and MurmurHash3 ECMP of the 5-tuple, per-switch seed); base RTT per host pair = 2 x one-way latency + one payload's serialisation per
 // hop, BDP = base RTT x bottleneck; with GLOBAL_T every QP uses the largest of each over all
 // host pairs. A flow's FCT ends when its sender receives the last ACK;
 //   standalone = pair base RTT + (bytes + packets x 48) x 8 / bottleneck   (in whole ns).
@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <iosfwd>
 #include <string>
 #include <vector>
@@ -50,12 +51,15 @@ struct HpccRunResult {
   Bytes max_bdp = 0;
   std::size_t peak_memory_bytes = 0;
   double simulate_seconds = 0;   // wall time of the event loop alone (setup excluded)
+  std::vector<std::filesystem::path> monitor_files;
 };
 
-// Runs the experiment until every flow ends or the stop time. Throws UserError when flows use
+// Runs the experiment until every flow ends or the stop time. With config.params.monitor on,
+// samples while flows run and writes the monitor CSV files (monitor_csv.h; QP tags are flow
+// indices) into `monitor_dir`, listed in result.monitor_files. Throws UserError when flows use
 // different priority groups or the topology cannot route a flow.
 HpccRunResult run_hpcc(const HpccConfig& config, const topology::Topology& topology,
-                       const std::vector<HpccFlow>& flows);
+                       const std::vector<HpccFlow>& flows, const std::filesystem::path& monitor_dir = {});
 
 void write_fct(std::ostream& out, const std::vector<FctRecord>& records);
 void write_pfc(std::ostream& out, const std::vector<PfcRecord>& records);

@@ -1,12 +1,17 @@
 #include "loom/network/packet/packet_backend.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include "loom/core/error.h"
+#include "loom/network/packet/monitor_csv.h"
 
 namespace loom::network::packet {
 
 namespace {
 
 constexpr std::uint64_t kQpHashStep = 0x9e3779b97f4a7c15ull;
+constexpr std::uint64_t kSprayHashStep = 0xc2b2ae3d27d4eb4full;
 
 void deliver(void* handler, std::uint64_t cookie) {
   static_cast<CompletionHandler*>(handler)->on_transfer_complete(cookie);
@@ -17,13 +22,24 @@ void deliver(void* handler, std::uint64_t cookie) {
 PacketBackend::PacketBackend(Simulator& simulator, const topology::Topology& topology,
                              const topology::Routing& routing, const PacketParams& params)
     : simulator_(simulator), routing_(routing), queue_pairs_(params.nic.queue_pairs),
-      fabric_(simulator, topology, params) {
+      spraying_(params.packet_spraying), fabric_(simulator, topology, params) {
   fabric_.set_listener(this);
+  if (params.monitor.any()) monitor_.emplace(simulator, fabric_, MonitorParams{params.monitor, Time::max(), {}});
+  if (params.scale_up_flow) scale_up_ = std::make_unique<ScaleUpFlow>(simulator, topology, routing);
+}
+
+std::vector<std::filesystem::path> PacketBackend::write_monitors(const std::filesystem::path& dir) const {
+  if (!monitor_) return {};
+  return write_monitor_csv(dir, *monitor_);
 }
 
 void PacketBackend::start(const TransferRequest& request, CompletionHandler& handler,
                           std::uint64_t cookie) {
   LOOM_ASSERT(request.src != request.dst, "transfer from a node to itself");
+  if (scale_up_ && scale_up_->handles(request)) {
+    scale_up_->start(request, handler, cookie);
+    return;
+  }
   if (request.bytes == 0) {
     simulator_.schedule_in(ideal_time(request), &deliver, &handler, cookie);
     return;
@@ -36,6 +52,7 @@ void PacketBackend::start(const TransferRequest& request, CompletionHandler& han
     id = free_.back();
     free_.pop_back();
   }
+  if (monitor_) monitor_->start();  // sampling pauses whenever the fabric falls idle
   const auto qps = static_cast<std::uint32_t>(std::min<std::uint64_t>(queue_pairs_, request.bytes));
   transfers_[id] = Transfer{&handler, cookie, qps};
   const Bytes share = request.bytes / qps;
@@ -49,16 +66,40 @@ void PacketBackend::start(const TransferRequest& request, CompletionHandler& han
     QpSpec spec;
     spec.forward = forward_;
     spec.reverse = reverse_;
+    if (spraying_) {
+      collect_alternates(request, hash);
+      spec.alternates = alternates_;
+    }
     spec.bytes = share + (i < extra ? 1 : 0);
     spec.tag = id;
+    spec.weight = static_cast<std::uint32_t>(std::clamp(std::lround(request.weight), 1L, 1024L));
     const QpId qp = fabric_.add_qp(spec);
     if (qp >= qp_hash_.size()) qp_hash_.resize(qp + 1);
     qp_hash_[qp] = hash;
   }
 }
 
+void PacketBackend::collect_alternates(const TransferRequest& request, std::uint64_t hash) {
+  // Distinct equal-cost paths leaving through forward_'s first link, found by re-hashing; a
+  // few tries per path wanted, so a fabric with fewer paths ends the search quickly.
+  alternates_.clear();
+  const std::size_t length = forward_.size();
+  for (std::uint32_t attempt = 1; attempt <= 4 * kSprayPaths && alternates_.size() < (kSprayPaths - 1) * length;
+       ++attempt) {
+    candidate_.clear();
+    routing_.route(request.src, request.dst, hash + attempt * kSprayHashStep, candidate_);
+    if (candidate_.size() != length || candidate_.front() != forward_.front()) continue;
+    bool seen = std::equal(candidate_.begin(), candidate_.end(), forward_.begin());
+    for (std::size_t at = 0; !seen && at < alternates_.size(); at += length) {
+      seen = std::equal(candidate_.begin(), candidate_.end(), alternates_.begin() + static_cast<std::ptrdiff_t>(at));
+    }
+    if (!seen) alternates_.insert(alternates_.end(), candidate_.begin(), candidate_.end());
+  }
+}
+
 Time PacketBackend::ideal_time(const TransferRequest& request) const {
   LOOM_ASSERT(request.src != request.dst, "transfer from a node to itself");
+  if (scale_up_ && scale_up_->handles(request)) return scale_up_->ideal_time(request);
   forward_.clear();
   routing_.route(request.src, request.dst, request.flow_hash, forward_);
   return fabric_.ideal_one_way(forward_, request.bytes);

@@ -5,6 +5,13 @@
 // uses flow hash h_i = request.flow_hash + i * 0x9e3779b97f4a7c15 (its "source port"), so
 // QP 0 takes the analytical backend's route and the others spread over ECMP paths. ACKs use
 // Routing::route(dst, src, h_i). A transfer of zero bytes completes after the path latency.
+// With params.packet_spraying each QP also gets up to kSprayPaths - 1 distinct equal-cost paths
+// (re-hashing its flow hash) through the same NIC port, and sprays its packets over them.
+// With params.scale_up_flow, transfers between GPUs of one host that the host's own links join
+// (NVLink, NVSwitch) run at flow level instead (scale_up_flow.h); ideal_time follows suit.
+// request.weight, rounded to a whole number in 1..1024, is each QP's weighted-round-robin
+// weight at its NIC (packets per turn): transfers sharing a NIC get line rate in proportion
+// when the NIC is their bottleneck (the switches do not weigh flows).
 //
 // ideal_time: the transfer alone at line rate with store-and-forward of every packet, per
 // Fabric::ideal_one_way over the route of QP 0 (one QP), so a lone transfer on an idle fabric
@@ -15,11 +22,16 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
 #include <vector>
 
 #include "loom/core/simulator.h"
 #include "loom/network/backend.h"
 #include "loom/network/packet/fabric.h"
+#include "loom/network/packet/monitor.h"
+#include "loom/network/packet/scale_up_flow.h"
 #include "loom/network/packet/packet_params.h"
 #include "loom/topology/routing.h"
 
@@ -41,10 +53,19 @@ class PacketBackend final : public Backend, private FabricListener {
   // without a route makes the change throw UserError from Simulator::run().
   void schedule_link_change(Time when, topology::LinkId link, bool up, topology::Routing& routing);
 
+  // With params.monitor on: the monitor, sampling while transfers run; write_monitors writes
+  // its CSV files (monitor_csv.h) into `dir` and returns their paths (none when monitors are
+  // off).
+  const FabricMonitor* monitor() const { return monitor_ ? &*monitor_ : nullptr; }
+  std::vector<std::filesystem::path> write_monitors(const std::filesystem::path& dir) const;
+
   Fabric& fabric() { return fabric_; }
   const Fabric& fabric() const { return fabric_; }
-  // Transfers started and not yet complete.
-  std::size_t active_transfers() const { return transfers_.size() - free_.size(); }
+  // Transfers started and not yet complete (on the packets and, with scale_up_flow, at flow
+  // level inside hosts).
+  std::size_t active_transfers() const {
+    return transfers_.size() - free_.size() + (scale_up_ ? scale_up_->active_transfers() : 0);
+  }
 
  private:
   struct Transfer {
@@ -62,16 +83,22 @@ class PacketBackend final : public Backend, private FabricListener {
   void apply_link_change(std::uint64_t index);
   void on_qp_acked(QpId qp, std::uint64_t tag) override;
 
+  // Packet spraying: up to kSprayPaths - 1 further equal-cost paths of a QP into alternates_.
+  void collect_alternates(const TransferRequest& request, std::uint64_t hash);
+
   Simulator& simulator_;
   const topology::Routing& routing_;
   std::uint32_t queue_pairs_;
+  bool spraying_;
   Fabric fabric_;
+  std::optional<FabricMonitor> monitor_;
+  std::unique_ptr<ScaleUpFlow> scale_up_;  // params.scale_up_flow: transfers inside a host
   std::vector<Transfer> transfers_;
   std::vector<std::uint32_t> free_;
   std::vector<std::uint64_t> qp_hash_;  // by QP id: the flow hash it was routed with
   std::vector<LinkChange> link_changes_;
   topology::Routing* mutable_routing_ = nullptr;
-  mutable std::vector<topology::LinkId> forward_, reverse_;  // scratch
+  mutable std::vector<topology::LinkId> forward_, reverse_, alternates_, candidate_;  // scratch
 };
 
 }  // namespace loom::network::packet

@@ -95,6 +95,9 @@ void check_packet_params(const PacketParams& params) {
     fail("data_priority", std::to_string(params.data_priority), "1..7 (0 is the control queue)");
   }
 
+  if (!(params.link_error_rate >= 0 && params.link_error_rate < 1)) {
+    fail("link_error_rate", fmt::format("{}", params.link_error_rate), "a probability in [0, 1)");
+  }
   const CcParams& cc = params.cc;
   if (cc.min_rate.is_zero()) fail("cc.min_rate", "0bps", "a positive rate");
   check_fraction("cc.dcqcn.g", cc.dcqcn.g, false);
@@ -102,6 +105,11 @@ void check_packet_params(const PacketParams& params) {
   check_positive("cc.dcqcn.decrease_interval", cc.dcqcn.decrease_interval);
   check_positive("cc.dcqcn.increase_timer", cc.dcqcn.increase_timer);
   check_fraction("cc.hpcc.eta", cc.hpcc.eta, false);
+  if (cc.hpcc.int_byte_unit < 1) fail("cc.hpcc.int_byte_unit", "0", "at least 1 byte");
+  if (cc.hpcc.int_queue_unit < 1) fail("cc.hpcc.int_queue_unit", "0", "at least 1 byte");
+  if (cc.hpcc.int_time_unit <= Time::zero()) {
+    fail("cc.hpcc.int_time_unit", to_string(cc.hpcc.int_time_unit), "a positive time");
+  }
   check_fraction("cc.timely.alpha", cc.timely.alpha, false);
   check_fraction("cc.timely.beta", cc.timely.beta, false);
   check_positive("cc.timely.min_rtt", cc.timely.min_rtt);
@@ -110,6 +118,8 @@ void check_packet_params(const PacketParams& params) {
          fmt::format("more than t_low ({})", cc.timely.t_low));
   }
   check_fraction("cc.dctcp.g", cc.dctcp.g, false);
+  check_positive("monitor.interval", params.monitor.interval);
+  if (params.monitor.max_rows < 1) fail("monitor.max_rows", "0", "at least 1 row per file");
 }
 
 }  // namespace loom::network::packet

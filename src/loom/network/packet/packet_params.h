@@ -47,6 +47,11 @@ struct HpccParams {
   std::uint32_t max_stage = 0;          // additive-increase stages before a forced MD
   Bandwidth rate_ai = Bandwidth::bits_per_second(50'000'000);  // W_AI as a rate
   bool fast_react = true;               // react per ACK, update the reference once per RTT
+  // Telemetry resolution as the sender reads it (ns-3 encodes bytes sent in units of 128 x
+  // INT_MULTI, queue bytes in units of 80 x INT_MULTI and time in whole ns); 1 = exact.
+  std::uint32_t int_byte_unit = 1;      // bytes, >= 1
+  std::uint32_t int_queue_unit = 1;     // bytes, >= 1
+  Time int_time_unit = Time::ps(1);     // > 0
 };
 
 struct TimelyParams {
@@ -75,7 +80,7 @@ struct CcParams {
 
 struct NicParams {
   Bytes mtu = 1000;              // payload bytes per data packet (PACKET_PAYLOAD_SIZE), >= 1
-  Bytes header_bytes = 48;       // per data packet on the wire, without INT (HPCC's ns-3: 48)
+  Bytes header_bytes = 48;       // per data packet on the wire, without INT (ns-3 sends 36)
   Bytes int_header_bytes = 42;   // INT bytes per data packet and ACK under HPCC (5 hops)
   Bytes ack_bytes = 60;          // ACK/NACK bytes on the wire (plus INT under HPCC)
   std::uint32_t ack_interval = 1;  // data packets per ACK (the last packet is always ACKed)
@@ -83,6 +88,7 @@ struct NicParams {
   bool variable_window = true;   // scale the window by rate / line rate
   bool ack_high_priority = false;  // ACKs in the control queue (0) instead of the data queue
   Time nack_interval = Time::us(500);  // a receiver repeats a NACK for one gap at most this often
+  bool selective_repeat = false;  // IRN-like: keep out-of-order data, resend only holes (fabric.h)
   Time retransmit_timeout = Time::ms(1);  // go back to the oldest unACKed byte after silence
   std::uint32_t queue_pairs = 1;   // QPs per transfer (backend), each its own flow hash, 1..1024
 };
@@ -113,11 +119,30 @@ struct SwitchParams {
   Bytes pause_frame_bytes = 64;      // PFC frame size on the wire
 };
 
+// Monitors of a run (monitor.h) and their CSV files (monitor_csv.h). All off by default; each
+// file keeps at most max_rows rows (later rows are counted, not kept), so none grows without
+// bound.
+struct MonitorOptions {
+  Time interval = Time::us(100);   // sampling period, > 0
+  bool queues = false;             // queue bytes per port
+  bool throughput = false;         // bits per second sent per port (host ports = host throughput)
+  bool qp_rates = false;           // congestion-control rate of every running QP
+  bool cnps = false;               // CNPs received per QP in each interval (rows only when > 0)
+  bool pfc = false;                // every PAUSE / RESUME taking effect at a port
+  bool drops = false;              // packets dropped per port in each interval (rows only when > 0)
+  std::uint64_t max_rows = 1'000'000;  // per file, >= 1
+  bool any() const { return queues || throughput || qp_rates || cnps || pfc || drops; }
+};
+
 struct PacketParams {
   NicParams nic;
   SwitchParams sw;
   CcParams cc;
+  MonitorOptions monitor;
   std::uint32_t data_priority = 3;   // queue of data packets (HPCC's pg 3), 1..7
+  double link_error_rate = 0;        // every link also loses each packet with this probability, [0, 1)
+  bool scale_up_flow = false;        // PacketBackend: GPU-to-GPU transfers inside a host at flow level
+  bool packet_spraying = false;      // per-packet ECMP over up to 8 equal-cost paths (use selective repeat)
   Bandwidth nic_rate_hint;           // NIC speed for alpha_shift; zero = slowest endpoint link
   std::uint64_t seed = 1;            // RED marking random stream
 };

@@ -45,6 +45,7 @@ struct Packet {
   std::uint8_t path_links = 0;  // links of the path it follows (forward for data, reverse for ACKs)
   std::uint16_t generation = 0;  // low bits of the QP's generation (stale ACKs are ignored)
   std::uint8_t route_epoch = 0;  // the QP's route version when sent (re-routing drops older)
+  std::uint8_t path = 0;         // data: which of the QP's forward paths (packet spraying)
 };
 static_assert(sizeof(Packet) == 48, "packet record layout");
 
