@@ -180,6 +180,29 @@ TEST(Experiment, PacketModeRunsTheSameExperiment) {
   EXPECT_LT(ratio, 1.15);
 }
 
+TEST(Experiment, PacketMonitorsAreWrittenAndListedInTheSummary) {
+  const std::string text =
+      "topology: {hosts: 2, gpus_per_host: 2}\n"
+      "workload: {collectives: [{op: all-gather, size: 1MiB}]}\n"
+      "network: {mode: packet, packet: {cc: dcqcn, monitor: {interval: 2us, queues: true, throughput: true,\n"
+      "                                                       max_rows: 5}}}\n";
+  const fs::path dir = scratch_dir("pk_monitor");
+  const Outcome packet = run_text(text, {"output.dir=" + dir.string()});
+  ASSERT_TRUE(fs::exists(dir / "packet_queues.csv"));
+  ASSERT_TRUE(fs::exists(dir / "packet_throughput.csv"));
+  EXPECT_FALSE(fs::exists(dir / "packet_pfc.csv"));  // not asked for
+  const auto summary = nlohmann::json::parse(read_file(packet.summary_path));
+  int listed = 0;
+  for (const auto& output : summary["outputs"]) {
+    const std::string file = output["file"];
+    if (file.rfind("packet_", 0) != 0) continue;
+    ++listed;
+    EXPECT_EQ(output["rows"], 5) << file;  // capped, and the cap is reported
+    EXPECT_GT(output["rows_left_out"].get<std::uint64_t>(), 0u) << file;
+  }
+  EXPECT_EQ(listed, 2);
+}
+
 TEST(Experiment, TrainingWorkloadsAreSynthesisedTimedAndRun) {
   const std::string text =
       "topology: {blueprint: single-switch, hosts: 2, gpus_per_host: 8}\n"

@@ -1,6 +1,7 @@
 #include "loom/experiment/experiment.h"
 
 #include <array>
+#include <fstream>
 #include <memory>
 #include <optional>
 
@@ -33,6 +34,22 @@ nlohmann::json memory_json(const workload::synthesis::MemoryEstimate& m) {
           {"activation_bytes", m.activations},
           {"chunks_in_flight", m.chunks_in_flight},
           {"total_bytes", m.total()}};
+}
+// A packet monitor CSV as an output entry: rows are its lines after the header; a capped file
+// ends with "# <n> more rows not kept" (network/packet/monitor_csv.h).
+report::WrittenFile monitor_file(const std::filesystem::path& path) {
+  report::WrittenFile file{path, 0, 0};
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  while (std::getline(in, line)) {
+    if (line.rfind("# ", 0) == 0) {
+      file.dropped = std::stoull(line.substr(2));
+    } else {
+      ++file.rows;
+    }
+  }
+  return file;
 }
 }  // namespace
 
@@ -113,12 +130,15 @@ Outcome run(const Experiment& e) {
   const topology::Routing routing(e.topology);
   std::unique_ptr<network::Backend> backend;
   network::flow::FlowBackend* flow = nullptr;
+  network::packet::PacketBackend* packet = nullptr;
   if (e.network_mode == "flow") {
     auto flow_backend = std::make_unique<network::flow::FlowBackend>(simulator, e.topology, routing, e.flow);
     flow = flow_backend.get();
     backend = std::move(flow_backend);
   } else if (e.network_mode == "packet") {
-    backend = std::make_unique<network::packet::PacketBackend>(simulator, e.topology, routing, e.packet);
+    auto packet_backend = std::make_unique<network::packet::PacketBackend>(simulator, e.topology, routing, e.packet);
+    packet = packet_backend.get();
+    backend = std::move(packet_backend);
   } else {
     backend = std::make_unique<network::AnalyticalBackend>(simulator, e.topology, routing);
   }
@@ -141,6 +161,9 @@ Outcome run(const Experiment& e) {
   if (o.ranks) outcome.files.push_back(report::write_ranks_csv(o.dir, outcome.metrics, o.max_rows));
   if (o.timeline) {
     outcome.files.push_back(report::write_timeline(o.dir, e.topology, e.workload, outcome.result, o.max_rows));
+  }
+  if (packet != nullptr) {
+    for (const std::filesystem::path& path : packet->write_monitors(o.dir)) outcome.files.push_back(monitor_file(path));
   }
   report::RunInfo info{e.seed, std::string(backend->name()), e.effective_config, nullptr, nullptr};
   if (e.memory) info.memory = memory_json(*e.memory);

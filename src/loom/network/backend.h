@@ -27,8 +27,8 @@ struct TransferRequest {
   std::uint32_t concurrency = 1;
   // Relative share of contended bandwidth (> 0): the flow backend's weighted max-min gives a
   // transfer of weight 2 twice the rate of a weight-1 transfer on a shared bottleneck (stream
-  // priorities). The analytical backend has no contention and the packet backend no weighted
-  // scheduling yet; both ignore it.
+  // priorities). The packet backend rounds it to a whole weighted-round-robin weight (1..1024
+  // packets per turn) at the sending NIC; the analytical backend has no contention and ignores it.
   double weight = 1.0;
 };
 
