@@ -34,6 +34,29 @@ TEST(MaxMinSolver, ParkingLot) {
   EXPECT_EQ(solver.rate(short1), 2.0);
 }
 
+// A flow alone in its component (solved without the general machinery) gets
+// w x min_l(C_l / w), or its cap when that is lower; the same double the general solve
+// computes, so 3 x (10 / 3) may differ from 10 in the last bit and must match it exactly.
+// Then a second flow joins and the general solve runs: 10 / 4 weight units each.
+TEST(MaxMinSolver, LoneFlowGetsItsBottleneckOrItsCap) {
+  MaxMinSolver solver({25.0, 10.0, 40.0, 9.0});
+  const FlowIndex heavy = solver.add_flow(links({0, 1, 2}), 3.0);
+  const FlowIndex capped = solver.add_flow(links({3}), 1.0, 7.5);
+  solver.solve();
+  EXPECT_EQ(solver.rate(heavy), 3.0 * (10.0 / 3.0));
+  EXPECT_EQ(solver.rate(capped), 7.5);
+  EXPECT_EQ(solver.stats().components, 2u);
+  const FlowIndex light = solver.add_flow(links({1}), 1.0);
+  solver.solve();
+  EXPECT_EQ(solver.rate(heavy), 3.0 * (10.0 / 4.0));
+  EXPECT_EQ(solver.rate(light), 10.0 / 4.0);
+  // A cap above the bottleneck does not bind.
+  MaxMinSolver loose({10.0});
+  const FlowIndex f = loose.add_flow(links({0}), 2.0, 11.0);
+  loose.solve();
+  EXPECT_EQ(loose.rate(f), 2.0 * (10.0 / 2.0));
+}
+
 // Classic three-link parking lot, all capacities 1: the long flow over L0 L1 L2 and one short
 // flow per link. Every link has two flows, so every rate is 1/2.
 TEST(MaxMinSolver, ParkingLotThreeHops) {

@@ -390,5 +390,81 @@ TEST(Routing, NoTransitThroughOtherHosts) {
   EXPECT_EQ(r.unreachable_ranks(), (std::vector<UnreachableRank>{{0, 1}, {2, 1}}));
 }
 
+// PairRoutes walks the same paths as route(): every ordered pair of nodes that has a path, on
+// a fabric with parallel cables (12 paths between hosts on different leaves), many hashes,
+// including destinations that are not GPUs and a source that is a switch.
+TEST(PairRoutes, EveryFlowTakesRoutesPath) {
+  const Topology t = make_leaf_spine(small_fabric(2));
+  const Routing r(t, 7);
+  std::size_t pairs = 0;
+  for (NodeId src = 0; src < t.node_count(); ++src) {
+    for (NodeId dst = 0; dst < t.node_count(); ++dst) {
+      if (src == dst || r.hop_count(src, dst) == kNone) continue;
+      Routing::PairRoutes pair = r.pair_routes(src, dst);
+      EXPECT_EQ(pair.src(), src);
+      EXPECT_EQ(pair.dst(), dst);
+      ++pairs;
+      for (std::uint64_t h = 0; h < 40; ++h) {
+        const std::uint64_t hash = h * 0x9e3779b97f4a7c15ull;
+        std::vector<LinkId> path{kNone};  // appends
+        pair.route(hash, path);
+        ASSERT_EQ(path, [&] {
+          std::vector<LinkId> expected{kNone};
+          r.route(src, dst, hash, expected);
+          return expected;
+        }()) << t.node(src).name << " -> " << t.node(dst).name << " hash " << hash;
+      }
+    }
+  }
+  EXPECT_GT(pairs, 1000u);
+}
+
+// The tree grows only where flows went: one flow over the 12 paths expands 1 state per hop,
+// and once every path has been taken the memory stops growing.
+TEST(PairRoutes, GrowsOnlyWithPathsTaken) {
+  const Topology t = make_leaf_spine(small_fabric(2));
+  const Routing r(t);
+  Routing::PairRoutes pair = r.pair_routes(id(t, "host.0.gpu.0"), id(t, "host.2.gpu.0"));
+  std::vector<LinkId> path;
+  for (std::uint64_t h = 0; h < 2000; ++h) pair.route(h, path);
+  const std::size_t settled = pair.memory_bytes();
+  for (std::uint64_t h = 2000; h < 4000; ++h) pair.route(h, path);
+  EXPECT_EQ(pair.memory_bytes(), settled);
+}
+
+TEST(PairRoutes, UnreachablePairIsAUserError) {
+  Topology t;
+  const NodeId a = t.add_node(NodeKind::kGpu, "host.0.gpu.0", 0);
+  const NodeId b = t.add_node(NodeKind::kGpu, "host.1.gpu.0", 1);
+  const NodeId sw = t.add_node(NodeKind::kSwitch, "switch.0");
+  t.add_duplex_link(a, sw, Bandwidth::gbps(100), 1_ns);
+  const Routing r(t);
+  EXPECT_THAT(user_error_of([&] { r.pair_routes(a, b); }),
+              HasSubstr("no path from 'host.0.gpu.0' to 'host.1.gpu.0'"));
+}
+
+// A link state change advances version(): pair routes made before it are stale, and fresh
+// ones follow the new tables.
+TEST(PairRoutes, LinkChangesAdvanceTheVersion) {
+  const Topology t = make_leaf_spine(small_fabric(1));
+  Routing r(t);
+  const NodeId src = id(t, "host.0.gpu.0");
+  const NodeId dst = id(t, "host.2.gpu.0");
+  const Routing::PairRoutes before = r.pair_routes(src, dst);
+  EXPECT_EQ(before.version(), r.version());
+  r.set_link_up(cable(t, "leaf.0", "spine.2"), false);
+  EXPECT_NE(before.version(), r.version());
+  const std::uint64_t down = r.version();
+  r.set_link_up(cable(t, "leaf.0", "spine.2"), false);  // no change
+  EXPECT_EQ(r.version(), down);
+  Routing::PairRoutes after = r.pair_routes(src, dst);
+  for (std::uint64_t h = 0; h < 64; ++h) {
+    std::vector<LinkId> path;
+    after.route(h, path);
+    EXPECT_EQ(path, route_of(r, src, dst, h));
+    EXPECT_THAT(visited(t, path), ::testing::Not(::testing::Contains("spine.2")));
+  }
+}
+
 }  // namespace
 }  // namespace loom::topology

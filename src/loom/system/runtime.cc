@@ -26,8 +26,8 @@ Runtime::Runtime(Simulator& simulator, const topology::Topology& topology, const
   }
   workload.validate();
   const std::uint32_t n = workload.node_count();
-  pending_deps_.resize(n);
-  dependent_offsets_.assign(n + 1, 0);
+  node_state_.resize(std::size_t{n} + 1);
+  const std::uint32_t per_rank = 1 + options.comm_streams;
   for (NodeId id = 0; id < n; ++id) {
     const workload::Node& node = workload.node(id);
     if (node.kind == NodeKind::kCompute && node.flops > 0 && node.duration == Time::zero()) {
@@ -39,16 +39,17 @@ Runtime::Runtime(Simulator& simulator, const topology::Topology& topology, const
       throw UserError(fmt::format("{}: uses communication stream {}, but ranks have {} (system.comm_streams)",
                                   workload.label(node.label), node.stream, options.comm_streams));
     }
-    pending_deps_[id] = static_cast<std::uint32_t>(workload.deps(id).size());
-    for (NodeId dep : workload.deps(id)) ++dependent_offsets_[dep + 1];
+    node_state_[id].pending = static_cast<std::uint32_t>(workload.deps(id).size());
+    node_state_[id].stream = node.rank * per_rank + (node.kind == NodeKind::kCompute ? 0 : 1 + node.stream);
+    for (NodeId dep : workload.deps(id)) ++node_state_[dep + 1].first_dependent;
   }
-  for (NodeId id = 0; id < n; ++id) dependent_offsets_[id + 1] += dependent_offsets_[id];
-  dependents_.resize(dependent_offsets_[n]);
-  std::vector<std::uint32_t> fill(dependent_offsets_.begin(), dependent_offsets_.end() - 1);
+  for (NodeId id = 0; id < n; ++id) node_state_[id + 1].first_dependent += node_state_[id].first_dependent;
+  dependents_.resize(node_state_[n].first_dependent);
+  std::vector<std::uint32_t> fill(n);
+  for (NodeId id = 0; id < n; ++id) fill[id] = node_state_[id].first_dependent;
   for (NodeId id = 0; id < n; ++id) {
     for (NodeId dep : workload.deps(id)) dependents_[fill[dep]++] = id;
   }
-  ready_cause_.assign(n, kNoNode);
   streams_.resize(std::size_t{workload.rank_count()} * (1 + options.comm_streams));
   next_sequence_.resize(workload.communicator_count());
   open_instances_.resize(workload.communicator_count());
@@ -73,7 +74,7 @@ Runtime::~Runtime() = default;
 
 RunResult Runtime::run() {
   for (NodeId id = 0; id < workload_.node_count(); ++id) {
-    if (pending_deps_[id] == 0) node_ready(id);
+    if (node_state_[id].pending == 0) node_ready(id, kNoNode);
   }
   simulator_.run();
   if (nodes_done_ != workload_.node_count()) report_stall();
@@ -86,15 +87,13 @@ RunResult Runtime::run() {
   return std::move(result_);
 }
 
-Runtime::Stream& Runtime::stream_of(const workload::Node& node) {
-  const std::size_t per_rank = 1 + options_.comm_streams;
-  const std::size_t index = node.kind == NodeKind::kCompute ? 0 : 1 + node.stream;
-  return streams_[node.rank * per_rank + index];
-}
+Runtime::Stream& Runtime::stream_of(NodeId id) { return streams_[node_state_[id].stream]; }
 
-void Runtime::node_ready(NodeId id) {
-  result_.nodes[id].start = simulator_.now();  // the ready time, until the node starts
-  Stream& stream = stream_of(workload_.node(id));
+void Runtime::node_ready(NodeId id, NodeId cause) {
+  // The ready time and its cause, until the node starts.
+  result_.nodes[id].start = simulator_.now();
+  result_.nodes[id].enabler = cause;
+  Stream& stream = stream_of(id);
   stream.queue.push_back(id);
   if (!stream.busy) start_next(stream);
 }
@@ -108,8 +107,9 @@ void Runtime::start_next(Stream& stream) {
   const NodeId id = stream.queue[stream.head++];
   stream.busy = true;
   NodeTiming& timing = result_.nodes[id];
-  // Ready earlier and waited: the stream's previous node let it go; otherwise its dependency.
-  timing.enabler = timing.start < simulator_.now() ? stream.last : ready_cause_[id];
+  // Ready earlier and waited: the stream's previous node let it go; otherwise its dependency
+  // (node_ready recorded it).
+  if (timing.start < simulator_.now()) timing.enabler = stream.last;
   timing.start = simulator_.now();
   start_node(id);
 }
@@ -132,18 +132,16 @@ void Runtime::start_node(NodeId id) {
 
 void Runtime::node_done(NodeId id) {
   ++nodes_done_;
-  const workload::Node& node = workload_.node(id);
   result_.nodes[id].end = simulator_.now();
-  result_.rank_finish[node.rank] = std::max(result_.rank_finish[node.rank], simulator_.now());
-  Stream& stream = stream_of(node);
+  const std::uint32_t stream_index = node_state_[id].stream;
+  Time& rank_finish = result_.rank_finish[stream_index / (1 + options_.comm_streams)];
+  rank_finish = std::max(rank_finish, simulator_.now());
+  Stream& stream = streams_[stream_index];
   stream.busy = false;
   stream.last = id;
-  for (std::uint32_t i = dependent_offsets_[id]; i < dependent_offsets_[id + 1]; ++i) {
+  for (std::uint32_t i = node_state_[id].first_dependent; i < node_state_[id + 1].first_dependent; ++i) {
     const NodeId next = dependents_[i];
-    if (--pending_deps_[next] == 0) {
-      ready_cause_[next] = id;
-      node_ready(next);
-    }
+    if (--node_state_[next].pending == 0) node_ready(next, id);
   }
   if (!stream.busy) start_next(stream);
 }
@@ -225,9 +223,10 @@ void Runtime::on_transfer_complete(std::uint64_t cookie) {
     node_done(done.recv);
     return;
   }
-  collective::Progress progress;
-  instances_[done.instance].execution->on_done(done.transfer, progress);
-  apply(done.instance, progress);
+  progress_.ready.clear();
+  progress_.finished_members.clear();
+  instances_[done.instance].execution->on_done(done.transfer, progress_);
+  apply(done.instance, progress_);
 }
 
 }  // namespace loom::system

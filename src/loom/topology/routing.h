@@ -41,13 +41,20 @@
 // that some other GPU cannot reach, with how many; route() between such a pair throws
 // UserError naming both.
 //
+// Many flows between one pair. pair_routes(src, dst) returns a PairRoutes that routes flows
+// between that pair exactly as route() does (same flow_hash, same links), but remembers each
+// node's next hops the first time a flow reaches the node, so a later flow costs one hash per
+// hop instead of a search. The flow backend keeps one per pair it has seen (route_cache.h).
+//
 // Thread-safety: const queries are safe concurrently; set_link_up needs exclusive access.
-// The Topology must outlive the Routing and must not change after the Routing is built.
+// A PairRoutes is used by one thread at a time. The Topology must outlive the Routing and must
+// not change after the Routing is built.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -74,6 +81,8 @@ struct RouteUpdate {
 
 class Routing {
  public:
+  class PairRoutes;
+
   // Builds the tables of every destination group with every link up. `seed` derives the
   // per-node ECMP hash seeds. Throws UserError if a shortest path would exceed 254 hops.
   explicit Routing(const Topology& topology, std::uint64_t seed = 0);
@@ -89,9 +98,16 @@ class Routing {
   // the count); 0 if unreachable, saturating at 2^64 - 1. O(nodes + links) per call.
   std::uint64_t path_count(NodeId src, NodeId dst) const;
 
+  // The shortest legal paths from src to dst (src != dst) for many flows; see PairRoutes.
+  // Throws UserError as route() does when dst cannot be reached from src. Cost: one search
+  // of the pair, as a route() call.
+  PairRoutes pair_routes(NodeId src, NodeId dst) const;
+
   // Takes the cable of `link` (both directions) down or brings it back, and updates the
   // tables. Setting the current state again changes nothing.
   RouteUpdate set_link_up(LinkId link, bool up);
+  // Counts the link state changes so far: a PairRoutes made at another version is stale.
+  std::uint64_t version() const { return version_; }
   bool link_up(LinkId link) const;
   // Every GPU that some other GPU cannot reach under the current link states, by ascending
   // rank. O(groups^2 x attachment size + GPUs x host region).
@@ -111,6 +127,7 @@ class Routing {
 
  private:
   class Walker;  // one query's view of the tables (routing_paths.cc)
+  enum class Phase : std::uint8_t;  // where a walk is: source region, fabric, destination region
   struct Seed {
     std::uint32_t fabric;  // fabric index of the switch
     std::uint8_t cost;     // hops from that switch to the destination
@@ -154,6 +171,61 @@ class Routing {
   std::map<std::vector<Seed>, std::uint32_t> group_index_;
   std::vector<std::uint32_t> group_of_rank_;
   std::vector<std::uint8_t> distance_;          // [group * fabric switches + fabric index]
+  std::uint64_t version_ = 0;
+};
+
+// The paths of one (src, dst) pair, unrolled lazily: a tree whose root is src, whose nodes are
+// the (node, phase) states flows have reached, and whose edges are the next hops of each
+// reached state, in route()'s order. route(flow_hash) walks it with route()'s hash and adds a
+// state the first time a flow steps onto it, so the tree holds only what flows have used; it
+// never exceeds the shortest-path DAG unrolled into a tree. Memory: about 24 bytes per reached
+// state plus 12 per next hop of an expanded state, plus the pair's search (a few bytes per
+// node of the two host regions). Move-only; made by Routing::pair_routes.
+class Routing::PairRoutes {
+ public:
+  PairRoutes(PairRoutes&&) noexcept;
+  PairRoutes& operator=(PairRoutes&&) noexcept;
+  ~PairRoutes();
+
+  // Appends the links Routing::route(src, dst, flow_hash, out) would append. Amortised
+  // O(path length); a state's first visit costs route()'s search at that node.
+  void route(std::uint64_t flow_hash, std::vector<LinkId>& out);
+  NodeId src() const { return src_; }
+  NodeId dst() const { return dst_; }
+  // Routing::version() when this was made.
+  std::uint64_t version() const { return version_; }
+  // Heap and object bytes held. O(1).
+  std::size_t memory_bytes() const {
+    return sizeof(*this) + walker_bytes_ + states_.capacity() * sizeof(State) +
+           choices_.capacity() * sizeof(Choice);
+  }
+
+ private:
+  friend class Routing;
+  struct State {
+    std::uint64_t seed;                  // node_seed(node)
+    NodeId node;
+    std::uint32_t first_choice = kNone;  // into choices_; kNone until expanded
+    std::uint32_t choice_count = 0;
+    Phase phase;
+  };
+  struct Choice {
+    LinkId link;
+    std::uint32_t child;  // state the link leads to; kNone until a flow takes it
+    Phase phase;          // phase after the link
+  };
+  PairRoutes(const Routing& routing, NodeId src, NodeId dst);
+  void expand(std::uint32_t state);
+
+  const Routing* routing_;
+  NodeId src_;
+  NodeId dst_;
+  std::uint64_t version_;
+  std::uint64_t pair_key_;  // the hash of (src, dst) that route() mixes into every flow key
+  std::unique_ptr<Walker> walker_;
+  std::size_t walker_bytes_;
+  std::vector<State> states_;
+  std::vector<Choice> choices_;
 };
 
 }  // namespace loom::topology

@@ -34,9 +34,23 @@ std::uint64_t mix(std::uint64_t x) {
   return x;
 }
 
-enum class Phase : std::uint8_t { kSource, kFabric, kDest };
+// The per-pair part of every flow key, and a flow's key: route() picks next hop
+// mix(flow key ^ node seed) mod (number of next hops) at every node.
+std::uint64_t pair_key(NodeId src, NodeId dst) { return mix((std::uint64_t{src} << 32) | dst); }
+std::uint64_t flow_key(std::uint64_t pair, std::uint64_t flow_hash) { return mix(pair ^ flow_hash); }
+
+// Throws the UserError of an unreachable destination when the walker has no path.
+void require_reachable(const Topology& topology, std::uint8_t start_cost, NodeId src, NodeId dst) {
+  if (start_cost != kUnreachable) return;
+  throw UserError(fmt::format(
+      "no path from '{}' to '{}': GPUs never forward traffic and paths do not pass through "
+      "other hosts, so the two need a path through switches and NICs whose links are all up",
+      topology.node(src).name, topology.node(dst).name));
+}
 
 }  // namespace
+
+enum class Routing::Phase : std::uint8_t { kSource, kFabric, kDest };
 
 class Routing::Walker {
  public:
@@ -62,6 +76,9 @@ class Routing::Walker {
   }
 
   Phase start_phase() const { return start_phase_; }
+  std::size_t memory_bytes() const {
+    return sizeof(*this) + dest_local_.capacity() + source_local_.capacity() + fabric_scratch_.capacity();
+  }
   std::uint8_t start_cost() const { return cost(start_phase_, src_); }
 
   std::uint8_t cost(Phase phase, NodeId node) const {
@@ -168,13 +185,8 @@ void Routing::route(NodeId src, NodeId dst, std::uint64_t flow_hash,
                     std::vector<LinkId>& out) const {
   if (src == dst) return;
   const Walker walker(*this, src, dst);
-  if (walker.start_cost() == kUnreachable) {
-    throw UserError(fmt::format(
-        "no path from '{}' to '{}': GPUs never forward traffic and paths do not pass through "
-        "other hosts, so the two need a path through switches and NICs whose links are all up",
-        topology_->node(src).name, topology_->node(dst).name));
-  }
-  const std::uint64_t flow_key = mix(mix((std::uint64_t{src} << 32) | dst) ^ flow_hash);
+  require_reachable(*topology_, walker.start_cost(), src, dst);
+  const std::uint64_t key = flow_key(pair_key(src, dst), flow_hash);
   Phase phase = walker.start_phase();
   NodeId at = src;
   while (at != dst) {
@@ -182,7 +194,7 @@ void Routing::route(NodeId src, NodeId dst, std::uint64_t flow_hash,
     walker.for_each_next(phase, at, [&](LinkId, Phase) { ++choices; });
     LOOM_ASSERT(choices > 0, fmt::format("no next hop at '{}' towards '{}'",
                                          topology_->node(at).name, topology_->node(dst).name));
-    std::uint64_t pick = mix(flow_key ^ node_seed(at)) % choices;
+    std::uint64_t pick = mix(key ^ node_seed(at)) % choices;
     LinkId chosen = kNone;
     Phase chosen_phase = phase;
     walker.for_each_next(phase, at, [&](LinkId l, Phase p) {
@@ -194,6 +206,54 @@ void Routing::route(NodeId src, NodeId dst, std::uint64_t flow_hash,
     out.push_back(chosen);
     at = topology_->link(chosen).dst;
     phase = chosen_phase;
+  }
+}
+
+Routing::PairRoutes Routing::pair_routes(NodeId src, NodeId dst) const {
+  LOOM_ASSERT(src != dst, "pair routes from a node to itself");
+  return PairRoutes(*this, src, dst);
+}
+
+Routing::PairRoutes::PairRoutes(const Routing& routing, NodeId src, NodeId dst)
+    : routing_(&routing), src_(src), dst_(dst), version_(routing.version_),
+      pair_key_(pair_key(src, dst)), walker_(std::make_unique<Walker>(routing, src, dst)),
+      walker_bytes_(walker_->memory_bytes()) {
+  require_reachable(*routing.topology_, walker_->start_cost(), src, dst);
+  states_.push_back(State{routing.node_seed(src), src, kNone, 0, walker_->start_phase()});
+}
+
+Routing::PairRoutes::PairRoutes(PairRoutes&&) noexcept = default;
+Routing::PairRoutes& Routing::PairRoutes::operator=(PairRoutes&&) noexcept = default;
+Routing::PairRoutes::~PairRoutes() = default;
+
+void Routing::PairRoutes::expand(std::uint32_t state) {
+  const State s = states_[state];
+  const auto first = static_cast<std::uint32_t>(choices_.size());
+  walker_->for_each_next(s.phase, s.node, [&](LinkId l, Phase p) { choices_.push_back(Choice{l, kNone, p}); });
+  const auto count = static_cast<std::uint32_t>(choices_.size()) - first;
+  const Topology& t = *routing_->topology_;
+  LOOM_ASSERT(count > 0, fmt::format("no next hop at '{}' towards '{}'", t.node(s.node).name, t.node(dst_).name));
+  states_[state].first_choice = first;
+  states_[state].choice_count = count;
+}
+
+void Routing::PairRoutes::route(std::uint64_t flow_hash, std::vector<LinkId>& out) {
+  LOOM_ASSERT(version_ == routing_->version_, "routing a flow on pair routes made before a link changed state");
+  const std::uint64_t key = flow_key(pair_key_, flow_hash);
+  std::uint32_t at = 0;
+  while (states_[at].node != dst_) {
+    if (states_[at].first_choice == kNone) expand(at);
+    const State& s = states_[at];
+    // Any hash modulo 1 is 0: a lone next hop needs no hashing.
+    const std::uint64_t pick = s.choice_count == 1 ? 0 : mix(key ^ s.seed) % s.choice_count;
+    Choice& choice = choices_[s.first_choice + pick];
+    out.push_back(choice.link);
+    if (choice.child == kNone) {
+      const NodeId next = routing_->topology_->link(choice.link).dst;
+      choice.child = static_cast<std::uint32_t>(states_.size());
+      states_.push_back(State{routing_->node_seed(next), next, kNone, 0, choice.phase});
+    }
+    at = choice.child;
   }
 }
 

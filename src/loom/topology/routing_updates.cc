@@ -39,6 +39,7 @@ RouteUpdate Routing::set_link_up(LinkId link, bool up) {
   RouteUpdate update;
   const Link& l = t.link(link);
   if ((link_up_[link] != 0) != up) {
+    ++version_;
     link_up_[link] = up ? 1 : 0;
     link_up_[l.reverse] = up ? 1 : 0;
     if (is_fabric(l.src) && is_fabric(l.dst)) {

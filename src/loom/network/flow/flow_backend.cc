@@ -45,7 +45,7 @@ FlowBackend::FlowBackend(Simulator& simulator, const topology::Topology& topolog
                          const topology::Routing& routing, FlowParams params)
     : simulator_(simulator),
       topology_(topology),
-      routing_(routing),
+      routes_(routing),
       params_((check_flow_params(params), params)),
       solver_(link_capacities(topology), SolverOptions{params.solver_threads, params.solver_parallel_threshold}),
       links_(topology.link_count()) {}
@@ -62,7 +62,7 @@ Time FlowBackend::ideal_over(std::span<const topology::LinkId> path, Bytes bytes
 Time FlowBackend::ideal_time(const TransferRequest& request) const {
   LOOM_ASSERT(request.src != request.dst, "transfer from a node to itself");
   path_.clear();
-  routing_.route(request.src, request.dst, request.flow_hash, path_);
+  routes_.route(request.src, request.dst, request.flow_hash, path_);
   return ideal_over(path_, request.bytes);
 }
 
@@ -103,8 +103,9 @@ void FlowBackend::start(const TransferRequest& request, CompletionHandler& handl
   for (std::uint32_t qp = 0; qp < qps; ++qp) {
     const Bytes share = request.bytes / qps + (qp < request.bytes % qps ? 1 : 0);
     add_stream(id, share, qp_hash(request.flow_hash, qp));
-    // QP 0 takes the request's own route: the ideal time is measured on it.
-    if (qp == 0) transfers_[id].ideal = ideal_over(path_, request.bytes);
+    // QP 0 takes the request's own route: the ideal time is measured on it (only records
+    // show it).
+    if (qp == 0 && params_.record_flows) transfers_[id].ideal = ideal_over(path_, request.bytes);
   }
   request_solve();
 }
@@ -112,7 +113,7 @@ void FlowBackend::start(const TransferRequest& request, CompletionHandler& handl
 void FlowBackend::add_stream(std::uint32_t transfer, Bytes payload, std::uint64_t flow_hash) {
   const Transfer& t = transfers_[transfer];
   path_.clear();
-  routing_.route(t.src, t.dst, flow_hash, path_);
+  routes_.route(t.src, t.dst, flow_hash, path_);
   const FlowIndex flow = solver_.add_flow(path_, t.weight);
   if (flow >= streams_.size()) streams_.resize(flow + 1);
   streams_[flow] = Stream{transfer, static_cast<double>(wire_bytes(params_, payload)), 0.0,

@@ -29,8 +29,10 @@
 // Observers (for the report layer): per-link rate and cumulative carried wire bytes (sample
 // them at intervals with LinkSampler), and optionally a FlowRecord per finished transfer.
 //
-// Cost: start O(q x path length) plus the component solves (max_min_solver.h); memory about
-// 100 bytes per active QP plus the solver's, 24 bytes per link. The Simulator, Topology and
+// Cost: start O(q x path length) plus the component solves (max_min_solver.h); routes come
+// from a RouteCache (route_cache.h: a pair seen before costs one hash per hop, the same path
+// as Routing::route). Memory: about 100 bytes per active QP plus the solver's, 24 bytes per
+// link, plus the route cache (at most about 64 MiB). The Simulator, Topology and
 // Routing must outlive the backend, and the backend its pending events. Not thread-safe.
 #pragma once
 
@@ -42,6 +44,7 @@
 #include "loom/network/backend.h"
 #include "loom/network/flow/flow_params.h"
 #include "loom/network/flow/max_min_solver.h"
+#include "loom/network/flow/route_cache.h"
 #include "loom/topology/routing.h"
 
 namespace loom::network::flow {
@@ -104,7 +107,7 @@ class FlowBackend final : public Backend {
     topology::NodeId dst = topology::kNone;
     Bytes bytes = 0;
     Time start;
-    Time ideal;
+    Time ideal;                   // set when params_.record_flows, or for zero bytes
     Time delivery;                // latest arrival of a drained QP's last byte
     std::uint32_t pending_qps = 0;
     double weight = 1.0;          // max-min weight of each of its QPs
@@ -139,7 +142,7 @@ class FlowBackend final : public Backend {
 
   Simulator& simulator_;
   const topology::Topology& topology_;
-  const topology::Routing& routing_;
+  mutable RouteCache routes_;  // ideal_time() routes too; the cache changes no result
   FlowParams params_;
   MaxMinSolver solver_;
   std::vector<Stream> streams_;

@@ -197,6 +197,16 @@ void MaxMinSolver::find_components(std::span<const LinkIndex> seeds) {
   stats_.link_visits += visits;
 }
 
+// Progressive filling on one flow: every link's level is C_l / w, the smallest wins unless the
+// cap's level K / w is smaller still (links win ties), and the flow freezes at w x level or at
+// K. The same operations as solve_component's, so the same bits.
+void MaxMinSolver::solve_lone_flow(Flow& flow, Scratch& s) {
+  double level = capacity_[flow.path.front()] / flow.weight;
+  for (const LinkIndex link : flow.path) level = std::min(level, capacity_[link] / flow.weight);
+  flow.rate = flow.cap != kNoRateCap && flow.cap / flow.weight < level ? flow.cap : flow.weight * level;
+  s.link_visits += 2 * flow.path.size();  // as solve_component: set up, then freeze
+}
+
 void MaxMinSolver::solve_components() {
   std::size_t incidences = 0;
   for (const Component& c : components_) incidences += c.incidences;
@@ -234,6 +244,10 @@ void MaxMinSolver::solve_components() {
 }
 
 void MaxMinSolver::solve_component(const Component& component, Scratch& s) {
+  if (component.flow_end - component.first_flow == 1) {
+    solve_lone_flow(flows_[component_flows_[component.first_flow]], s);
+    return;
+  }
   const auto flows_begin = component_flows_.begin() + static_cast<std::ptrdiff_t>(component.first_flow);
   const auto flows_end = component_flows_.begin() + static_cast<std::ptrdiff_t>(component.flow_end);
   const auto links_begin = component_links_.begin() + static_cast<std::ptrdiff_t>(component.first_link);

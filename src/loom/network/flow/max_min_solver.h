@@ -41,6 +41,10 @@
 // arrivals and departures nor on which thread solved it: threads = N gives results
 // bit-identical to threads = 1, and an incremental solve bit-identical to a full one.
 //
+// A component of one flow (the common case for collectives inside a host) skips the general
+// machinery: x_f = w_f min_l (C_l / w_f), or K_f when K_f / w_f is lower, the same doubles
+// progressive filling computes.
+//
 // Complexity. add_flow O(|P_f|); remove_flow O(sum over its links of the flows on them).
 // solve(): finding the touched components is linear in their size; solving a component with
 // F flows, L links and I = sum |P_f| incidences costs O(F log F + L log L + I log L).
@@ -145,6 +149,7 @@ class MaxMinSolver {
   void find_components(std::span<const LinkIndex> seeds);
   void solve_components();
   void solve_component(const Component& component, Scratch& scratch);
+  void solve_lone_flow(Flow& flow, Scratch& scratch);
 
   std::vector<double> capacity_;
   std::vector<std::vector<FlowIndex>> link_flows_;
