@@ -3,7 +3,7 @@ BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 LOOM := $(BUILD_DIR)/apps/loom/loom
 
-.PHONY: all deps configure build run test bench clean
+.PHONY: all deps configure build run test bench scenarios clean
 
 all: build
 
@@ -25,6 +25,10 @@ test: build
 
 bench: build
 	@$(BUILD_DIR)/bench/loom_bench
+
+# Whole-experiment speed targets (bench/scenarios/*.yaml): minutes, not seconds.
+scenarios: build
+	@LOOM=$(LOOM) bench/run_scenarios.sh
 
 clean:
 	@rm -rf $(BUILD_DIR) results
