@@ -190,6 +190,30 @@ network::packet::PacketParams read_packet(config::Reader s, std::uint64_t seed) 
   p.scale_up_flow = s.optional<bool>("scale_up_flow", p.scale_up_flow);
   p.nic.selective_repeat = s.optional<bool>("selective_repeat", p.nic.selective_repeat);
   p.packet_spraying = s.optional<bool>("packet_spraying", p.packet_spraying);
+  p.nic.ack_high_priority = s.optional<bool>("ack_high_priority", p.nic.ack_high_priority);
+  {
+    // network.packet.classes: priority queues of switch egress ports (packet README).
+    config::Reader c = s.child_or_empty("classes");
+    p.sw.queues = read_count(c, "queues", p.sw.queues, 2, network::packet::kMaxQueues);
+    p.data_priority = read_count(c, "data", p.data_priority, 1, p.sw.queues - 1);
+    p.sw.scheduler = network::packet::parse_queue_scheduler(
+        c.choice("scheduler", {"strict", "wrr"}, network::packet::to_string(p.sw.scheduler)));
+    if (c.has("weights")) {
+      const std::vector<std::uint64_t> weights = c.list<std::uint64_t>("weights");
+      if (weights.size() > p.sw.queues - 1) {
+        c.fail("weights", fmt::format("{} weights: expected at most one per data class 1..{}", weights.size(),
+                                      p.sw.queues - 1));
+      }
+      for (std::size_t i = 0; i < weights.size(); ++i) {
+        if (weights[i] < 1 || weights[i] > 1024) {
+          c.fail("weights", fmt::format("weight of class {} must be between 1 and 1024 packets per turn, got {}",
+                                        i + 1, weights[i]));
+        }
+        p.sw.class_weights[i + 1] = static_cast<std::uint32_t>(weights[i]);
+      }
+    }
+    c.finish();
+  }
   {
     // network.packet.monitor: which monitor CSV files the run writes (packet README).
     config::Reader m = s.child_or_empty("monitor");

@@ -41,7 +41,8 @@ Fabric::Fabric(Simulator& simulator, const topology::Topology& topology, const P
   const bool hpcc = params.cc.kind == CcKind::kHpcc;
   data_header_ = params.nic.header_bytes + (hpcc ? params.nic.int_header_bytes : 0);
   ack_wire_ = params.nic.ack_bytes + (hpcc ? params.nic.int_header_bytes : 0);
-  ack_priority_ = params.nic.ack_high_priority ? 0 : static_cast<std::uint8_t>(params.data_priority);
+  ack_control_ = params.nic.ack_high_priority;
+  wrr_ = params.sw.scheduler == QueueScheduler::kWrr;
   if (params.packet_spraying) path_stride_ = (1 + kSprayPaths) * kMaxPathLinks;
   for (LinkId l = 0; l < topology.link_count(); ++l) {
     const topology::Link& link = topology.link(l);
@@ -139,7 +140,8 @@ void Fabric::enqueue(LinkId link, PacketId id) {
 PacketId Fabric::dequeue(Port& port) {
   const unsigned ready = port.nonempty & static_cast<unsigned>(~port.paused) & 0xffu;
   if (ready == 0) return kNoPacket;
-  const auto q = static_cast<std::uint32_t>(std::countr_zero(ready));
+  const std::uint32_t q = wrr_ && (ready & 1u) == 0 ? next_wrr_class(port, ready)
+                                                    : static_cast<std::uint32_t>(std::countr_zero(ready));
   const PacketId id = port.head[q];
   Packet& packet = pool_[id];
   port.head[q] = packet.next;
@@ -150,6 +152,19 @@ PacketId Fabric::dequeue(Port& port) {
   port.queue[q] -= packet.wire;
   port.bytes -= packet.wire;
   return id;
+}
+
+std::uint32_t Fabric::next_wrr_class(Port& port, unsigned ready) const {
+  if (port.wrr_credit > 0 && ((ready >> port.wrr_class) & 1u) != 0) {
+    --port.wrr_credit;
+    return port.wrr_class;
+  }
+  // The turn passes to the next ready class after the current one, cyclically.
+  const unsigned after = ready & ~((2u << port.wrr_class) - 1u);
+  const auto c = static_cast<std::uint32_t>(std::countr_zero(after != 0 ? after : ready));
+  port.wrr_class = static_cast<std::uint8_t>(c);
+  port.wrr_credit = static_cast<std::uint16_t>(params_.sw.class_weights[c] - 1);
+  return c;
 }
 
 void Fabric::try_transmit(LinkId link) {
@@ -171,11 +186,11 @@ void Fabric::transmit(LinkId link, PacketId id) {
   Packet& packet = pool_[id];
   if (packet.in_link != topology::kNone) {
     const topology::NodeId node = topology_.link(link).src;
-    buffer_.release(packet.in_link, packet.wire);
+    buffer_.release(packet.in_link, packet.wire, packet.priority);
     if (buffer_.any_paused(node)) {
       resumable_.clear();
       buffer_.take_resumable(node, resumable_);
-      for (const LinkId in : resumable_) send_pfc(in, false);
+      for (const IngressQueue& in : resumable_) send_pfc(in.link, in.priority, false);
     }
   }
   if (packet.kind == PacketKind::kData) {
@@ -251,12 +266,12 @@ void Fabric::forward(PacketId id, LinkId arrived_on) {
       drop(id, next);
       return;
     }
-    if (!buffer_.admit(arrived_on, packet.wire)) {
+    if (!buffer_.admit(arrived_on, packet.wire, packet.priority)) {
       drop(id, next);
       return;
     }
     packet.in_link = arrived_on;
-    if (buffer_.take_pause(arrived_on)) send_pfc(arrived_on, true);
+    if (buffer_.take_pause(arrived_on, packet.priority)) send_pfc(arrived_on, packet.priority, true);
   }
   enqueue(next, id);
   try_transmit(next);
@@ -271,7 +286,8 @@ void Fabric::drop(PacketId id, LinkId at) {
 void Fabric::flush(LinkId link) {
   Port& port = ports_[link];
   for (PacketId id = dequeue(port); id != kNoPacket; id = dequeue(port)) {
-    if (pool_[id].in_link != topology::kNone) buffer_.release(pool_[id].in_link, pool_[id].wire);
+    const Packet& packet = pool_[id];
+    if (packet.in_link != topology::kNone) buffer_.release(packet.in_link, packet.wire, packet.priority);
     drop(id, link);
   }
 }
@@ -292,19 +308,20 @@ void Fabric::set_cable_up(LinkId link, bool up) {
   }
 }
 
-void Fabric::send_pfc(LinkId link, bool pause) {
+void Fabric::send_pfc(LinkId link, std::uint32_t priority, bool pause) {
   // The frame travels back over the reverse direction of `link` to the port that feeds it.
   const LinkId back = topology_.link(link).reverse;
   const Time delay = serialization(ports_[back], static_cast<std::uint32_t>(params_.sw.pause_frame_bytes)) +
                      topology_.link(back).latency;
-  simulator_.schedule_in<&Fabric::on_pfc>(delay, this, (std::uint64_t{link} << 1) | (pause ? 1 : 0));
+  simulator_.schedule_in<&Fabric::on_pfc>(delay, this, (std::uint64_t{link} << 4) | (priority << 1) | (pause ? 1 : 0));
 }
 
-void Fabric::on_pfc(std::uint64_t link_and_pause) {
-  const auto link = static_cast<LinkId>(link_and_pause >> 1);
-  const bool pause = (link_and_pause & 1) != 0;
+void Fabric::on_pfc(std::uint64_t frame) {
+  const auto link = static_cast<LinkId>(frame >> 4);
+  const auto priority = static_cast<std::uint8_t>((frame >> 1) & 7u);
+  const bool pause = (frame & 1) != 0;
   Port& port = ports_[link];
-  const auto bit = static_cast<std::uint8_t>(1u << params_.data_priority);
+  const auto bit = static_cast<std::uint8_t>(1u << priority);
   if (pause) {
     port.paused |= bit;
     ++counters_.pauses;
@@ -314,7 +331,7 @@ void Fabric::on_pfc(std::uint64_t link_and_pause) {
   }
   if (record_pfc_) {
     if (pfc_events_.size() < pfc_limit_) {
-      pfc_events_.push_back(PfcEvent{simulator_.now(), link, pause});
+      pfc_events_.push_back(PfcEvent{simulator_.now(), link, pause, priority});
     } else {
       ++pfc_events_dropped_;
     }

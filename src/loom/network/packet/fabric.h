@@ -3,14 +3,25 @@
 // ACK/NACK, go-back-N and congestion control. Time is integer picoseconds.
 //
 // Model.
-//  - Every directed link has an egress port at its source: 8 FIFO queues served in strict
-//    priority (0 first); queue 0 carries control packets when ACKs are high priority, data
-//    uses params.data_priority. A packet of w wire bytes occupies the port for
+//  - Every directed link has an egress port at its source with sw.queues FIFO queues, one per
+//    traffic class. Class 0 is the control class and is always served first: ACK/NACK (which
+//    carry the CNP echo) go there when nic.ack_high_priority is on (ns-3's ACK_HIGH_PRIO), else
+//    in their QP's data class; PFC frames are out of band (they reach the upstream port one
+//    frame serialisation and a link latency after they are sent, ahead of every queue). Data
+//    packets use their QP's class (QpSpec::priority, default params.data_priority). Between
+//    the data classes 1..queues-1 the port schedules by sw.scheduler: strict priority (the
+//    lowest-numbered ready class first, so a backlogged high class starves the lower ones) or
+//    weighted round robin (a class's turn lasts up to sw.class_weights[c] packets while it has
+//    packets and is not paused; empty or paused classes are skipped, so it is work
+//    conserving). ECN marking looks at the bytes of the packet's own class queue. A NIC port
+//    serves its QPs round robin whatever their class (ns-3's GetNextQindex), skipping QPs of a
+//    paused class. A packet of w wire bytes occupies the port for
 //    serialization_time(w, bandwidth) and arrives at the far node link latency later (plus the
 //    far node's forwarding latency when it forwards): store and forward.
-//  - Forwarding nodes: an arriving data packet is admitted by the SharedBuffer (PFC on: pauses
-//    the upstream port of its ingress link when the threshold or headroom is hit and resumes it
-//    with hysteresis; PFC off: tail drop when the buffer or `egress_limit` is exceeded), may be
+//  - Forwarding nodes: an arriving data packet is admitted by the SharedBuffer into the ingress
+//    queue of its (ingress link, class) (PFC on: pauses that class at the upstream port of its
+//    ingress link when the threshold or headroom is hit and resumes it with hysteresis; the
+//    port's other classes keep sending; PFC off: tail drop when the buffer or `egress_limit` is exceeded), may be
 //    dropped by the link's error rate, and is queued at the next link of its path. On dequeue:
 //    ECN RED marking on the queue's bytes (kmin, kmax, pmax per link speed), HPCC telemetry.
 //    PAUSE/RESUME take effect at the upstream port one pause-frame serialisation plus the link
@@ -71,7 +82,7 @@ namespace loom::network::packet {
 using QpId = std::uint32_t;
 // Longest path (links) a QP may use.
 inline constexpr std::uint32_t kMaxPathLinks = 16;
-inline constexpr std::uint32_t kQueues = 8;
+inline constexpr std::uint32_t kQueues = kMaxQueues;
 // Packet spraying: forward paths a QP's data packets take in turn (the first is QpSpec::forward).
 inline constexpr std::uint32_t kSprayPaths = 8;
 // Selective repeat: out-of-order packets a receiver holds per QP (kReorderWords x 64).
@@ -98,6 +109,7 @@ struct QpSpec {
   Time base_rtt;                              // zero: base_rtt(forward)
   Bytes window = 0;                           // BDP for the window and HPCC; zero: computed
   std::uint32_t weight = 1;                   // data packets per round-robin turn at its NIC, >= 1
+  std::uint32_t priority = 0;                 // traffic class 1..sw.queues-1; 0: params.data_priority
   // With params.packet_spraying: further forward paths, concatenated, each as long as `forward`
   // and leaving through the same first link; up to kSprayPaths - 1 are used.
   std::span<const topology::LinkId> alternates;
@@ -124,6 +136,7 @@ struct PfcEvent {
   Time time;
   topology::LinkId link = 0;
   bool pause = false;
+  std::uint8_t priority = 0;  // the traffic class paused or resumed
 };
 
 class Fabric {
@@ -140,7 +153,8 @@ class Fabric {
     pfc_limit_ = limit;
   }
 
-  // Starts a queue pair now. Throws UserError for a path longer than kMaxPathLinks links.
+  // Starts a queue pair now. Throws UserError for a path longer than kMaxPathLinks links or a
+  // priority outside 0..sw.queues-1.
   QpId add_qp(const QpSpec& spec);
 
   // Takes the cable of `link` (both directions) down, or brings it back. Going down drops the
@@ -182,6 +196,11 @@ class Fabric {
   // its egress queue (buffer, egress limit), or flushed from it.
   std::uint64_t drops(topology::LinkId link) const { return ports_[link].drops; }
   std::uint64_t queue_bytes(topology::LinkId link) const { return ports_[link].bytes; }
+  // Bytes queued in one class of the port of `link`; whether the far end has paused that class.
+  std::uint64_t queue_bytes(topology::LinkId link, std::uint32_t priority) const { return ports_[link].queue[priority]; }
+  bool class_paused(topology::LinkId link, std::uint32_t priority) const { return ((ports_[link].paused >> priority) & 1) != 0; }
+  // The traffic class of an active QP's data packets.
+  std::uint32_t qp_priority(QpId qp) const { return qps_[qp].priority; }
   std::uint64_t tx_bytes(topology::LinkId link) const { return ports_[link].tx_bytes; }
   std::uint64_t peak_queue_bytes(topology::LinkId link) const { return ports_[link].peak; }
   const FabricCounters& counters() const { return counters_; }
@@ -213,6 +232,8 @@ class Fabric {
     double pmax = 0;
     std::uint32_t nic = 0xffffffffu;    // index in nics_ when the source is an endpoint
     std::uint8_t paused = 0;            // bit per queue paused by the far end
+    std::uint8_t wrr_class = 0;         // weighted round robin: the class whose turn it is
+    std::uint16_t wrr_credit = 0;       // ... and the packets it may still send in that turn
     Time busy_until;                    // the current packet's last bit leaves then
     bool wake_pending = false;          // an on_transmit_done event is scheduled
     bool forwarding_source = false;     // the source forwards (switch, NIC node)
@@ -247,6 +268,7 @@ class Fabric {
     std::uint8_t spray_paths = 1, spray_next = 0;  // forward paths in use; the next one
     std::uint32_t packets_alive = 0;  // its data packets and ACKs anywhere in the fabric
     std::uint8_t forward_len = 0, reverse_len = 0;
+    std::uint8_t priority = 0;        // traffic class of its data (and, unless high priority, ACKs)
     std::uint8_t route_epoch = 0;
     bool rx_marked = false, delivered = false, active = false;
     CcState cc;
@@ -256,7 +278,7 @@ class Fabric {
   void on_arrive(std::uint64_t packet);
   void on_transmit_done(std::uint64_t link);
   void on_wake(std::uint64_t link);
-  void on_pfc(std::uint64_t link_and_pause);
+  void on_pfc(std::uint64_t frame);  // link << 4 | class << 1 | pause
   void on_decrease(std::uint64_t qp_ref);
   void on_increase(std::uint64_t qp_ref);
   void on_timeout(std::uint64_t qp_ref);
@@ -265,6 +287,8 @@ class Fabric {
   void transmit(topology::LinkId link, PacketId id);
   void enqueue(topology::LinkId link, PacketId id);
   PacketId dequeue(Port& port);
+  // Weighted round robin among the ready data classes (bit set in `ready`, class 0 not ready).
+  std::uint32_t next_wrr_class(Port& port, unsigned ready) const;
   PacketId next_data_packet(topology::LinkId link);
   void forward(PacketId id, topology::LinkId arrived_on);
   void receive_data(PacketId id);
@@ -273,7 +297,7 @@ class Fabric {
   void hold_reordered(QpId qp, std::uint64_t seq);
   void drain_reordered(QpId qp);
   void send_control(PacketId id, PacketKind kind, std::uint64_t seq, bool echo);
-  void send_pfc(topology::LinkId link, bool pause);
+  void send_pfc(topology::LinkId link, std::uint32_t priority, bool pause);
   void drop(PacketId id, topology::LinkId at);
   // Returns a QP's packet to the pool (and the QP's slot once finished and empty).
   void release(PacketId id);
@@ -311,11 +335,12 @@ class Fabric {
   std::vector<QpId> free_qps_;
   FabricCounters counters_;
   std::vector<PfcEvent> pfc_events_;
-  std::vector<topology::LinkId> resumable_;  // scratch
+  std::vector<IngressQueue> resumable_;  // scratch
   bool record_pfc_ = false;
   std::size_t pfc_limit_ = SIZE_MAX;
   std::uint64_t pfc_events_dropped_ = 0;
-  std::uint8_t ack_priority_ = 0;
+  bool ack_control_ = false;  // ACK/NACK in the control class
+  bool wrr_ = false;          // sw.scheduler is weighted round robin
   bool rerouted_ = false;
   std::uint32_t active_qps_ = 0;  // some QP changed paths: arrivals check route epochs
   Bytes data_header_ = 0;

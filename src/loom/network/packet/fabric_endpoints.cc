@@ -23,6 +23,12 @@ QpId Fabric::add_qp(const QpSpec& spec) {
                                 topology_.node(topology_.link(spec.forward.back()).dst).name,
                                 kMaxPathLinks));
   }
+  if (spec.priority >= params_.sw.queues) {
+    throw UserError(fmt::format("packet backend: traffic class {} of a transfer from {}: expected 1..{} "
+                                "(switch.queues = {}; 0 for data_priority)", spec.priority,
+                                topology_.node(topology_.link(spec.forward.front()).src).name,
+                                params_.sw.queues - 1, params_.sw.queues));
+  }
   const Port& first = ports_[spec.forward.front()];
   LOOM_ASSERT(first.nic != 0xffffffffu, "queue pair starting at a forwarding node");
   QpId id;
@@ -44,6 +50,7 @@ QpId Fabric::add_qp(const QpSpec& spec) {
   qp.size = spec.bytes;
   qp.tag = spec.tag;
   qp.weight = spec.weight;
+  qp.priority = static_cast<std::uint8_t>(spec.priority == 0 ? params_.data_priority : spec.priority);
   qp.start = simulator_.now();
   qp.last_progress = qp.start;
   qp.next_avail = qp.start;
@@ -122,7 +129,7 @@ bool Fabric::window_bound(const Qp& qp) const {
 
 PacketId Fabric::next_data_packet(LinkId link) {
   Port& port = ports_[link];
-  if (((port.paused >> params_.data_priority) & 1) != 0) return kNoPacket;
+  const unsigned paused = port.paused;
   Nic& nic = nics_[port.nic];
   const auto count = static_cast<std::uint32_t>(nic.qps.size());
   const Time now = simulator_.now();
@@ -133,6 +140,7 @@ PacketId Fabric::next_data_packet(LinkId link) {
     const std::uint32_t slot = (nic.cursor + i) % count;
     const QpId q = nic.qps[slot];
     Qp& qp = qps_[q];
+    if (paused != 0 && ((paused >> qp.priority) & 1u) != 0) continue;
     if (qp.repair_pending && qp.repaired_seq < qp.snd_una) qp.repair_pending = false;
     const bool repair = qp.repair_pending;
     if (!repair && (qp.snd_nxt >= qp.size || window_bound(qp))) continue;
@@ -161,7 +169,7 @@ PacketId Fabric::next_data_packet(LinkId link) {
     packet.kind = PacketKind::kData;
     packet.path_links = qp.forward_len;
     packet.route_epoch = qp.route_epoch;
-    packet.priority = static_cast<std::uint8_t>(params_.data_priority);
+    packet.priority = qp.priority;
     packet.path = qp.spray_next;
     if (++qp.spray_next == qp.spray_paths) qp.spray_next = 0;
     ++counters_.data_packets;
@@ -198,8 +206,9 @@ void Fabric::send_control(PacketId id, PacketKind kind, std::uint64_t seq, bool 
   packet.flags = echo ? kEcnEcho : 0;
   packet.hop = 0;
   packet.in_link = topology::kNone;
-  packet.priority = ack_priority_;
-  packet.path_links = qps_[packet.qp].reverse_len;
+  const Qp& qp = qps_[packet.qp];
+  packet.priority = ack_control_ ? 0 : qp.priority;
+  packet.path_links = qp.reverse_len;
   ++counters_.control_packets;
   const LinkId first = reverse_path(packet.qp)[0];
   enqueue(first, id);

@@ -80,6 +80,7 @@ class Driver final : public FabricListener {
     spec.reverse = reverse_;
     spec.bytes = f.bytes;
     spec.tag = index;
+    spec.priority = f.priority_group;
     if (config_.global_t) {
       spec.base_rtt = global_rtt_;
       spec.window = global_bdp_;
@@ -149,16 +150,8 @@ double mean(const std::vector<double>& v) {
 
 HpccRunResult run_hpcc(const HpccConfig& config, const topology::Topology& topology,
                        const std::vector<HpccFlow>& flows, const std::filesystem::path& monitor_dir) {
-  PacketParams params = config.params;
-  if (!flows.empty()) {
-    params.data_priority = flows.front().priority_group;
-    for (const HpccFlow& f : flows) {
-      if (f.priority_group != params.data_priority) {
-        throw UserError(fmt::format("flows use priority groups {} and {}: expected one priority "
-                                    "group for all data", params.data_priority, f.priority_group));
-      }
-    }
-  }
+  // Each flow's priority group is its QPs' traffic class (QpSpec::priority).
+  const PacketParams& params = config.params;
   HpccRunResult result;
   Simulator simulator;
   const topology::Routing routing(topology);

@@ -56,8 +56,9 @@ struct HpccRunResult {
 
 // Runs the experiment until every flow ends or the stop time. With config.params.monitor on,
 // samples while flows run and writes the monitor CSV files (monitor_csv.h; QP tags are flow
-// indices) into `monitor_dir`, listed in result.monitor_files. Throws UserError when flows use
-// different priority groups or the topology cannot route a flow.
+// indices) into `monitor_dir`, listed in result.monitor_files. Each flow's priority group is
+// the traffic class of its QP (QpSpec::priority), as ns-3's pg. Throws UserError when the
+// topology cannot route a flow.
 HpccRunResult run_hpcc(const HpccConfig& config, const topology::Topology& topology,
                        const std::vector<HpccFlow>& flows, const std::filesystem::path& monitor_dir = {});
 

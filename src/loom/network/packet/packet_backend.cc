@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
+
 #include "loom/core/error.h"
 #include "loom/network/packet/monitor_csv.h"
 
@@ -21,7 +23,7 @@ void deliver(void* handler, std::uint64_t cookie) {
 
 PacketBackend::PacketBackend(Simulator& simulator, const topology::Topology& topology,
                              const topology::Routing& routing, const PacketParams& params)
-    : simulator_(simulator), routing_(routing), queue_pairs_(params.nic.queue_pairs),
+    : simulator_(simulator), routing_(routing), queue_pairs_(params.nic.queue_pairs), queues_(params.sw.queues),
       spraying_(params.packet_spraying), fabric_(simulator, topology, params) {
   fabric_.set_listener(this);
   if (params.monitor.any()) monitor_.emplace(simulator, fabric_, MonitorParams{params.monitor, Time::max(), {}});
@@ -35,7 +37,16 @@ std::vector<std::filesystem::path> PacketBackend::write_monitors(const std::file
 
 void PacketBackend::start(const TransferRequest& request, CompletionHandler& handler,
                           std::uint64_t cookie) {
+  start_in_class(request, 0, handler, cookie);
+}
+
+void PacketBackend::start_in_class(const TransferRequest& request, std::uint32_t priority,
+                                   CompletionHandler& handler, std::uint64_t cookie) {
   LOOM_ASSERT(request.src != request.dst, "transfer from a node to itself");
+  if (priority >= queues_) {
+    throw UserError(fmt::format("packet backend: traffic class {}: expected 1..{} (switch.queues = {}), or 0 "
+                                "for data_priority", priority, queues_ - 1, queues_));
+  }
   if (scale_up_ && scale_up_->handles(request)) {
     scale_up_->start(request, handler, cookie);
     return;
@@ -73,6 +84,7 @@ void PacketBackend::start(const TransferRequest& request, CompletionHandler& han
     spec.bytes = share + (i < extra ? 1 : 0);
     spec.tag = id;
     spec.weight = static_cast<std::uint32_t>(std::clamp(std::lround(request.weight), 1L, 1024L));
+    spec.priority = priority;
     const QpId qp = fabric_.add_qp(spec);
     if (qp >= qp_hash_.size()) qp_hash_.resize(qp + 1);
     qp_hash_[qp] = hash;

@@ -19,6 +19,11 @@ constexpr std::array<std::pair<CcKind, std::string_view>, 5> kCcNames = {{
     {CcKind::kDctcp, "dctcp"},
 }};
 
+constexpr std::array<std::pair<QueueScheduler, std::string_view>, 2> kSchedulerNames = {{
+    {QueueScheduler::kStrict, "strict"},
+    {QueueScheduler::kWrr, "wrr"},
+}};
+
 [[noreturn]] void fail(std::string_view field, const std::string& value, std::string_view expected) {
   throw UserError(fmt::format("packet backend: {} = {}: expected {}", field, value, expected));
 }
@@ -49,6 +54,21 @@ CcKind parse_cc_kind(std::string_view text) {
   }
   throw UserError(fmt::format("packet backend: congestion control '{}': expected one of none, "
                               "dcqcn, hpcc, timely, dctcp", text));
+}
+
+std::string_view to_string(QueueScheduler scheduler) {
+  for (const auto& [k, name] : kSchedulerNames) {
+    if (k == scheduler) return name;
+  }
+  LOOM_ASSERT(false, "unknown QueueScheduler");
+  return {};
+}
+
+QueueScheduler parse_queue_scheduler(std::string_view text) {
+  for (const auto& [k, name] : kSchedulerNames) {
+    if (name == text) return k;
+  }
+  throw UserError(fmt::format("packet backend: switch.scheduler '{}': expected strict or wrr", text));
 }
 
 void check_packet_params(const PacketParams& params) {
@@ -91,8 +111,17 @@ void check_packet_params(const PacketParams& params) {
     }
     check_fraction("switch.ecn_table pmax", e.pmax, true);
   }
-  if (params.data_priority < 1 || params.data_priority > 7) {
-    fail("data_priority", std::to_string(params.data_priority), "1..7 (0 is the control queue)");
+  if (sw.queues < 2 || sw.queues > kMaxQueues) {
+    fail("switch.queues", std::to_string(sw.queues), fmt::format("2..{} (class 0 is control)", kMaxQueues));
+  }
+  for (std::uint32_t c = 1; c < sw.queues; ++c) {
+    if (sw.class_weights[c] < 1 || sw.class_weights[c] > 1024) {
+      fail(fmt::format("switch.class_weights[{}]", c), std::to_string(sw.class_weights[c]), "1..1024 packets per turn");
+    }
+  }
+  if (params.data_priority < 1 || params.data_priority >= sw.queues) {
+    fail("data_priority", std::to_string(params.data_priority),
+         fmt::format("1..{} (0 is the control class; switch.queues = {})", sw.queues - 1, sw.queues));
   }
 
   if (!(params.link_error_rate >= 0 && params.link_error_rate < 1)) {

@@ -9,6 +9,7 @@
 // NIC speed, doubling per doubling of port speed; 32 MiB shared buffer per switch.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string_view>
 #include <vector>
@@ -17,6 +18,21 @@
 #include "loom/core/units.h"
 
 namespace loom::network::packet {
+
+// Priority queues (traffic classes) an egress port can have; class 0 is the control class.
+inline constexpr std::uint32_t kMaxQueues = 8;
+
+// How a switch egress port chooses among its data classes (1..queues-1). The control class 0
+// (ACK/NACK with the CNP echo when nic.ack_high_priority is on) is always served first, as in
+// ns-3/SimAI; PFC frames travel out of band, ahead of every queue.
+enum class QueueScheduler : std::uint8_t {
+  kStrict,  // the lowest-numbered ready class first (1 before 2 ...)
+  kWrr,     // weighted round robin: a class's turn lasts up to its weight in packets
+};
+// "strict", "wrr".
+std::string_view to_string(QueueScheduler scheduler);
+// Inverse of to_string; throws UserError naming the text and the accepted names.
+QueueScheduler parse_queue_scheduler(std::string_view text);
 
 // Congestion control of every queue pair.
 enum class CcKind : std::uint8_t {
@@ -117,6 +133,13 @@ struct SwitchParams {
   std::vector<EcnSetting> ecn_table; // per-speed settings; a speed listed here overrides the rule
   Bytes egress_limit = 0;            // lossy mode: drop beyond this many bytes per queue; 0 = none
   Bytes pause_frame_bytes = 64;      // PFC frame size on the wire
+  // Priority queues per egress port, 2..kMaxQueues: class 0 for control, 1..queues-1 for data.
+  // PFC accounting, pause and resume are per (ingress port, class).
+  std::uint32_t queues = kMaxQueues;
+  QueueScheduler scheduler = QueueScheduler::kStrict;  // between the data classes
+  // Weighted round robin: packets per turn of class c at class_weights[c], 1..1024 (the entry of
+  // class 0 is not used: control is strict).
+  std::array<std::uint32_t, kMaxQueues> class_weights = {1, 1, 1, 1, 1, 1, 1, 1};
 };
 
 // Monitors of a run (monitor.h) and their CSV files (monitor_csv.h). All off by default; each
@@ -139,7 +162,8 @@ struct PacketParams {
   SwitchParams sw;
   CcParams cc;
   MonitorOptions monitor;
-  std::uint32_t data_priority = 3;   // queue of data packets (HPCC's pg 3), 1..7
+  // Traffic class of data packets unless a QP names its own (HPCC's pg 3), 1..sw.queues-1.
+  std::uint32_t data_priority = 3;
   double link_error_rate = 0;        // every link also loses each packet with this probability, [0, 1)
   bool scale_up_flow = false;        // PacketBackend: GPU-to-GPU transfers inside a host at flow level
   bool packet_spraying = false;      // per-packet ECMP over up to 8 equal-cost paths (use selective repeat)

@@ -8,7 +8,7 @@ namespace loom::network::packet {
 
 SharedBuffer::SharedBuffer(const topology::Topology& topology, const SwitchParams& params,
                            Bandwidth nic_rate)
-    : params_(params), ports_(topology.link_count()),
+    : params_(params), ports_(topology.link_count()), queues_(std::size_t{topology.link_count()} * kMaxQueues),
       nodes_(topology.node_count()), paused_(topology.node_count()) {
   for (topology::NodeId n = 0; n < topology.node_count(); ++n) nodes_[n].buffer = params.buffer_bytes;
   for (topology::LinkId l = 0; l < topology.link_count(); ++l) {
@@ -43,84 +43,92 @@ std::uint64_t SharedBuffer::threshold(topology::LinkId in_link) const {
   return free >> port.shift;
 }
 
-std::uint64_t SharedBuffer::shared_used(topology::LinkId in_link) const {
-  const std::uint64_t used = ports_[in_link].ingress;
-  return used > params_.reserve_bytes ? used - params_.reserve_bytes : 0;
+std::uint64_t SharedBuffer::shared_used(topology::LinkId in_link, std::uint32_t priority) const {
+  return shared_of(queue(in_link, priority));
 }
 
-bool SharedBuffer::admit(topology::LinkId in_link, std::uint32_t bytes) {
-  Port& port = ports_[in_link];
+bool SharedBuffer::admit(topology::LinkId in_link, std::uint32_t bytes, std::uint32_t priority) {
+  LOOM_ASSERT(priority < kMaxQueues, "shared buffer: class beyond kMaxQueues");
+  const Port& port = ports_[in_link];
+  Queue& q = queue(in_link, priority);
   Node& node = nodes_[port.node];
   if (!params_.pfc) {
-    const std::uint64_t grown = port.ingress + bytes;
+    const std::uint64_t grown = q.ingress + bytes;
     const std::uint64_t extra = grown > params_.reserve_bytes ? std::min<std::uint64_t>(bytes, grown - params_.reserve_bytes) : 0;
     if (node.shared_used + extra > node.buffer - node.fixed) return false;
-    port.ingress = grown;
+    q.ingress = grown;
     node.shared_used += extra;
     return true;
   }
   const std::uint64_t limit = threshold(in_link);
-  if (bytes + port.headroom_used > port.headroom && bytes + shared_used(in_link) > limit) return false;
-  const std::uint64_t grown = port.ingress + bytes;
+  if (bytes + q.headroom_used > port.headroom && bytes + shared_of(q) > limit) return false;
+  const std::uint64_t grown = q.ingress + bytes;
   if (grown <= params_.reserve_bytes) {
-    port.ingress = grown;
+    q.ingress = grown;
   } else if (grown - params_.reserve_bytes > limit) {
-    port.headroom_used += bytes;
+    q.headroom_used += bytes;
   } else {
-    port.ingress = grown;
+    q.ingress = grown;
     node.shared_used += std::min<std::uint64_t>(bytes, grown - params_.reserve_bytes);
   }
   return true;
 }
 
-void SharedBuffer::release(topology::LinkId in_link, std::uint32_t bytes) {
-  Port& port = ports_[in_link];
-  Node& node = nodes_[port.node];
-  const std::uint64_t from_headroom = std::min<std::uint64_t>(port.headroom_used, bytes);
+void SharedBuffer::release(topology::LinkId in_link, std::uint32_t bytes, std::uint32_t priority) {
+  Queue& q = queue(in_link, priority);
+  Node& node = nodes_[ports_[in_link].node];
+  const std::uint64_t from_headroom = std::min<std::uint64_t>(q.headroom_used, bytes);
   const std::uint64_t rest = bytes - from_headroom;
-  const std::uint64_t from_shared = std::min(rest, shared_used(in_link));
-  LOOM_ASSERT(port.ingress >= rest, "shared-buffer accounting underflow");
-  port.headroom_used -= from_headroom;
-  port.ingress -= rest;
+  const std::uint64_t from_shared = std::min(rest, shared_of(q));
+  LOOM_ASSERT(q.ingress >= rest, "shared-buffer accounting underflow");
+  q.headroom_used -= from_headroom;
+  q.ingress -= rest;
   node.shared_used -= from_shared;
 }
 
-bool SharedBuffer::take_pause(topology::LinkId in_link) {
+bool SharedBuffer::take_pause(topology::LinkId in_link, std::uint32_t priority) {
   Port& port = ports_[in_link];
-  if (!params_.pfc || port.paused) return false;
-  if (port.headroom_used > 0 || shared_used(in_link) >= threshold(in_link)) {
-    port.paused = true;
-    paused_[port.node].push_back(in_link);
+  const auto bit = static_cast<std::uint8_t>(1u << priority);
+  if (!params_.pfc || (port.paused & bit) != 0) return false;
+  const Queue& q = queue(in_link, priority);
+  if (q.headroom_used > 0 || shared_of(q) >= threshold(in_link)) {
+    port.paused |= bit;
+    paused_[port.node].push_back(IngressQueue{in_link, priority});
     return true;
   }
   return false;
 }
 
-bool SharedBuffer::take_resume(topology::LinkId in_link) {
+bool SharedBuffer::take_resume(topology::LinkId in_link, std::uint32_t priority) {
   Port& port = ports_[in_link];
-  if (!port.paused || port.headroom_used > 0) return false;
-  const std::uint64_t used = shared_used(in_link);
+  const auto bit = static_cast<std::uint8_t>(1u << priority);
+  const Queue& q = queue(in_link, priority);
+  if ((port.paused & bit) == 0 || q.headroom_used > 0) return false;
+  const std::uint64_t used = shared_of(q);
   if (used == 0 || used + params_.resume_offset <= threshold(in_link)) {
-    port.paused = false;
-    std::vector<topology::LinkId>& list = paused_[port.node];
-    list.erase(std::find(list.begin(), list.end(), in_link));
+    port.paused &= static_cast<std::uint8_t>(~bit);
+    std::vector<IngressQueue>& list = paused_[port.node];
+    list.erase(std::find_if(list.begin(), list.end(), [&](const IngressQueue& e) {
+      return e.link == in_link && e.priority == priority;
+    }));
     return true;
   }
   return false;
 }
 
-void SharedBuffer::take_resumable(topology::NodeId node, std::vector<topology::LinkId>& out) {
-  std::vector<topology::LinkId>& list = paused_[node];
+void SharedBuffer::take_resumable(topology::NodeId node, std::vector<IngressQueue>& out) {
+  std::vector<IngressQueue>& list = paused_[node];
   for (std::size_t i = list.size(); i-- > 0;) {
-    const topology::LinkId in_link = list[i];
-    if (take_resume(in_link)) out.push_back(in_link);
+    const IngressQueue q = list[i];
+    if (take_resume(q.link, q.priority)) out.push_back(q);
   }
 }
 
 std::size_t SharedBuffer::memory_bytes() const {
   std::size_t lists = paused_.capacity() * sizeof(paused_[0]);
-  for (const auto& list : paused_) lists += list.capacity() * sizeof(topology::LinkId);
-  return ports_.capacity() * sizeof(Port) + nodes_.capacity() * sizeof(Node) + lists;
+  for (const auto& list : paused_) lists += list.capacity() * sizeof(IngressQueue);
+  return ports_.capacity() * sizeof(Port) + queues_.capacity() * sizeof(Queue) +
+         nodes_.capacity() * sizeof(Node) + lists;
 }
 
 }  // namespace loom::network::packet

@@ -2,18 +2,23 @@
 // accounting, PFC thresholds, headroom and hysteresis (the Broadcom-style model of HPCC's and
 // SimAI's ns-3).
 //
-// Accounting is per ingress link (the link a packet arrived on) for the data priority; the
-// control priority (ACK/NACK) bypasses it. Each ingress queue owns `reserve` bytes, then draws
-// on the node's shared pool, then on its port's headroom (3 link BDPs by default). With
-//   free = buffer - sum of headroom - sum of reserve - shared bytes in use,
+// Accounting is per ingress queue: the link a packet arrived on and its priority class (the
+// fabric keeps the control class out of it). Each ingress queue owns `reserve` bytes, then
+// draws on the node's shared pool, then on headroom of its port's size (3 link BDPs by
+// default; as in ns-3 every class of the port may fill that much). With
+//   free = buffer - sum of headroom - sum of reserve - shared bytes in use
+// (headroom and reserve counted once per ingress port, as ns-3's SwitchMmu does),
 // the PFC threshold of an ingress port is free >> shift (dynamic; shift = alpha_shift at the
 // NIC speed, one less per doubling of the port's speed) or the static threshold.
 //  - admit: a packet is dropped when it fits neither the remaining headroom nor the threshold;
 //    without PFC, when the buffer minus reserves is full.
-//  - pause: PFC on, not yet paused, and headroom in use or shared use >= threshold.
-//  - resume: paused, headroom empty, and shared use == 0 or shared use + resume_offset <=
+//  - pause: PFC on, the queue not yet paused, and its headroom in use or its shared use >=
 //    threshold.
-// Memory: 32 bytes per link and 56 per node. Operations O(1) but take_resumable.
+//  - resume: paused, its headroom empty, and its shared use == 0 or shared use +
+//    resume_offset <= threshold.
+// The `priority` arguments (0..queues-1) default to 0, for callers with one class.
+// Memory: 12 + 16 x kMaxQueues bytes per link and 56 per node. Operations O(1) but
+// take_resumable.
 #pragma once
 
 #include <cstdint>
@@ -24,41 +29,55 @@
 
 namespace loom::network::packet {
 
+// One ingress queue of a switch: packets of class `priority` that arrived over `link`.
+struct IngressQueue {
+  topology::LinkId link = 0;
+  std::uint32_t priority = 0;
+};
+
 class SharedBuffer {
  public:
   // `nic_rate` anchors the dynamic-threshold shift.
   SharedBuffer(const topology::Topology& topology, const SwitchParams& params, Bandwidth nic_rate);
 
-  // Accounts `bytes` arriving on `in_link` (whose destination forwards); false (nothing
-  // accounted) when the packet must be dropped.
-  bool admit(topology::LinkId in_link, std::uint32_t bytes);
-  // Returns bytes admitted on `in_link` when they leave the switch.
-  void release(topology::LinkId in_link, std::uint32_t bytes);
-  // True (and the ingress marked paused) if a PAUSE must go upstream on `in_link`.
-  bool take_pause(topology::LinkId in_link);
-  // True (and the ingress marked running) if a RESUME must go upstream on `in_link`.
-  bool take_resume(topology::LinkId in_link);
-  // After bytes left `node`: every paused ingress of `node` that may resume now (the threshold
-  // grows for all of them, including ports with nothing left to send) is marked running and
-  // appended to `out`. O(paused ingress ports of the node).
-  void take_resumable(topology::NodeId node, std::vector<topology::LinkId>& out);
+  // Accounts `bytes` of class `priority` arriving on `in_link` (whose destination forwards);
+  // false (nothing accounted) when the packet must be dropped.
+  bool admit(topology::LinkId in_link, std::uint32_t bytes, std::uint32_t priority = 0);
+  // Returns bytes admitted on `in_link` in class `priority` when they leave the switch.
+  void release(topology::LinkId in_link, std::uint32_t bytes, std::uint32_t priority = 0);
+  // True (and the ingress queue marked paused) if a PAUSE for `priority` must go upstream on
+  // `in_link`.
+  bool take_pause(topology::LinkId in_link, std::uint32_t priority = 0);
+  // True (and the ingress queue marked running) if a RESUME for `priority` must go upstream.
+  bool take_resume(topology::LinkId in_link, std::uint32_t priority = 0);
+  // After bytes left `node`: every paused ingress queue of `node` that may resume now (the
+  // threshold grows for all of them, including queues with nothing left to send) is marked
+  // running and appended to `out`. O(paused ingress queues of the node).
+  void take_resumable(topology::NodeId node, std::vector<IngressQueue>& out);
 
+  // The PFC threshold of every class of `in_link` (shared bytes per ingress queue).
   std::uint64_t threshold(topology::LinkId in_link) const;
-  std::uint64_t shared_used(topology::LinkId in_link) const;
-  std::uint64_t headroom_used(topology::LinkId in_link) const { return ports_[in_link].headroom_used; }
+  std::uint64_t shared_used(topology::LinkId in_link, std::uint32_t priority = 0) const;
+  std::uint64_t headroom_used(topology::LinkId in_link, std::uint32_t priority = 0) const {
+    return queue(in_link, priority).headroom_used;
+  }
   std::uint64_t node_shared_used(topology::NodeId node) const { return nodes_[node].shared_used; }
-  bool paused(topology::LinkId in_link) const { return ports_[in_link].paused; }
+  bool paused(topology::LinkId in_link, std::uint32_t priority = 0) const {
+    return ((ports_[in_link].paused >> priority) & 1) != 0;
+  }
   bool any_paused(topology::NodeId node) const { return !paused_[node].empty(); }
   std::size_t memory_bytes() const;
 
  private:
   struct Port {
-    std::uint64_t ingress = 0;        // bytes admitted outside headroom (reserve + shared)
-    std::uint64_t headroom_used = 0;
-    std::uint32_t headroom = 0;       // capacity
+    std::uint32_t headroom = 0;       // capacity, per class
     std::uint32_t node = 0;           // the switch the link enters
     std::uint8_t shift = 0;
-    bool paused = false;
+    std::uint8_t paused = 0;          // bit per class
+  };
+  struct Queue {
+    std::uint64_t ingress = 0;        // bytes admitted outside headroom (reserve + shared)
+    std::uint64_t headroom_used = 0;
   };
   struct Node {
     std::uint64_t buffer = 0;
@@ -66,10 +85,22 @@ class SharedBuffer {
     std::uint64_t shared_used = 0;
   };
 
+  std::uint64_t shared_of(const Queue& q) const {
+    return q.ingress > params_.reserve_bytes ? q.ingress - params_.reserve_bytes : 0;
+  }
+  // kMaxQueues per link whatever params_.queues: the index is a shift on the hot path.
+  Queue& queue(topology::LinkId in_link, std::uint32_t priority) {
+    return queues_[std::size_t{in_link} * kMaxQueues + priority];
+  }
+  const Queue& queue(topology::LinkId in_link, std::uint32_t priority) const {
+    return queues_[std::size_t{in_link} * kMaxQueues + priority];
+  }
+
   SwitchParams params_;
-  std::vector<Port> ports_;  // by link id (ingress at the link's destination)
+  std::vector<Port> ports_;    // by link id (ingress at the link's destination)
+  std::vector<Queue> queues_;  // by link id x kMaxQueues + class
   std::vector<Node> nodes_;
-  std::vector<std::vector<topology::LinkId>> paused_;  // by node: its paused ingress links
+  std::vector<std::vector<IngressQueue>> paused_;  // by node: its paused ingress queues
 };
 
 }  // namespace loom::network::packet
