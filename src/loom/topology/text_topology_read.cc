@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <limits>
 #include <sstream>
 #include <vector>
 
@@ -70,6 +71,15 @@ class LineReader {
   int line_ = 0;
 };
 
+// The most nodes a topology file may declare: the import keeps per-node state before it has
+// read a single link, so a mistyped node_num (4294967295) is refused instead of exhausting
+// memory.
+constexpr std::uint32_t kMaxNodes = 10'000'000;
+
+void check_node_count(const LineReader& r, std::uint32_t nodes) {
+  if (nodes > kMaxNodes) r.fail(fmt::format("node_num {} is too large; expected at most {}", nodes, kMaxNodes));
+}
+
 // Reads the switch-id line and the link lines into `g` (roles of GPUs already set).
 void read_body(LineReader& r, RawGraph& g, std::uint32_t scale_up_count, std::uint32_t switches,
                std::uint32_t link_count) {
@@ -103,6 +113,7 @@ void read_body(LineReader& r, RawGraph& g, std::uint32_t scale_up_count, std::ui
     } catch (const UserError& e) {
       r.fail(fmt::format("link {} - {}: {}", l.a, l.b, e.message()));
     }
+    if (l.rate.is_zero()) r.fail(fmt::format("link {} - {}: rate '{}' is zero; expected a positive rate", l.a, l.b, t[2]));
     const char* first = t[4].data();
     const auto [end, ec] = std::from_chars(first, first + t[4].size(), l.error_rate);
     if (ec != std::errc() || end != first + t[4].size()) {
@@ -143,7 +154,10 @@ Topology build(const RawGraph& g, const std::string& source) {
   std::vector<std::uint64_t> fabric_bps(n, 0);
   for (const RawLink& l : g.links) {
     for (auto [x, y] : {std::pair{l.a, l.b}, std::pair{l.b, l.a}}) {
-      if (g.role[x] == Role::kGpu && g.role[y] == Role::kSwitch) fabric_bps[x] += l.rate.bps();
+      if (g.role[x] == Role::kGpu && g.role[y] == Role::kSwitch) {
+        // Saturating: a GPU's NIC is as fast as its fabric links together.
+        fabric_bps[x] += std::min(l.rate.bps(), std::numeric_limits<std::uint64_t>::max() - fabric_bps[x]);
+      }
       if (g.role[x] != Role::kScaleUp || g.role[y] != Role::kGpu) continue;
       if (host[x] != kNone && host[x] != g.host[y]) {
         throw located(l.line, fmt::format("NVSwitch {} links GPUs of hosts {} and {}; Loom's "
@@ -226,6 +240,7 @@ Topology read_simai_topology(std::istream& in, const std::string& source) {
   const std::uint32_t nvswitches = r.number(head[2], "nvswitch_num");
   const std::uint32_t switches = r.number(head[3], "switch_num");
   const std::uint32_t links = r.number(head[4], "link_num");
+  check_node_count(r, nodes);
   if (std::uint64_t{nvswitches} + switches >= nodes || per_server == 0) {
     r.fail(fmt::format("node_num {} leaves no GPU after {} NVSwitches and {} switches (or "
                        "gpus_per_server is 0)",
@@ -263,6 +278,7 @@ Topology read_hpcc_topology(std::istream& in, const std::string& source) {
   const std::uint32_t nodes = r.number(head[0], "node_num");
   const std::uint32_t switches = r.number(head[1], "switch_num");
   const std::uint32_t links = r.number(head[2], "link_num");
+  check_node_count(r, nodes);
   if (switches >= nodes) {
     r.fail(fmt::format("node_num {} leaves no host after {} switches", nodes, switches));
   }

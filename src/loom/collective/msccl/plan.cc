@@ -121,6 +121,12 @@ void validate_plan(const Plan& plan) {
       throw UserError(fmt::format("{}: rank #{} has id {}; expected ids 0..{} in order", plan.source, r, rank.id,
                                   plan.rank_count() - 1));
     }
+    for (BufferKind buffer : {BufferKind::kInput, BufferKind::kOutput, BufferKind::kScratch}) {
+      if (rank.chunks(buffer) > kMaxBufferChunks) {
+        throw UserError(fmt::format("{}: rank {} has {} {} chunks; expected at most {}", plan.source, r,
+                                    rank.chunks(buffer), to_string(buffer), kMaxBufferChunks));
+      }
+    }
     for (const ThreadBlock& tb : rank.thread_blocks) {
       if (tb.send_peer) check_peer(plan, tb.where, r, *tb.send_peer, "send");
       if (tb.recv_peer) check_peer(plan, tb.where, r, *tb.recv_peer, "receive");

@@ -23,7 +23,8 @@
 //
 // Invariants after a reader returns (checked by validate_plan): rank ids are 0..ranks-1 in
 // order, every chunk range lies inside its owner's buffer, every peer is a rank of the plan and
-// not the op's own rank, ranges of one data op have equal counts.
+// not the op's own rank, ranges of one data op have equal counts, no buffer has more than
+// kMaxBufferChunks chunks.
 #pragma once
 
 #include <cstdint>
@@ -101,6 +102,11 @@ struct ThreadBlock {
   std::uint32_t channel = 0;
   std::string where;
 };
+
+// The most chunks one buffer of a rank may have. Real plans use at most a few thousand; the
+// compiler and the checker keep state per chunk, so a mistyped count (2^32 - 1) is refused
+// rather than exhausting memory.
+inline constexpr std::uint32_t kMaxBufferChunks = 1u << 16;
 
 struct Rank {
   std::uint32_t id = 0;

@@ -25,6 +25,9 @@ Plan parse_mscclpp_json(std::string_view text, std::string_view source) {
     document = nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
     throw UserError(fmt::format("{}: malformed JSON at byte {}: {}", source, e.byte, e.what()));
+  } catch (const nlohmann::json::exception& e) {
+    // Well-formed text the parser still cannot hold, such as a number beyond a double (1e400).
+    throw UserError(fmt::format("{}: unreadable JSON: {}; expected numbers a double can hold", source, e.what()));
   }
   const JsonCursor root(document, std::string(source), "");
   if (!document.is_object()) root.fail("expected a JSON object with 'gpus'");

@@ -26,7 +26,7 @@ std::span<const std::uint32_t> Program::after_arrival(std::uint32_t id) const {
 
 std::string Program::describe_node(std::uint32_t id) const {
   const Node& n = nodes_[id];
-  if (n.thread_block == kNoThreadBlock) return fmt::format("gpu {} barrier {}", n.rank, barrier_ids_[id]);
+  if (n.thread_block == kNoThreadBlock) return fmt::format("{}: gpu {} barrier {}", plan_.source, n.rank, barrier_ids_[id]);
   return plan_.ranks[n.rank].thread_blocks[n.thread_block].ops[n.op].where;
 }
 

@@ -87,7 +87,7 @@ class Program {
   // receives.
   std::uint32_t work(std::uint32_t rank) const { return work_[rank]; }
   std::uint32_t staging_chunks(std::uint32_t rank) const { return staging_[rank]; }
-  // "file: gpus[0].threadblocks[1].ops[2] (put)" for a node's op; "gpu r barrier b" for a join.
+  // "file: gpus[0].threadblocks[1].ops[2] (put)" for a node's op; "file: gpu r barrier b" for a join.
   std::string describe_node(std::uint32_t id) const;
 
  private:

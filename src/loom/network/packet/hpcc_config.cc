@@ -50,6 +50,18 @@ class Line {
     if (ec != std::errc() || end != s.data() + s.size()) fail("a whole number");
     return value;
   }
+  // A whole number that fits 32 bits (ns-3 reads these into uint32_t).
+  std::uint32_t u32() const {
+    const std::uint64_t v = whole();
+    if (v > 0xffffffffu) fail("a whole number below 2^32");
+    return static_cast<std::uint32_t>(v);
+  }
+  // A number in [0, limit] (finite), for values that become integers after scaling.
+  double bounded(std::size_t i, double limit, std::string_view expected) const {
+    const double v = number(i);
+    if (!(v >= 0 && v <= limit)) fail(expected);
+    return v;
+  }
   bool flag() const {
     const std::uint64_t v = whole();
     if (v > 1) fail("0 or 1");
@@ -64,15 +76,17 @@ class Line {
   }
   Time microseconds() const {
     const double us = number();
-    if (!(us > 0)) fail("a positive number of microseconds");
+    if (!(us > 0 && us <= 1e9)) fail("a positive number of microseconds, at most 1e9");
     return Time::ps(static_cast<std::int64_t>(us * 1e6 + 0.5));
   }
   // "n k1 v1 ... kn vn" (KMIN_MAP and friends).
   std::vector<std::pair<std::uint64_t, double>> rate_map() const {
     const std::uint64_t n = whole(0);
-    if (count() != 1 + 2 * n) fail(fmt::format("{} pairs of <rate in bit/s> <value>", n));
+    if (n > count() || count() != 1 + 2 * n) fail(fmt::format("{} pairs of <rate in bit/s> <value>", n));
     std::vector<std::pair<std::uint64_t, double>> map;
-    for (std::uint64_t i = 0; i < n; ++i) map.emplace_back(whole(1 + 2 * i), number(2 + 2 * i));
+    for (std::uint64_t i = 0; i < n; ++i) {
+      map.emplace_back(whole(1 + 2 * i), bounded(2 + 2 * i, 1e9, "values in [0, 1e9]"));
+    }
     return map;
   }
 
@@ -112,7 +126,7 @@ void apply(HpccConfig& c, const Line& line) {
     c.pfc_output_file = line.text();
   } else if (k == "SIMULATOR_STOP_TIME") {
     const double s = line.number();
-    if (!(s > 0)) line.fail("a positive number of seconds");
+    if (!(s > 0 && s <= 1e6)) line.fail("a positive number of seconds, at most 1e6");
     c.stop_time = Time::ps(static_cast<std::int64_t>(s * 1e12 + 0.5));
   } else if (k == "INT_MULTI") {
     const std::uint64_t multi = line.whole();
@@ -141,7 +155,7 @@ void apply(HpccConfig& c, const Line& line) {
     p.cc.dcqcn.g = line.number();
     p.cc.dctcp.g = p.cc.dcqcn.g;
   } else if (k == "FAST_RECOVERY_TIMES") {
-    p.cc.dcqcn.fast_recovery_stages = static_cast<std::uint32_t>(line.whole());
+    p.cc.dcqcn.fast_recovery_stages = line.u32();
   } else if (k == "RATE_AI") {
     p.cc.dcqcn.rate_ai = p.cc.hpcc.rate_ai = p.cc.timely.rate_ai = line.rate();
   } else if (k == "RATE_HAI") {
@@ -155,7 +169,7 @@ void apply(HpccConfig& c, const Line& line) {
     if (!(c.error_rate >= 0 && c.error_rate < 1)) line.fail("a probability in [0, 1)");
     p.link_error_rate = c.error_rate;
   } else if (k == "L2_ACK_INTERVAL") {
-    p.nic.ack_interval = static_cast<std::uint32_t>(std::max<std::uint64_t>(1, line.whole()));
+    p.nic.ack_interval = std::max<std::uint32_t>(1, line.u32());
   } else if (k == "HAS_WIN") {
     p.nic.window = line.flag();
   } else if (k == "GLOBAL_T") {
@@ -167,7 +181,7 @@ void apply(HpccConfig& c, const Line& line) {
   } else if (k == "U_TARGET") {
     p.cc.hpcc.eta = line.number();
   } else if (k == "MI_THRESH") {
-    p.cc.hpcc.max_stage = static_cast<std::uint32_t>(line.whole());
+    p.cc.hpcc.max_stage = line.u32();
   } else if (k == "MULTI_RATE" || k == "SAMPLE_FEEDBACK") {
     if (line.flag()) line.fail("0 (Loom models HPCC with one rate and INT on every packet)");
   } else if (k == "RATE_BOUND") {
@@ -186,7 +200,7 @@ void apply(HpccConfig& c, const Line& line) {
   } else if (k == "PMAX_MAP") {
     for (const auto& [bps, pmax] : line.rate_map()) ecn_entry(p, bps).pmax = pmax;
   } else if (k == "BUFFER_SIZE") {
-    p.sw.buffer_bytes = static_cast<Bytes>(line.number() * 1024 * 1024);
+    p.sw.buffer_bytes = static_cast<Bytes>(line.bounded(0, 1e6, "a size in MB, at most 1e6") * 1024 * 1024);
   } else {
     line.fail("a key of HPCC's config.txt (see loom/network/packet/hpcc_config.h)");
   }

@@ -175,11 +175,12 @@ std::vector<HpccFlow> parse_hpcc_flows(std::string_view text, const std::string&
     if (src == dst) r.fail(fmt::format("flow from node {} to itself: expected two hosts", src));
     f.src = static_cast<topology::NodeId>(src);
     f.dst = static_cast<topology::NodeId>(dst);
-    f.priority_group = static_cast<std::uint32_t>(r.whole(2, "a priority group"));
-    if (f.priority_group < 1 || f.priority_group > 7) {
-      r.fail(fmt::format("priority group {}: expected 1..7", f.priority_group));
-    }
-    f.dst_port = static_cast<std::uint32_t>(r.whole(3, "a port"));
+    const std::uint64_t group = r.whole(2, "a priority group");
+    if (group < 1 || group > 7) r.fail(fmt::format("priority group {}: expected 1..7", group));
+    f.priority_group = static_cast<std::uint32_t>(group);
+    const std::uint64_t port = r.whole(3, "a port");
+    if (port > 65535) r.fail(fmt::format("port {}: expected 0..65535", port));
+    f.dst_port = static_cast<std::uint32_t>(port);
     f.bytes = r.whole(4, "a size in bytes");
     if (f.bytes == 0) r.fail("flow of 0 bytes: expected at least 1 byte");
     const std::optional<Time> start = parse_seconds(r.word(5, "a start time in seconds"));
