@@ -3,6 +3,7 @@
 
 #include <array>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "loom/collective/msccl/json_readers.h"
@@ -211,11 +212,16 @@ Rank read_gpu(const JsonCursor& value, std::uint32_t ranks) {
 }  // namespace
 
 Plan read_current_schema(const JsonCursor& root) {
+  return read_json_plan(root, PlanFormat::kMscclppJson, root.at("collective").as_string(), read_gpu);
+}
+
+Plan read_json_plan(const JsonCursor& root, PlanFormat format, std::string collective,
+                    Rank (*read_gpu)(const JsonCursor& gpu, std::uint32_t ranks)) {
   Plan plan;
-  plan.format = PlanFormat::kMscclppJson;
+  plan.format = format;
   plan.source = root.file();
   plan.name = root.string_or("name", "");
-  plan.collective = root.at("collective").as_string();
+  plan.collective = std::move(collective);
   plan.protocol = parse_plan_protocol(root.string_or("protocol", "Simple"), root.where() + ": protocol");
   plan.inplace = root.bool_or("inplace", false);
   const JsonCursor gpus = root.at("gpus");

@@ -207,17 +207,9 @@ Rank read_gpu(const JsonCursor& value, std::uint32_t ranks) {
 }  // namespace
 
 Plan read_legacy_schema(const JsonCursor& root) {
-  Plan plan;
-  plan.format = PlanFormat::kMscclppLegacyJson;
-  plan.source = root.file();
-  plan.name = root.string_or("name", "");
-  plan.collective = root.has("colletive") ? root.at("colletive").as_string() : root.at("collective").as_string();
-  plan.protocol = parse_plan_protocol(root.string_or("protocol", "Simple"), root.where() + ": protocol");
-  plan.inplace = root.bool_or("inplace", false);
-  const JsonCursor gpus = root.at("gpus");
-  const auto ranks = static_cast<std::uint32_t>(gpus.size());
-  for (std::size_t i = 0; i < gpus.size(); ++i) plan.ranks.push_back(read_gpu(gpus[i], ranks));
-  return plan;
+  // Legacy files spell the key "colletive"; accept both.
+  const JsonCursor collective = root.has("colletive") ? root.at("colletive") : root.at("collective");
+  return read_json_plan(root, PlanFormat::kMscclppLegacyJson, collective.as_string(), read_gpu);
 }
 
 }  // namespace loom::collective::msccl
