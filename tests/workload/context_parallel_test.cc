@@ -6,7 +6,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "../system/fabric_fixture.h"
+#include "workload/synthesis_testing.h"
 #include "loom/core/error.h"
 #include "loom/workload/compute/compute_model.h"
 #include "loom/workload/critical_path.h"
@@ -19,7 +19,7 @@ namespace {
 using collective::CollectiveOp;
 
 // l = 4, h = 512, a = 8, ffn = 4h, V = 1000, s = 1024.
-TransformerConfig small_gpt() { return {"small-gpt", 4, 512, 8, 8, 2048, false, 1000, 1024, true}; }
+TransformerConfig small_gpt() { return testing::small_gpt(4, 1024); }
 
 ParallelPlan plan(std::uint32_t cp, std::uint32_t dp = 1) {
   ParallelPlan p;
@@ -161,15 +161,8 @@ TEST(ContextParallel, RunsToCompletionOnTheRuntime) {
   p.recompute = Recompute::kSelective;
   Workload w = synthesize_training(small_gpt(), p);
   EXPECT_NO_THROW(validate(w));
-  compute::Params params;
-  params.gpu = compute::find_gpu("A100");
-  compute::assign_durations(w, params);
-  const system::testing::StarFabric fabric(p.ranks());
-  system::RuntimeOptions options;
-  options.comm_streams = kCommStreams;
-  const system::RunResult result = system::testing::run_analytical(fabric.topology, fabric.routing, w, options);
-  ASSERT_EQ(result.nodes.size(), w.node_count());
-  EXPECT_GE(result.makespan, critical_path_length(w));
+  testing::time_on_a100(w);
+  testing::run_on_a_star(w, p.ranks());
 }
 
 }  // namespace

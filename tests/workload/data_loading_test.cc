@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "../system/fabric_fixture.h"
+#include "workload/synthesis_testing.h"
 #include "loom/core/error.h"
 #include "loom/workload/compute/compute_model.h"
 #include "loom/workload/synthesis/training_step.h"
@@ -14,7 +15,7 @@ namespace {
 
 using namespace loom::time_literals;
 
-TransformerConfig small_gpt() { return {"small-gpt", 4, 512, 8, 8, 2048, false, 1000, 256, true}; }
+TransformerConfig small_gpt() { return testing::small_gpt(4); }
 
 ParallelPlan two_stages() {
   ParallelPlan p;
@@ -27,9 +28,7 @@ ParallelPlan two_stages() {
 
 Workload timed(const ParallelPlan& p) {
   Workload w = synthesize_training(small_gpt(), p);
-  compute::Params params;
-  params.gpu = compute::find_gpu("A100");
-  compute::assign_durations(w, params);
+  testing::time_on_a100(w);
   return w;
 }
 

@@ -3,7 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "../system/fabric_fixture.h"
+#include "workload/synthesis_testing.h"
 #include "loom/core/error.h"
 #include "loom/workload/compute/compute_model.h"
 #include "loom/workload/critical_path.h"
@@ -175,16 +175,8 @@ TEST(Dlrm, RunsToCompletionOnTheRuntime) {
   DlrmPlan p = plan(8);
   p.iterations = 2;
   Workload w = synthesize_dlrm(mlperf_dlrm(), p);
-  compute::Params params;
-  params.gpu = compute::find_gpu("A100");
-  compute::assign_durations(w, params);
-  const system::testing::StarFabric fabric(8);
-  system::RuntimeOptions options;
-  options.comm_streams = kCommStreams;
-  const system::RunResult result = system::testing::run_analytical(fabric.topology, fabric.routing, w, options);
-  ASSERT_EQ(result.nodes.size(), w.node_count());
-  EXPECT_GE(result.makespan, critical_path_length(w));
-  EXPECT_GT(result.makespan, Time::zero());
+  testing::time_on_a100(w);
+  EXPECT_GT(testing::run_on_a_star(w, 8).makespan, Time::zero());
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // formula, and the micro-batches a pipeline schedule keeps in flight.
 #include <gtest/gtest.h>
 
+#include "workload/synthesis_testing.h"
 #include "loom/workload/synthesis/memory_model.h"
 
 namespace loom::workload::synthesis {
@@ -31,7 +32,7 @@ TEST(MemoryModel, ZeroPaperFigureOne) {
 }
 
 // l = 8, h = 512, a = 8, V = 1000, s = 256.
-TransformerConfig small_gpt() { return {"small-gpt", 8, 512, 8, 8, 2048, false, 1000, 256, true}; }
+using testing::small_gpt;
 
 TEST(MemoryModel, KorthikantiActivationsPerLayer) {
   const TransformerConfig m = small_gpt();

@@ -7,7 +7,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "../system/fabric_fixture.h"
+#include "workload/synthesis_testing.h"
 #include "loom/core/error.h"
 #include "loom/workload/compute/compute_model.h"
 #include "loom/workload/critical_path.h"
@@ -19,7 +19,7 @@ namespace {
 using collective::CollectiveOp;
 
 // l = 8, h = 512, a = 8, ffn = 4h, V = 1000, s = 256.
-TransformerConfig small_gpt() { return {"small-gpt", 8, 512, 8, 8, 2048, false, 1000, 256, true}; }
+using testing::small_gpt;
 
 // tp 2, pp 2, dp 4, bf16 parameters and gradients, `m` micro-batches of one sequence.
 ParallelPlan sharded_plan(Sharding sharding, std::uint32_t m) {
@@ -198,15 +198,8 @@ TEST(Sharding, FullRunsToCompletionOnTheRuntime) {
   p.recompute = Recompute::kFull;
   p.iterations = 2;
   Workload w = synthesize_training(small_gpt(), p);
-  compute::Params params;
-  params.gpu = compute::find_gpu("A100");
-  compute::assign_durations(w, params);
-  const system::testing::StarFabric fabric(p.ranks());
-  system::RuntimeOptions options;
-  options.comm_streams = kCommStreams;
-  const system::RunResult result = system::testing::run_analytical(fabric.topology, fabric.routing, w, options);
-  ASSERT_EQ(result.nodes.size(), w.node_count());
-  EXPECT_GE(result.makespan, critical_path_length(w));
+  testing::time_on_a100(w);
+  testing::run_on_a_star(w, p.ranks());
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "workload/synthesis_testing.h"
 #include "loom/core/error.h"
 #include "loom/workload/synthesis/training_step.h"
 
@@ -13,7 +14,7 @@ namespace {
 using collective::CollectiveOp;
 
 // A small GPT: l = 8, h = 512, a = 8, ffn = 4h, V = 1000, s = 256.
-TransformerConfig small_gpt() { return {"small-gpt", 8, 512, 8, 8, 2048, false, 1000, 256, true}; }
+using testing::small_gpt;
 
 ParallelPlan plan(std::uint32_t tp, std::uint32_t pp, std::uint32_t dp, std::uint32_t global_batch) {
   ParallelPlan p;
