@@ -55,13 +55,7 @@ INSTANTIATE_TEST_SUITE_P(RankCounts, ClosedForm, ::testing::Values(2u, 3u, 4u, 5
 
 TEST(ClosedForm, RingInsideOneHostUsesTheScaleUpFabric) {
   // 8 GPUs behind one NVSwitch: alpha = 2 * nvlink_latency + nvswitch_latency, B = nvlink.
-  topology::SingleSwitchParams p;
-  p.hosts = 1;
-  p.host.gpus_per_host = 8;
-  p.host.nvlink_bandwidth = Bandwidth::gbps(3600);
-  p.host.nvlink_latency = Time::ns(200);
-  p.host.nvswitch_latency = Time::ns(300);
-  const topology::Topology topology = topology::make_single_switch(p);
+  const topology::Topology topology = testing::nvswitch_host();
   const topology::Routing routing(topology);
   const Bytes size = 64ull << 20;
   const Time step = Time::ns(700) + serialization_time(size / 8, Bandwidth::gbps(3600));

@@ -39,6 +39,18 @@ struct StarFabric {
   topology::Routing routing;
 };
 
+// One host of 8 GPUs behind one NVSwitch: 3600 Gbit/s NVLink cables of 200 ns and a 300 ns
+// switch, so a GPU-to-GPU hop costs 2 x 200 + 300 = 700 ns plus bytes / 3600 Gbit/s.
+inline topology::Topology nvswitch_host() {
+  topology::SingleSwitchParams p;
+  p.hosts = 1;
+  p.host.gpus_per_host = 8;
+  p.host.nvlink_bandwidth = Bandwidth::gbps(3600);
+  p.host.nvlink_latency = Time::ns(200);
+  p.host.nvswitch_latency = Time::ns(300);
+  return topology::make_single_switch(p);
+}
+
 // Runs `workload` on `topology` with the analytical backend.
 inline RunResult run_analytical(const topology::Topology& topology, const topology::Routing& routing,
                                 const workload::Workload& workload, RuntimeOptions options = {}) {

@@ -58,13 +58,7 @@ class NamedPacket final : public network::Backend {
 };
 
 TEST(InSwitch, NvlsOnOneHostMatchesItsClosedForm) {
-  topology::SingleSwitchParams p;
-  p.hosts = 1;
-  p.host.gpus_per_host = 8;
-  p.host.nvlink_bandwidth = Bandwidth::gbps(3600);
-  p.host.nvlink_latency = Time::ns(200);
-  p.host.nvswitch_latency = Time::ns(300);
-  const topology::Topology topology = topology::make_single_switch(p);
+  const topology::Topology topology = testing::nvswitch_host();
   const topology::Routing routing(topology);
   const Bytes size = 64ull << 20;
   for (const auto& [channels, chunks] : {std::pair{1u, 1u}, std::pair{2u, 4u}, std::pair{4u, 16u}}) {
