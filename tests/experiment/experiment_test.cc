@@ -137,6 +137,14 @@ TEST(Experiment, ConfigurationMistakesAreLocatedOneLineErrors) {
       {base, {"workload.collectives=[{op: all-gather, group: tp, size: 1MiB}]"},
        "--set workload.collectives=[{op: all-gather, group: tp, size: 1MiB}]: workload.collectives[0].group: "
        "unknown group 'tp'; define it under workload.groups"},
+      {base, {"system.stream_classes=[1, 8]"},
+       "--set system.stream_classes=[1, 8]: system.stream_classes: class 8: expected 0 (the packet data_priority) or "
+       "1..7"},
+      {base, {"system.stream_classes=[1, 2, 3]"},
+       "--set system.stream_classes=[1, 2, 3]: system.stream_classes: lists 3 classes for 2 communication streams"},
+      {base, {"system.stream_classes=[0, 5]", "network.mode=packet", "network.packet={classes: {queues: 4, data: 3}}"},
+       "--set system.stream_classes=[0, 5]: system.stream_classes: class 5 needs network.packet.classes.queues above "
+       "5 (it is 4)"},
   };
   for (const Case& c : cases) EXPECT_EQ(error_of(c.text, c.overrides), c.expected);
 }

@@ -235,14 +235,14 @@ TEST(PacketPriority, TransferInAClassBeyondTheQueuesIsAUserError) {
   recorder.simulator = &star.simulator;
   recorder.done.assign(1, Time::max());
   try {
-    star.backend->start_in_class({star.senders[0], star.receiver, 1000, 0}, 4, recorder, 0);
+    star.backend->start({.src = star.senders[0], .dst = star.receiver, .bytes = 1000, .traffic_class = 4}, recorder, 0);
     ADD_FAILURE() << "no error for class 4";
   } catch (const UserError& e) {
     EXPECT_EQ(std::string(e.what()),
               "packet backend: traffic class 4: expected 1..3 (switch.queues = 4), or 0 for data_priority");
   }
   EXPECT_EQ(star.backend->active_transfers(), 0u);
-  star.backend->start_in_class({star.senders[0], star.receiver, 1000, 0}, 3, recorder, 0);
+  star.backend->start({.src = star.senders[0], .dst = star.receiver, .bytes = 1000, .traffic_class = 3}, recorder, 0);
   EXPECT_EQ(star.backend->fabric().qp_priority(0), 3u);
   star.simulator.run();
   EXPECT_NE(recorder.done[0], Time::max());

@@ -67,8 +67,8 @@ Experiment load(config::Document& document) {
   e.memory = loaded.memory;
   e.runtime = read_collective(root.child_or_empty("collective"), base_dir);
   e.runtime.flow_hash_seed = e.seed;
+  config::Reader system = root.child_or_empty("system");
   {
-    config::Reader system = root.child_or_empty("system");
     // By default as many communication streams as the workload uses (at least 2).
     const std::uint64_t streams =
         system.optional<std::uint64_t>("comm_streams", std::max<std::uint32_t>(2, loaded.comm_streams_needed));
@@ -84,6 +84,19 @@ Experiment load(config::Document& document) {
         if (!(w > 0)) system.fail("stream_weights", fmt::format("weights must be positive, got {}", w));
       }
     }
+    if (system.has("stream_classes")) {
+      const auto classes = system.list<std::uint64_t>("stream_classes");
+      if (classes.size() > streams) {
+        system.fail("stream_classes", fmt::format("lists {} classes for {} communication streams", classes.size(), streams));
+      }
+      for (const std::uint64_t c : classes) {
+        if (c >= network::packet::kMaxQueues) {
+          system.fail("stream_classes", fmt::format("class {}: expected 0 (the packet data_priority) or 1..{}", c,
+                                                    network::packet::kMaxQueues - 1));
+        }
+        e.runtime.stream_classes.push_back(static_cast<std::uint8_t>(c));
+      }
+    }
     system.finish();
   }
   {
@@ -97,6 +110,12 @@ Experiment load(config::Document& document) {
     }
     if (e.network_mode == "packet") {
       e.packet = read_packet(network.child_or_empty("packet"), e.seed);
+      for (const std::uint8_t c : e.runtime.stream_classes) {
+        if (c >= e.packet.sw.queues) {
+          system.fail("stream_classes", fmt::format("class {} needs network.packet.classes.queues above {} (it is {})",
+                                                    c, c, e.packet.sw.queues));
+        }
+      }
     } else if (network.has("packet")) {
       network.fail("packet", "applies to network.mode packet only");
     }

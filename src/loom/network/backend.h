@@ -30,6 +30,10 @@ struct TransferRequest {
   // priorities). The packet backend rounds it to a whole weighted-round-robin weight (1..1024
   // packets per turn) at the sending NIC; the analytical backend has no contention and ignores it.
   double weight = 1.0;
+  // Traffic class (switch priority queue) of the transfer's packets in the packet backend: 0
+  // takes the backend's data class (network.packet.data_priority), 1..switch queues - 1 name
+  // one. The flow and analytical backends have no priority queues and ignore it.
+  std::uint8_t traffic_class = 0;
 };
 
 class CompletionHandler {

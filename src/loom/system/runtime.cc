@@ -174,12 +174,17 @@ void Runtime::arrive_point_to_point(NodeId id) {
   const std::uint64_t hash = (std::uint64_t{src} << 32 | dst) ^ (std::uint64_t{node.tag} * 0x9e3779b97f4a7c15ULL) ^
                              options_.flow_hash_seed;
   const workload::Node& send = workload_.node(pair.send);
-  issue({topology_.gpu_node(src), topology_.gpu_node(dst), send.bytes, hash, 1, weight_of(send.stream)}, src, dst,
-        pair);
+  issue({topology_.gpu_node(src), topology_.gpu_node(dst), send.bytes, hash, 1, weight_of(send.stream),
+         class_of(send.stream)},
+        src, dst, pair);
 }
 
 double Runtime::weight_of(std::uint8_t stream) const {
   return stream < options_.stream_weights.size() ? options_.stream_weights[stream] : 1.0;
+}
+
+std::uint8_t Runtime::class_of(std::uint8_t stream) const {
+  return stream < options_.stream_classes.size() ? options_.stream_classes[stream] : 0;
 }
 
 void Runtime::issue(const network::TransferRequest& request, std::uint32_t src_rank, std::uint32_t dst_rank,

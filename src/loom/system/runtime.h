@@ -60,6 +60,9 @@ struct RuntimeOptions {
   // Priority of each communication stream as its transfers' bandwidth weight on contended
   // links (TransferRequest::weight); missing entries weigh 1.
   std::vector<double> stream_weights;
+  // Traffic class of each communication stream's transfers (TransferRequest::traffic_class:
+  // switch priority queues in packet mode); missing entries are 0, the backend's data class.
+  std::vector<std::uint8_t> stream_classes;
   // Imported custom collectives (collective/msccl): a collective whose operation and member
   // count match a plan runs the first such plan instead of its algorithm (no tuning).
   std::vector<CustomPlan> custom_plans;
@@ -99,6 +102,7 @@ class Runtime final : private network::CompletionHandler {
   void apply(std::uint32_t instance, const collective::Progress& progress);
   void arrive_point_to_point(workload::NodeId id);
   double weight_of(std::uint8_t stream) const;
+  std::uint8_t class_of(std::uint8_t stream) const;
   void issue(const network::TransferRequest& request, std::uint32_t src_rank, std::uint32_t dst_rank,
              const InFlight& what, Time delay = Time::zero());
   static void delayed_start_event(void* self, std::uint64_t slot);

@@ -245,10 +245,12 @@ void Runtime::apply(std::uint32_t index, const collective::Progress& progress) {
     what.instance = index;
     what.transfer = t;
     LOOM_ASSERT(t.wire_bytes >= t.bytes, fmt::format("a transfer carries {} wire bytes for {} payload bytes", t.wire_bytes, t.bytes));
-    // A switch's transfers take the stream weight of the member they serve (or of member 0).
+    // A switch's transfers take the stream weight and class of the member they serve (or of
+    // member 0).
     const std::uint32_t owner = t.src < members ? t.src : (t.dst < members ? t.dst : 0);
+    const std::uint8_t stream = workload_.node(instance.member_nodes[owner]).stream;
     issue({node_of(t.src, t.channel), node_of(t.dst, t.channel), t.wire_bytes, mix(flow), instance.concurrency,
-           weight_of(workload_.node(instance.member_nodes[owner]).stream)},
+           weight_of(stream), class_of(stream)},
           t.src < members ? ranks[t.src] : topology::kNone, t.dst < members ? ranks[t.dst] : topology::kNone, what,
           t.hop_latency);
   }

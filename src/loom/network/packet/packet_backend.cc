@@ -37,12 +37,8 @@ std::vector<std::filesystem::path> PacketBackend::write_monitors(const std::file
 
 void PacketBackend::start(const TransferRequest& request, CompletionHandler& handler,
                           std::uint64_t cookie) {
-  start_in_class(request, 0, handler, cookie);
-}
-
-void PacketBackend::start_in_class(const TransferRequest& request, std::uint32_t priority,
-                                   CompletionHandler& handler, std::uint64_t cookie) {
   LOOM_ASSERT(request.src != request.dst, "transfer from a node to itself");
+  const std::uint32_t priority = request.traffic_class;
   if (priority >= queues_) {
     throw UserError(fmt::format("packet backend: traffic class {}: expected 1..{} (switch.queues = {}), or 0 "
                                 "for data_priority", priority, queues_ - 1, queues_));

@@ -12,8 +12,8 @@
 // request.weight, rounded to a whole number in 1..1024, is each QP's weighted-round-robin
 // weight at its NIC (packets per turn): transfers sharing a NIC get line rate in proportion
 // when the NIC is their bottleneck (the switches do not weigh flows).
-// Traffic classes: start() puts a transfer's QPs in params.data_priority; start_in_class names
-// another class, which the switches schedule (strict priority or WRR, sw.scheduler) and pause
+// Traffic classes: a transfer's QPs go in request.traffic_class, or params.data_priority when it
+// is 0; the switches schedule classes (strict priority or WRR, sw.scheduler) and pause them
 // (PFC) separately. Transfers inside a host at flow level have no class.
 //
 // ideal_time: the transfer alone at line rate with store-and-forward of every packet, per
@@ -46,13 +46,9 @@ class PacketBackend final : public Backend, private FabricListener {
                 const topology::Routing& routing, const PacketParams& params);
 
   std::string_view name() const override { return "packet"; }
+  // Throws UserError, before starting anything, for a request.traffic_class of sw.queues or more.
   void start(const TransferRequest& request, CompletionHandler& handler, std::uint64_t cookie) override;
   Time ideal_time(const TransferRequest& request) const override;
-  // As start(), with the transfer's QPs in traffic class `priority`: 1..sw.queues-1, or 0 for
-  // params.data_priority (what start() does). Throws UserError, before starting anything, for
-  // a class of sw.queues or more.
-  void start_in_class(const TransferRequest& request, std::uint32_t priority, CompletionHandler& handler,
-                      std::uint64_t cookie);
 
   // At `when` (>= now) takes the cable of `link` down (up = false) or brings it back: updates
   // `routing` (the Routing this backend was built with, given mutably) and the fabric, and
