@@ -7,6 +7,7 @@
 #include "loom/core/error.h"
 #include "loom/workload/synthesis/layer_program.h"
 #include "loom/workload/synthesis/pipeline_schedule.h"
+#include "loom/workload/synthesis/training_groups.h"
 
 namespace loom::workload::synthesis {
 namespace {
@@ -47,8 +48,8 @@ class Orchestrator {
         layer_(transformer_layer_program(model, plan), w),
         moe_layer_(transformer_layer_program(model, plan, model.experts > 0), w),
         embedding_(embedding_program(model, plan), w),
-        logits_(logits_program(model, plan), w) {
-    make_communicators();
+        logits_(logits_program(model, plan), w),
+        groups_(add_training_groups(model, plan, w)) {
     labels_.recv_activation = w.intern_label("pp.recv_activation");
     labels_.recv_gradient = w.intern_label("pp.recv_gradient");
     labels_.send_activation = w.intern_label("pp.send_activation");
@@ -118,70 +119,6 @@ class Orchestrator {
   bool sharded() const { return plan_.effective_sharding() != Sharding::kNone; }
   bool fully_sharded() const { return plan_.effective_sharding() == Sharding::kFull; }
 
-  void make_communicators() {
-    const std::uint32_t n = plan_.ranks();
-    const std::uint32_t replicas = plan_.replicas();
-    tp_of_.assign(n, kNone);
-    cp_of_.assign(n, kNone);
-    dp_of_.assign(n, kNone);
-    ep_of_.assign(n, kNone);
-    expert_dp_of_.assign(n, kNone);
-    embedding_of_.assign(n, kNone);
-    for (std::uint32_t s = 0; s < plan_.pp; ++s) {
-      for (std::uint32_t r = 0; plan_.tp > 1 && r < replicas; ++r) {
-        Communicator c{fmt::format("tp.{}", s * replicas + r), "tp", {}, CommunicatorKind::kTensor};
-        for (std::uint32_t t = 0; t < plan_.tp; ++t) c.ranks.push_back(plan_.rank(t, r, s));
-        assign(tp_of_, w_.add_communicator(std::move(c)));
-      }
-      for (std::uint32_t d = 0; plan_.cp > 1 && d < plan_.dp; ++d) {
-        for (std::uint32_t t = 0; t < plan_.tp; ++t) {
-          Communicator c{fmt::format("cp.{}", (s * plan_.dp + d) * plan_.tp + t), "cp", {}, CommunicatorKind::kContext};
-          for (std::uint32_t k = 0; k < plan_.cp; ++k) c.ranks.push_back(plan_.rank(t, k + plan_.cp * d, s));
-          assign(cp_of_, w_.add_communicator(std::move(c)));
-        }
-      }
-      // Gradients are reduced over the replicas: data and context parallel ranks together.
-      for (std::uint32_t t = 0; replicas > 1 && t < plan_.tp; ++t) {
-        Communicator c{fmt::format("dp.{}", s * plan_.tp + t), "dp", {}, CommunicatorKind::kData};
-        for (std::uint32_t r = 0; r < replicas; ++r) c.ranks.push_back(plan_.rank(t, r, s));
-        assign(dp_of_, w_.add_communicator(std::move(c)));
-      }
-      make_expert_communicators(s);
-    }
-    for (std::uint32_t r = 0; plan_.pp > 1 && r < replicas; ++r) {
-      for (std::uint32_t t = 0; t < plan_.tp; ++t) {
-        Communicator c{fmt::format("embedding.{}", r * plan_.tp + t), "embedding",
-                       {plan_.rank(t, r, 0), plan_.rank(t, r, plan_.pp - 1)}, CommunicatorKind::kPipeline};
-        assign(embedding_of_, w_.add_communicator(std::move(c)));
-      }
-    }
-  }
-  // EP groups (ep consecutive DP indices) and expert-data-parallel groups (the stage's ranks at
-  // one EP position), for MoE models.
-  void make_expert_communicators(std::uint32_t s) {
-    if (model_.experts == 0) return;
-    const std::uint32_t outer = plan_.replicas() / plan_.ep;
-    for (std::uint32_t t = 0; plan_.ep > 1 && t < plan_.tp; ++t) {
-      for (std::uint32_t o = 0; o < outer; ++o) {
-        Communicator c{fmt::format("ep.{}", (s * plan_.tp + t) * outer + o), "ep", {}, CommunicatorKind::kExpert};
-        for (std::uint32_t e = 0; e < plan_.ep; ++e) c.ranks.push_back(plan_.rank(t, o * plan_.ep + e, s));
-        assign(ep_of_, w_.add_communicator(std::move(c)));
-      }
-    }
-    if (plan_.tp * outer == 1) return;
-    for (std::uint32_t e = 0; e < plan_.ep; ++e) {
-      Communicator c{fmt::format("expert_dp.{}", s * plan_.ep + e), "expert_dp", {}, CommunicatorKind::kData};
-      for (std::uint32_t o = 0; o < outer; ++o) {
-        for (std::uint32_t t = 0; t < plan_.tp; ++t) c.ranks.push_back(plan_.rank(t, o * plan_.ep + e, s));
-      }
-      assign(expert_dp_of_, w_.add_communicator(std::move(c)));
-    }
-  }
-
-  void assign(std::vector<CommunicatorId>& of, CommunicatorId id) {
-    for (std::uint32_t r : w_.communicator(id).ranks) of[r] = id;
-  }
-
   // Adds `n` for the current rank and iteration, depending on those of a, b that exist.
   // Adds `n` for the current rank and iteration, depending on those of a, b, c that exist.
   NodeId add(Node& n, NodeId a, NodeId b = kNone, NodeId c = kNone) {
@@ -219,9 +156,9 @@ class Orchestrator {
         n.dtype = plan_.dtype;
       } else {
         n.op = op.op;
-        n.communicator = op.group == CommunicatorKind::kExpert    ? ep_of_[rank_]
-                         : op.group == CommunicatorKind::kContext ? cp_of_[rank_]
-                                                                  : tp_of_[rank_];
+        n.communicator = op.group == CommunicatorKind::kExpert    ? groups_.ep[rank_]
+                         : op.group == CommunicatorKind::kContext ? groups_.cp[rank_]
+                                                                  : groups_.tp[rank_];
         n.bytes = op.bytes;
         n.dtype = plan_.dtype;
         n.stream = Streams::kTensor;
@@ -349,7 +286,7 @@ class Orchestrator {
   // returned for the unit's first op to wait for; the following unit's gather is issued now,
   // before this unit's ops (after prev_ and this unit's gather).
   NodeId gather_parameters(std::uint16_t micro_batch) {
-    if (!fully_sharded() || dp_of_[rank_] == kNone) {
+    if (!fully_sharded() || groups_.dp[rank_] == kNone) {
       next_unit_ = units_.size();
       return kNone;
     }
@@ -368,7 +305,7 @@ class Orchestrator {
     Node n;
     n.kind = NodeKind::kCollective;
     n.op = CollectiveOp::kAllGather;
-    n.communicator = dp_of_[rank_];
+    n.communicator = groups_.dp[rank_];
     n.bytes = unit.parameters * element_bytes(plan_.dtype);
     n.dtype = plan_.dtype;
     n.stream = Streams::kData;
@@ -399,7 +336,7 @@ class Orchestrator {
   }
 
   CommunicatorId group_of(const Bucket& bucket) const {
-    return bucket.experts ? expert_dp_of_[rank_] : dp_of_[rank_];
+    return bucket.experts ? groups_.expert_dp[rank_] : groups_.dp[rank_];
   }
 
   void reduce(const Bucket& bucket) {
@@ -425,11 +362,11 @@ class Orchestrator {
       const std::uint64_t size = group == kNone ? 1 : w_.communicator(group).ranks.size();
       parameters += sharded() ? b.parameters / size : b.parameters;
     }
-    if (embedding_of_[rank_] != kNone) {
+    if (groups_.embedding[rank_] != kNone) {
       Node n;
       n.kind = NodeKind::kCollective;
       n.op = CollectiveOp::kAllReduce;
-      n.communicator = embedding_of_[rank_];
+      n.communicator = groups_.embedding[rank_];
       n.bytes = model_.vocab * model_.hidden / plan_.tp * element_bytes(plan_.grad_dtype);
       n.dtype = plan_.grad_dtype;
       n.stream = Streams::kData;
@@ -471,7 +408,7 @@ class Orchestrator {
     LabelId recv_activation, recv_gradient, send_activation, send_gradient, dp_grads, dp_params, embedding_grads,
         optimizer, data_load;
   } labels_{};
-  std::vector<CommunicatorId> tp_of_, cp_of_, dp_of_, ep_of_, expert_dp_of_, embedding_of_;
+  const TrainingGroups groups_;
 
   bool counting_ = false;
   std::uint64_t counted_nodes_ = 0, counted_deps_ = 0;
