@@ -1,5 +1,6 @@
 #include "loom/workload/simai/simai_text.h"
 
+#include <algorithm>
 #include <charconv>
 #include <fstream>
 #include <sstream>
@@ -49,6 +50,18 @@ std::uint64_t number(std::string_view word, std::string_view what, std::string_v
   return value;
 }
 
+// Bounds that keep every later product in range (picoseconds and bit counts fit in 63 bits).
+constexpr std::uint64_t kMaxNanoseconds = 3'600'000'000'000;  // one hour per compute field
+constexpr std::uint64_t kMaxMessageBytes = 1ull << 48;        // 256 TiB per message
+
+Bytes sized(std::uint64_t bytes, std::string_view what, std::string_view where) {
+  if (bytes > kMaxMessageBytes) {
+    throw UserError(fmt::format("{}: {} is {} bytes, expected at most {} (256 TiB)", where, what, bytes,
+                                kMaxMessageBytes));
+  }
+  return bytes;
+}
+
 Comm parse_comm(std::string_view type, std::string_view size, std::string_view where) {
   Comm c;
   if (type == "NONE") return c;
@@ -72,7 +85,7 @@ Comm parse_comm(std::string_view type, std::string_view size, std::string_view w
                                 "ALLTOALL, BROADCAST with an optional _EP or _DP_EP suffix",
                                 where, type));
   }
-  c.bytes = number(size, "the comm size", where);
+  c.bytes = sized(number(size, "the comm size", where), "the comm size", where);
   return c;
 }
 
@@ -107,8 +120,14 @@ Header parse_header(std::string_view line, std::string_view name, const Options&
     else if (key == "vpp") small(h.vpp, seen_vpp);
     else if (key == "ga") small(h.ga, seen_ga);
     else if (key == "all_gpus") small(h.all_gpus, seen_gpus);
-    else if (key == "pp_comm") h.pp_comm = value;
-    else if (key == "checkpoints" || key == "checkpoint_initiates") i += value;  // skip the listed layer ids
+    else if (key == "pp_comm") h.pp_comm = sized(value, "header key 'pp_comm'", where);
+    else if (key == "checkpoints" || key == "checkpoint_initiates") {
+      if (value > words.size() - 1 - i) {
+        throw UserError(fmt::format("{}: header key '{}' lists {} layer ids but only {} words follow", where, key,
+                                    value, words.size() - 1 - i));
+      }
+      i += value;  // skip the listed layer ids
+    }
     else log.add(name, "header", where, fmt::format("unknown header key '{}' ignored", key));
   }
   const bool model = h.policy.starts_with("HYBRID");
@@ -125,14 +144,18 @@ Header parse_header(std::string_view line, std::string_view name, const Options&
   if (options.rank_count) {
     h.all_gpus = *options.rank_count;
   } else if (!seen_gpus) {
-    h.all_gpus = options.default_rank_count.value_or(h.tp * h.pp);
+    // TP * PP, saturated: a product beyond 32 bits then fails the divisibility check below.
+    const std::uint64_t model_parallel = std::uint64_t{h.tp} * h.pp;
+    h.all_gpus = options.default_rank_count.value_or(
+        static_cast<std::uint32_t>(std::min<std::uint64_t>(model_parallel, 0xffffffffu)));
     log.add(name, "header", where, fmt::format("header has no 'all_gpus'; using {} ranks", h.all_gpus));
   }
   if (h.pp > 1 && h.vpp > 1) {
     log.add(name, "header", where,
             fmt::format("vpp {} ignored: each stage runs its layer lines as one chunk (GPipe order)", h.vpp));
   }
-  if (h.all_gpus % (h.tp * h.pp) != 0 || (h.all_gpus / (h.tp * h.pp)) % h.ep != 0) {
+  const std::uint64_t model_parallel = std::uint64_t{h.tp} * h.pp;  // no 32-bit wraparound
+  if (h.all_gpus == 0 || h.all_gpus % model_parallel != 0 || (h.all_gpus / model_parallel) % h.ep != 0) {
     throw UserError(fmt::format("{}: {} ranks do not split into TP {} x PP {} with the EP group {} inside data "
                                 "parallelism; expected all_gpus to be a multiple of TP * PP * EP",
                                 where, h.all_gpus, h.tp, h.pp, h.ep));
@@ -166,7 +189,12 @@ std::vector<Line> parse_lines(const std::vector<std::string_view>& lines, std::s
     l.name = std::string(w[0]);
     l.line = static_cast<std::uint32_t>(index + 1);
     auto ns = [&](std::string_view word, std::string_view what) {
-      return Time::ns(static_cast<std::int64_t>(number(word, what, where)));
+      const std::uint64_t value = number(word, what, where);
+      if (value > kMaxNanoseconds) {
+        throw UserError(fmt::format("{}: {} is {} ns, expected at most {} (one hour)", where, what, value,
+                                    kMaxNanoseconds));
+      }
+      return Time::ns(static_cast<std::int64_t>(value));
     };
     l.fwd = ns(w[2], "fwd_compute");
     l.fwd_comm = parse_comm(w[3], w[4], where);
@@ -183,6 +211,22 @@ std::vector<Line> parse_lines(const std::vector<std::string_view>& lines, std::s
                                 out.size()));
   }
   return out;
+}
+
+// Refuses, before allocating anything, a file that would expand to more than
+// options.max_nodes nodes. The bound per rank and iteration: per micro-batch at most five nodes
+// per layer line (fwd compute and comm, ig compute and comm, wg compute) and four pipeline
+// sends/receives, then two per line (wg collective and update) after the last one.
+void check_size(const Header& h, std::size_t layers, const Options& options, std::string_view name) {
+  const double per_rank = static_cast<double>(options.iterations) *
+                          (static_cast<double>(h.ga) * (5.0 * static_cast<double>(layers) + 4) +
+                           2.0 * static_cast<double>(layers));
+  const double bound = per_rank * h.all_gpus;
+  if (bound > static_cast<double>(options.max_nodes)) {
+    throw UserError(fmt::format("{}: {} ranks x {} micro-batches x {} layer lines x {} iterations expand to up to "
+                                "{:.3g} nodes, more than the {} allowed (Options::max_nodes); check all_gpus and ga",
+                                name, h.all_gpus, h.ga, layers, options.iterations, bound, options.max_nodes));
+  }
 }
 
 // Builds the per-rank DAG described in the header comment.
@@ -362,6 +406,7 @@ SimaiWorkload parse_simai(std::string_view text, std::string_view name, const Op
   if (layers.size() > kNoIndex) {
     throw UserError(fmt::format("{}: {} layer lines, at most {} are supported", name, layers.size(), kNoIndex));
   }
+  check_size(header, layers.size(), options, name);
   SimaiWorkload out{Workload(header.all_gpus), header, {}};
   Builder(out.workload, header).build(layers, options.iterations);
   out.warnings = log.finish();

@@ -51,6 +51,9 @@ struct Options {
   std::optional<std::uint32_t> default_rank_count;  // used when the header has no all_gpus
   std::optional<std::uint32_t> rank_count;          // overrides all_gpus
   std::uint32_t iterations = 1;
+  // Refuse files that would expand to more nodes than this (a bound computed from the header
+  // before building; default: what a Workload's 32-bit node ids can name).
+  std::uint64_t max_nodes = 0xfffffffeull;
 };
 
 struct SimaiWorkload {
