@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include <fmt/format.h>
+#include <google/protobuf/stubs/logging.h>
 #include <nlohmann/json.hpp>
 
 #include "loom/core/error.h"
@@ -58,6 +59,9 @@ RankTrace load_rank(const std::string& file, WarningLog& log, std::string& versi
   const std::string bytes = read_et_bytes(file);
   const std::vector<std::string_view> records = split_records(bytes, file);
   if (records.empty()) throw UserError(fmt::format("{}: empty file, expected a Chakra GlobalMetadata record", file));
+  // A corrupt record becomes the UserError below; protobuf's own log lines about it would only
+  // clutter the message.
+  const google::protobuf::LogSilencer quiet;
   GlobalMetadata meta;
   if (!meta.ParseFromArray(records[0].data(), static_cast<int>(records[0].size()))) {
     throw UserError(fmt::format("{}: the first record is not a Chakra GlobalMetadata message", file));
