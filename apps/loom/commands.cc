@@ -30,6 +30,7 @@ int run_command(const RunArguments& args) {
   if (args.out_dir) document.apply_override("output.dir=" + nlohmann::json(*args.out_dir).dump());
 
   const experiment::Experiment loaded = experiment::load(document);
+  for (const std::string& warning : loaded.warnings) fmt::print(stderr, "loom: warning: {}\n", warning);
   const experiment::Outcome outcome = experiment::run(loaded);
   report::print_table(std::cout, outcome.entries, outcome.result);
   fmt::print("wrote {}\n", outcome.summary_path.string());
@@ -49,7 +50,7 @@ int list_command() {
       fmt::print("    {:<22} {:<10} {:>9}  {}\n", p.name, p.unit, p.default_value, p.doc);
     }
   }
-  fmt::print("\nWorkload types (workload.type): microbenchmark\n");
+  fmt::print("\nWorkload types (workload.type): microbenchmark, training, dlrm, trace\n");
   std::vector<std::string_view> ops, algorithms, protocols, gpus;
   for (collective::CollectiveOp op : collective::all_collective_ops()) ops.push_back(collective::to_string(op));
   for (collective::Algorithm a : collective::all_algorithms()) algorithms.push_back(collective::to_string(a));
@@ -59,7 +60,7 @@ int list_command() {
   fmt::print("Collective algorithms (collective.algorithm, algorithm): auto (the tuner), {}\n", fmt::join(algorithms, ", "));
   fmt::print("Collective protocols (collective.protocol): {}\n", fmt::join(protocols, ", "));
   fmt::print("GPU models for the tuner (collective.gpu): {}\n", fmt::join(gpus, ", "));
-  fmt::print("Network modes (network.mode): analytical, flow\n");
+  fmt::print("Network modes (network.mode): analytical, flow, packet\n");
   return 0;
 }
 

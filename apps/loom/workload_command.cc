@@ -124,6 +124,8 @@ void print_memory(const WorkloadGenerateArguments& a, const workload::synthesis:
              m.stage, syn::to_string(plan.effective_sharding()), gib(m.total()), gib(m.model_states.parameters),
              gib(m.model_states.gradients), gib(m.model_states.optimizer), gib(m.activations),
              gib(m.activations_per_micro_batch), m.chunks_in_flight, syn::to_string(plan.recompute));
+  const workload::compute::GpuSpec& gpu = workload::compute::find_gpu(a.gpu);
+  fmt::print("  {}\n", syn::hbm_fit(m, gpu.name, gpu.memory_capacity()));
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "loom/experiment/experiment.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -228,6 +229,21 @@ TEST(Experiment, TrainingWorkloadsAreSynthesisedTimedAndRun) {
   EXPECT_GT(outcome.metrics.ranks[8].compute, outcome.metrics.ranks[0].compute);
   EXPECT_GT(outcome.metrics.ranks[0].idle, Time::zero());
   EXPECT_GT(outcome.metrics.ranks[8].idle, Time::zero());
+  EXPECT_TRUE(summary["warnings"].empty()) << summary["warnings"];  // 13B over 16 GPUs fits in HBM
+}
+
+TEST(Experiment, APlanThatOverflowsHbmWarnsAndTheSummaryKeepsTheWarning) {
+  // GPT-175B over only 16 H100s, no sharding or recompute: ~215 GiB per rank of stage 0.
+  const std::string text =
+      "topology: {blueprint: single-switch, hosts: 2, gpus_per_host: 8}\n"
+      "workload: {type: training, model: gpt-175b, tp: 8, pp: 2, global_batch: 2}\n"
+      "collective: {algorithm: ring}\n";
+  const Outcome outcome = run_text(text, {"output.dir=" + scratch_dir("hbm").string()});
+  ASSERT_EQ(outcome.warnings.size(), 1u);
+  EXPECT_THAT(outcome.warnings[0], ::testing::HasSubstr("the estimated memory of a stage-0 rank"));
+  EXPECT_THAT(outcome.warnings[0], ::testing::HasSubstr("exceeds H100's 80 GB of HBM by"));
+  const auto summary = nlohmann::json::parse(read_file(outcome.summary_path));
+  EXPECT_EQ(summary["warnings"], nlohmann::json::array({outcome.warnings[0]}));
 }
 
 TEST(Experiment, DlrmAndFullyShardedTrainingRun) {

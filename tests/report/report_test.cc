@@ -120,10 +120,12 @@ TEST(Timeline, IsTraceEventJsonWithOneEventPerNodeAndNamedThreads) {
 TEST(Summary, AggregatesMetricsAndListsOutputs) {
   SmallRun run;
   std::vector<WrittenFile> files = {write_flows_csv(run.dir, run.result, 5)};
-  const nlohmann::json s = make_summary({3, "analytical", {{"seed", 3}}, nullptr, {{"total_bytes", 7}}}, *run.workload,
-                                        run.result, run.metrics, files);
+  const nlohmann::json s = make_summary(
+      {3, "analytical", {{"seed", 3}}, nullptr, {{"total_bytes", 7}}, {"trace.0.et: node 4: odd attribute"}},
+      *run.workload, run.result, run.metrics, files);
   EXPECT_EQ(s["seed"], 3);
   EXPECT_EQ(s["memory"]["total_bytes"], 7);
+  EXPECT_EQ(s["warnings"], nlohmann::json::array({"trace.0.et: node 4: odd attribute"}));
   EXPECT_EQ(s["outputs"][0]["file"], "flows.csv");
   EXPECT_EQ(s["outputs"][0]["rows_left_out"], run.result.transfers - 5);
   const double makespan = run.result.makespan.microseconds();

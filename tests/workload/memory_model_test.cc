@@ -96,5 +96,14 @@ TEST(MemoryModel, EstimateUsesTheStageShareAndTheShardingGroup) {
   EXPECT_EQ(estimate_memory(m, p, 0).model_states.total(), 16 * kPsi0 / 4);
 }
 
+TEST(MemoryModel, HbmFitComparesTheTotalWithTheCapacity) {
+  MemoryEstimate e;
+  e.model_states = model_state_bytes(7'500'000'000, 64, Sharding::kOptimizer);  // 31.41 GB
+  EXPECT_EQ(hbm_fit(e, "H100", 80'000'000'000), "fits in H100's 80 GB of HBM (39% used)");
+  e.activations = 60'000'000'000;  // 91.41 GB in all: 11.41 GB = 10.6 GiB too many
+  EXPECT_EQ(hbm_fit(e, "H100", 80'000'000'000), "exceeds H100's 80 GB of HBM by 10.6 GiB");
+  EXPECT_EQ(hbm_fit(e, "H200", 141'000'000'000), "fits in H200's 141 GB of HBM (65% used)");
+}
+
 }  // namespace
 }  // namespace loom::workload::synthesis

@@ -184,7 +184,7 @@ Outcome run(const Experiment& e) {
   if (packet != nullptr) {
     for (const std::filesystem::path& path : packet->write_monitors(o.dir)) outcome.files.push_back(monitor_file(path));
   }
-  report::RunInfo info{e.seed, std::string(backend->name()), e.effective_config, nullptr, nullptr};
+  report::RunInfo info{e.seed, std::string(backend->name()), e.effective_config, nullptr, nullptr, e.warnings};
   if (e.memory) info.memory = memory_json(*e.memory);
   if (links) {
     links->finish();

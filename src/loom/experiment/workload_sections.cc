@@ -112,6 +112,12 @@ LoadedWorkloadSection read_training(config::Reader& s, std::uint32_t gpu_count) 
     out.workload = synthesis::synthesize_training(model, plan);
     compute::assign_durations(out.workload, compute_params);
     out.memory = synthesis::peak_memory(model, plan);
+    const Bytes hbm = compute_params.gpu.memory_capacity();
+    if (hbm > 0 && out.memory->total() > hbm) {
+      out.warnings.push_back(fmt::format("workload: the estimated memory of a stage-{} rank, {:.1f} GiB, {}",
+                                         out.memory->stage, static_cast<double>(out.memory->total()) / (1ull << 30),
+                                         synthesis::hbm_fit(*out.memory, compute_params.gpu.name, hbm)));
+    }
     return out;
   } catch (const UserError& e) {
     if (e.where().known()) throw;

@@ -2,9 +2,9 @@
 //
 // Figures are the vendors' published dense (no structured sparsity) peaks for the SXM/OAM parts.
 // NVIDIA's datasheets print tensor figures with 2:4 sparsity; dense is half of them.
-//   A100 SXM4 80GB  BF16/FP16 312 TFLOP/s (624 sparse), no FP8, HBM2e 2,039 GB/s
+//   A100 SXM4 80GB  BF16/FP16 312 TFLOP/s (624 sparse), no FP8, HBM2e 2,039 GB/s, 80 GB
 //                   (NVIDIA A100 datasheet, nvidia-a100-datasheet-us-nvidia-1758950-r4)
-//   H100 SXM5       BF16/FP16 989.4 (1,979 sparse), FP8 1,978.9 (3,958 sparse), HBM3 3.35 TB/s
+//   H100 SXM5       BF16/FP16 989.4 (1,979 sparse), FP8 1,978.9 (3,958 sparse), HBM3 3.35 TB/s, 80 GB
 //                   (NVIDIA H100 Tensor Core GPU datasheet, SXM column)
 //   H200 SXM        the H100's compute (same GH100), HBM3e 4.8 TB/s, 141 GB (NVIDIA H200 datasheet)
 //   B200 (HGX)      BF16/FP16 2,250 (4.5 PFLOP/s sparse), FP8 4,500 (9 PFLOP/s sparse), HBM3e
@@ -31,11 +31,13 @@ struct GpuSpec {
   double fp16_tflops = 0;
   double fp8_tflops = 0;          // 0 = no FP8 tensor cores
   double hbm_gbytes_per_s = 0;    // 10^9 B/s
+  double hbm_gbytes = 0;          // HBM capacity, 10^9 bytes
 
   // Peak FLOP/s for `type` (fp32: half the BF16 rate). UserError if the GPU lacks it (FP8 on
   // A100) or `type` is kUnknown.
   double peak_flops(DataType type) const;
   double memory_bytes_per_s() const { return hbm_gbytes_per_s * 1e9; }
+  Bytes memory_capacity() const { return static_cast<Bytes>(hbm_gbytes * 1e9); }
 };
 
 const std::vector<GpuSpec>& gpu_catalog();

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "loom/core/error.h"
 #include "loom/workload/synthesis/pipeline_schedule.h"
 
@@ -84,6 +86,17 @@ MemoryEstimate peak_memory(const TransformerConfig& m, const ParallelPlan& p) {
     if (e.total() > best.total()) best = e;
   }
   return best;
+}
+
+std::string hbm_fit(const MemoryEstimate& estimate, std::string_view gpu, Bytes hbm) {
+  LOOM_ASSERT(hbm > 0, "a GPU without HBM capacity");
+  const std::string capacity = fmt::format("{}'s {:g} GB of HBM", gpu, static_cast<double>(hbm) / 1e9);
+  if (estimate.total() <= hbm) {
+    return fmt::format("fits in {} ({:.0f}% used)", capacity,
+                       100.0 * static_cast<double>(estimate.total()) / static_cast<double>(hbm));
+  }
+  return fmt::format("exceeds {} by {:.1f} GiB", capacity,
+                     static_cast<double>(estimate.total() - hbm) / static_cast<double>(1ull << 30));
 }
 
 }  // namespace loom::workload::synthesis

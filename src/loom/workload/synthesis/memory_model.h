@@ -30,6 +30,8 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <string_view>
 
 #include "loom/core/units.h"
 #include "loom/workload/synthesis/parallel_plan.h"
@@ -73,5 +75,9 @@ Bytes layer_activation_bytes(const TransformerConfig& model, const ParallelPlan&
 MemoryEstimate estimate_memory(const TransformerConfig& model, const ParallelPlan& plan, std::uint32_t stage);
 // The stage with the largest total (the first, under 1F1B).
 MemoryEstimate peak_memory(const TransformerConfig& model, const ParallelPlan& plan);
+
+// The estimate against a GPU's HBM capacity (`hbm` bytes, > 0), for people: "fits in H100's
+// 80 GB of HBM (34% used)" or "exceeds H100's 80 GB of HBM by 12.3 GiB".
+std::string hbm_fit(const MemoryEstimate& estimate, std::string_view gpu, Bytes hbm);
 
 }  // namespace loom::workload::synthesis
