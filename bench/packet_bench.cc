@@ -8,7 +8,7 @@
 // unit in which ns-3's speed is quoted (0.2-0.4 M/s for HPCC's ns-3 on these machines).
 // Counters: events/s, hops/s, bytes per in-flight packet and per QP, fabric heap at the end,
 // and the process's peak RSS.
-// Figures measured (and the before/after comparison of the traffic-class change):
+// Figures measured (and the before/after comparison of the event-queue and prefetch work):
 // src/loom/network/packet/README.md, "Speed".
 #include <sys/resource.h>
 

@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <utility>
@@ -369,6 +370,79 @@ TEST(EventQueue, MatchesReferenceUnderRandomOperations) {
   EXPECT_TRUE(reference.empty());
 }
 
+// Posted events (no id) interleave with pushed ones in scheduling order, and peek() names
+// exactly the event pop() returns next whenever it answers (no cancellations here, so its hint
+// is exact). Cancelling pushed events in between must not disturb posted ones.
+TEST(EventQueue, PostedEventsAndPeekMatchReference) {
+  EventQueue q;
+  std::map<std::pair<std::int64_t, std::uint64_t>, std::uint64_t> reference;  // -> arg
+  std::uint64_t sequence = 0;
+  std::int64_t floor = 0;
+  RandomStream rng(7, "post and peek");
+  std::size_t peeks = 0, answered = 0;
+  for (int step = 0; step < 60'000; ++step) {
+    const auto op = rng.uniform_int(0, 9);
+    if (op < 5) {
+      const std::int64_t t = floor + static_cast<std::int64_t>(
+                                         rng.uniform_int(0, 1) == 0 ? rng.uniform_int(0, 300) : rng.uniform_int(0, 2'000'000));
+      const std::uint64_t arg = rng.next();
+      if (op < 3) {
+        q.post(Time::ps(t), noop, nullptr, arg);
+      } else {
+        q.push(Time::ps(t), noop, nullptr, arg);
+      }
+      reference[{t, sequence++}] = arg;
+    } else if (!q.empty()) {
+      EventQueue::Fired next{};
+      ++peeks;
+      const bool known = q.peek(next);
+      const EventQueue::Fired f = q.pop();
+      const auto it = reference.begin();
+      ASSERT_EQ(f.time.picoseconds(), it->first.first);
+      ASSERT_EQ(f.arg, it->second);
+      if (known) {
+        ++answered;
+        ASSERT_EQ(next.time, f.time);
+        ASSERT_EQ(next.arg, f.arg);
+      }
+      floor = it->first.first;
+      reference.erase(it);
+    }
+    ASSERT_EQ(q.size(), reference.size());
+  }
+  EXPECT_GT(answered, peeks / 2) << "peek answers when the next event is in order or nearly";
+  // A cancelled pushed event between posted ones at one time: the posted ones still fire.
+  const EventId doomed = q.push(q.floor(), noop, nullptr, 1);
+  q.post(q.floor(), noop, nullptr, 2);
+  EXPECT_TRUE(q.cancel(doomed));
+  std::vector<std::uint64_t> rest;
+  while (!q.empty()) rest.push_back(q.pop().arg);
+  EXPECT_EQ(rest.size(), reference.size() + 1);
+  EXPECT_EQ(std::count(rest.begin(), rest.end(), 2u), 1);
+}
+
+// Cancelling events spread over many buckets, then popping: only the buckets holding
+// cancelled entries are scanned, but every cancelled entry must still vanish, including ones
+// that were the recorded minimum of their bucket or sat in a level-0 bucket with live ones.
+TEST(EventQueue, CancelledMinimaAndLevelZeroNeighboursAreSkipped) {
+  EventQueue q;
+  std::vector<EventId> ids;
+  for (std::uint64_t i = 0; i < 2000; ++i) {
+    ids.push_back(q.push(Time::ps(static_cast<std::int64_t>(1000 + (i % 500) * 977 + i / 500)), noop, nullptr, i));
+  }
+  for (std::uint64_t i = 0; i < 2000; i += 3) EXPECT_TRUE(q.cancel(ids[i]));
+  std::int64_t last = 0;
+  std::size_t fired = 0;
+  while (!q.empty()) {
+    const EventQueue::Fired f = q.pop();
+    EXPECT_NE(f.arg % 3, 0u) << f.arg;
+    EXPECT_GE(f.time.picoseconds(), last);
+    last = f.time.picoseconds();
+    ++fired;
+  }
+  EXPECT_EQ(fired, 2000u - 667u);
+}
+
 using SmallPool = ChunkPool<std::uint64_t, 4>;
 
 std::vector<std::uint64_t> contents(const SmallPool& pool, const SmallPool::List& list) {
@@ -410,6 +484,21 @@ TEST(ChunkPool, EraseIfKeepsOrderAndFreesChunks) {
   EXPECT_THAT(contents(pool, list), ElementsAre(3, 6, 9, 12, 15, 18, 21));
   EXPECT_EQ(pool.erase_if(list, [](std::uint64_t) { return true; }), 7u);
   EXPECT_TRUE(list.empty());
+}
+
+TEST(ChunkPool, FirstLeastLooksOnlyAtSmallSingleChunkLists) {
+  SmallPool pool;
+  SmallPool::List list;
+  const auto less = [](std::uint64_t a, std::uint64_t b) { return a < b; };
+  EXPECT_EQ(pool.first_least(list, 4, less), nullptr);
+  for (const std::uint64_t x : {7, 3, 5, 3}) pool.push_back(list, x);
+  const std::uint64_t* least = pool.first_least(list, 4, less);
+  ASSERT_NE(least, nullptr);
+  EXPECT_EQ(*least, 3u);
+  EXPECT_EQ(least, &pool.front(list) + 1) << "the first of equal least items";
+  EXPECT_EQ(pool.first_least(list, 3, less), nullptr) << "more items than the limit";
+  pool.push_back(list, 1);  // a second chunk
+  EXPECT_EQ(pool.first_least(list, 8, less), nullptr);
 }
 
 TEST(ChunkPool, ConsumeRecyclesChunksForOtherLists) {

@@ -1,9 +1,11 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "loom/core/error.h"
 #include "loom/network/packet/hpcc_run.h"
@@ -190,11 +192,49 @@ TEST(HpccFixture, FatTreeIncastHpcc) {
   EXPECT_TRUE(hpcc.result.pfc.empty());  // ns-3's pfc file is empty
 }
 
+// How unevenly a run served its flows: the first FCT over the median FCT. All 60 flows start
+// together with equal sizes, so a perfectly fair share would finish them together (ratio 1).
+double first_over_median_fct(std::vector<FctRecord> records) {
+  std::sort(records.begin(), records.end(), [](const FctRecord& a, const FctRecord& b) { return a.fct_ns < b.fct_ns; });
+  return static_cast<double>(records.front().fct_ns) / static_cast<double>(records[records.size() / 2].fct_ns);
+}
+
+// HPCC with ns-3's defaults (RATE_AI 40 Mb/s here, MI_THRESH 0, FAST_REACT 1) does not share
+// fairly, in ns-3 either: ns-3's own 60-to-1 run finishes its first flow at 1.848 ms and its
+// median one at 2.670 ms (ratio 0.692: over its lifetime the first flow got ~1.4x the rate of
+// the median one); DCQCN on the same inputs gives 0.893. Loom reproduces the spread (0.733;
+// DCQCN 0.825), HPCC's wider than DCQCN's as in ns-3. With MI_THRESH 0 every update is
+// multiplicative (rate x eta / u, plus RATE_AI), so only the additive term pulls rates
+// together, by about N x RATE_AI / (eta x line rate) of the gap per RTT (2.5% here), against a
+// utilisation sampled from each ACK's telemetry; ns-3's UpdateRateHp does the same (rate, u and
+// the hop samples on every ACK, the reference rate once per RTT). With the HPCC paper's
+// settings the flows stay within 5% (fabric_test.cc).
+TEST(HpccFixture, FatTreeIncastHpccIsAsUnevenAsNs3WithItsDefaults) {
+  if (!fixtures_present()) GTEST_SKIP() << "no HPCC fixtures at " << kFixtures;
+  const Fixture hpcc = run_fixture("fat320", "config_fat_incast60_fat320_hp95.txt", "fat.txt",
+                                   "incast60_fat320.txt", "fct_fat_incast60_fat320_hp95.txt");
+  const auto reference = [](const std::string& name) {
+    const std::string path = kFixtures + "outputs/" + name;
+    return parse_fct(read_text_file(path, "reference"), path);
+  };
+  const double ns3_hpcc = first_over_median_fct(reference("fct_fat_incast60_fat320_hp95.txt"));
+  const double ns3_dcqcn = first_over_median_fct(reference("fct_fat_incast60_fat320_dcqcn.txt"));
+  EXPECT_NEAR(ns3_hpcc, 0.692, 0.001);
+  EXPECT_NEAR(ns3_dcqcn, 0.893, 0.001);
+  const double loom_hpcc = first_over_median_fct(hpcc.result.fct);
+  EXPECT_NEAR(loom_hpcc, ns3_hpcc, 0.05);
+  EXPECT_LT(loom_hpcc, 0.8);
+  const Fixture dcqcn = run_fixture("fat320", "config_fat_incast60_fat320_dcqcn.txt", "fat.txt",
+                                    "incast60_fat320.txt", "fct_fat_incast60_fat320_dcqcn.txt");
+  EXPECT_LT(loom_hpcc, first_over_median_fct(dcqcn.result.fct));
+}
+
 // ns-3 logs 74 PAUSE/RESUME events, all at interface 1 (the down link to ToR 320) of
 // aggregation switches 342 (50) and 343 (24): with ns-3's routes the flows into host 0 crowd
 // through those two. Loom must pause there and nowhere else.
-// The monitors ride along: packet_pfc.csv lists the same 74 events as pfc.txt, and the CNP
-// file holds only CNPs of the 60 flows (tags 0..59).
+// The monitors ride along: packet_pfc.csv lists the same 74 events as pfc.txt, each naming
+// class 3 (the flows' priority group), and the CNP file holds only CNPs of the 60 flows (tags
+// 0..59).
 TEST(HpccFixture, FatTreeIncastDcqcnPausesWhereNs3Does) {
   if (!fixtures_present()) GTEST_SKIP() << "no HPCC fixtures at " << kFixtures;
   const std::filesystem::path out = std::filesystem::temp_directory_path() / "loom_hpcc_monitor_test";
@@ -205,7 +245,13 @@ TEST(HpccFixture, FatTreeIncastDcqcnPausesWhereNs3Does) {
   ASSERT_EQ(dcqcn.result.monitor_files.size(), 2u);
   std::ifstream pfc_csv(out / "packet_pfc.csv");
   std::size_t rows = 0;
-  for (std::string line; std::getline(pfc_csv, line);) ++rows;
+  for (std::string line; std::getline(pfc_csv, line); ++rows) {
+    if (rows == 0) {
+      EXPECT_EQ(line, "time_us,link,src,dst,class,event");
+    } else {
+      EXPECT_TRUE(line.ends_with(",3,pause") || line.ends_with(",3,resume")) << line;
+    }
+  }
   EXPECT_EQ(rows, 1 + dcqcn.result.pfc.size());
   std::ifstream cnp_csv(out / "packet_cnps.csv");
   std::string line;

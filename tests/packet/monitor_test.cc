@@ -127,7 +127,7 @@ TEST(FabricMonitor, WritesEveryCsvFile) {
   }
   EXPECT_GT(cnps, 0u);
   EXPECT_LE(cnps, c.cnps);  // a QP's CNPs after its last sample are not reported
-  EXPECT_EQ(lines_of(read_all(dir / "packet_pfc.csv")), std::vector<std::string>{"time_us,link,src,dst,event"});
+  EXPECT_EQ(lines_of(read_all(dir / "packet_pfc.csv")), std::vector<std::string>{"time_us,link,src,dst,class,event"});
   std::filesystem::remove_all(dir);
 }
 

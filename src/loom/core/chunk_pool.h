@@ -8,9 +8,9 @@
 // and never move, so a List holds plain pointers and push_back is a bounds check and a store.
 // Items are visited chunk by chunk, nearly as cache-friendly as a vector.
 //
-// Complexity: push_back and pop_front O(1); for_each, consume and erase_if O(items in the
-// list). A List is a small value owned by the caller and may be moved by assignment; using it
-// with another pool, or after its pool is gone, is a bug. The pool is movable (chunks stay
+// Complexity: push_back and pop_front O(1); first_least O(its limit); for_each, consume and
+// erase_if O(items in the list). A List is a small value owned by the caller and may be moved
+// by assignment; using it with another pool, or after its pool is gone, is a bug. The pool is movable (chunks stay
 // where they are, so lists remain valid with the new owner) but not copyable. Not thread-safe.
 #pragma once
 
@@ -89,6 +89,18 @@ class ChunkPool {
       const std::uint32_t count = c == list.tail ? list.tail_count : kChunkSize;
       for (std::uint32_t i = offset; i < count; ++i) f(c->items[i]);
     }
+  }
+
+  // The first of the least items under `less` when the list holds 1..limit items in one
+  // chunk; nullptr otherwise. O(limit).
+  template <class Less>
+  const T* first_least(const List& list, std::uint32_t limit, Less&& less) const {
+    if (list.empty() || list.head != list.tail || list.tail_count - list.head_offset > limit) return nullptr;
+    const T* best = &list.head->items[list.head_offset];
+    for (std::uint32_t i = list.head_offset + 1; i < list.tail_count; ++i) {
+      if (less(list.head->items[i], *best)) best = &list.head->items[i];
+    }
+    return best;
   }
 
   // Empties the list, calling f(item) for each item front to back and recycling each chunk

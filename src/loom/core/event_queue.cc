@@ -13,7 +13,8 @@ bool EventQueue::cancel(EventId id) {
   if (!contains(id)) return false;
   free_slot(id.slot);
   --live_;
-  note_stale();
+  --slotted_;
+  note_stale(slots_[id.slot].key);
   return true;
 }
 
@@ -22,9 +23,11 @@ EventId EventQueue::reschedule(EventId id, Time when) {
   check_not_before_floor(when);
   // The slot stays with the event; only its generation moves on, which retires the old entry.
   Slot& record = slots_[id.slot];
-  const std::uint32_t generation = ++record.generation;
-  insert(Entry{key_of(when), record.fn, record.context, record.arg, id.slot, generation});
-  note_stale();
+  const std::uint64_t old_key = record.key;
+  const std::uint32_t generation = ++generations_[id.slot];
+  record.key = key_of(when);
+  insert(Entry{record.key, record.fn, record.context, record.arg, id.slot, generation});
+  note_stale(old_key);
   return EventId{id.slot, generation};
 }
 
@@ -40,15 +43,12 @@ Time EventQueue::next_time() const {
   pool_.for_each(current_, consider);
   if (found) return floor();
   // Buckets are ordered, so the first one holding a live entry holds the minimum.
-  for (std::uint32_t levels = level_mask_; levels != 0; levels &= levels - 1) {
-    const auto level = static_cast<unsigned>(std::countr_zero(levels));
-    for (std::uint64_t digits = digit_mask_[level]; digits != 0; digits &= digits - 1) {
-      pool_.for_each(buckets_[level][std::countr_zero(digits)], consider);
-      if (found) return Time::ps(static_cast<std::int64_t>(best));
-    }
-  }
-  LOOM_ASSERT(false, "event queue holds " + std::to_string(live_) + " events but no live entry");
-  return Time::max();
+  visit_buckets([&](unsigned level, unsigned digit) {
+    pool_.for_each(buckets_[level][digit], consider);
+    return found;
+  });
+  LOOM_ASSERT(found, "event queue holds " + std::to_string(live_) + " events but no live entry");
+  return Time::ps(static_cast<std::int64_t>(best));
 }
 
 void EventQueue::reserve(std::size_t events) {
@@ -62,19 +62,21 @@ void EventQueue::grow_slots(std::size_t events) {
   cursor_ = in_use_.size() % words;  // the search continues in the new, empty words
   in_use_.resize(words, 0);
   slots_.resize(words * 64, Slot{});
+  generations_.resize(words * 64, 0);
   slot_limit_ = words * 64 / 4 * 3;
 }
 
 std::size_t EventQueue::memory_bytes() const {
   return pool_.memory_bytes() + slots_.capacity() * sizeof(Slot) +
-         in_use_.capacity() * sizeof(std::uint64_t);
+         generations_.capacity() * sizeof(std::uint32_t) + in_use_.capacity() * sizeof(std::uint64_t);
 }
 
 bool EventQueue::settle_slow(std::uint64_t limit) {
   for (;;) {
     while (!current_.empty()) {
-      if (stale_ == 0 || live(pool_.front(current_))) return last_ <= limit;
+      if (stale_current_ == 0 || live(pool_.front(current_))) return last_ <= limit;
       pool_.pop_front(current_);
+      --stale_current_;
       --stale_;
     }
     if (!refill(limit)) return false;
@@ -84,39 +86,76 @@ bool EventQueue::settle_slow(std::uint64_t limit) {
 bool EventQueue::refill(std::uint64_t limit) {
   while (level_mask_ != 0) {
     const auto level = static_cast<unsigned>(std::countr_zero(level_mask_));
-    const auto digit = static_cast<unsigned>(std::countr_zero(digit_mask_[level]));
+    const unsigned digit = lowest_digit(level);
     Pool::List& source = buckets_[level][digit];
     std::uint64_t minimum = minimum_[level][digit];
-    if (stale_ != 0) {
-      // The recorded minimum may belong to a cancelled entry: purge, then recompute.
-      stale_ -= purge(source);
-      if (source.empty()) {
+    const std::uint32_t stale = stale_in_[level][digit];
+    if (stale != 0) {
+      // The recorded minimum may belong to a cancelled entry: find the live one. The cancelled
+      // entries themselves are dropped below, as the bucket is taken.
+      minimum = ~std::uint64_t{0};
+      pool_.for_each(source, [&](const Entry& e) {
+        if (live(e)) minimum = std::min(minimum, e.key);
+      });
+      if (minimum == ~std::uint64_t{0}) {
+        pool_.clear(source);
+        stale_ -= stale;
+        stale_in_[level][digit] = 0;
         mark_empty(level, digit);
         continue;
       }
-      minimum = minimum_[level][digit] = smallest_key(source);
+      minimum_[level][digit] = minimum;
     }
-    if (minimum > limit) return false;
+    if (minimum > limit) {
+      if (stale != 0) {  // not due yet: drop the cancelled entries now, not at every look
+        stale_ -= purge(source);
+        stale_in_[level][digit] = 0;
+      }
+      return false;
+    }
     last_ = minimum;
     Pool::List taken = source;
     source = Pool::List{};
+    stale_in_[level][digit] = 0;
     mark_empty(level, digit);
-    if (level == 0 || taken.single()) {
+    if (level == 0) {
       // A level-0 bucket holds one key (last_'s higher digits and this digit): all of it is
-      // due now, as is a lone entry. current_ is empty here.
+      // due now. current_ is empty here; settle_slow() skips its cancelled entries.
+      current_ = taken;
+      stale_current_ = stale;
+      return true;
+    }
+    if (taken.single()) {  // a lone entry is live (a lone cancelled one was cleared above)
       current_ = taken;
       return true;
     }
     // The entries agree with the minimum on this level's digit and above, so relative to the
     // new last_ each one lands on a lower level (or in current_).
-    pool_.consume(taken, [this](const Entry& e) { insert(e); });
+    if (stale == 0) {
+      pool_.consume(taken, [this](const Entry& e) { insert(e); });
+    } else {
+      pool_.consume(taken, [this](const Entry& e) {
+        if (live(e)) {
+          insert(e);
+        } else {
+          --stale_;
+        }
+      });
+    }
     return true;
   }
   return false;
 }
 
-void EventQueue::note_stale() {
+void EventQueue::note_stale(std::uint64_t key) {
   ++stale_;
+  const std::uint64_t differing = key ^ last_;
+  if (differing == 0) {
+    ++stale_current_;
+  } else {
+    const unsigned level = level_of(differing);
+    ++stale_in_[level][digit_of(key, level)];
+  }
   if (stale_ > live_ + kStaleSlack) compact();
 }
 
@@ -132,20 +171,19 @@ std::uint64_t EventQueue::smallest_key(const Pool::List& list) const {
 
 void EventQueue::compact() {
   purge(current_);
-  for (std::uint32_t levels = level_mask_; levels != 0; levels &= levels - 1) {
-    const auto level = static_cast<unsigned>(std::countr_zero(levels));
-    for (std::uint64_t digits = digit_mask_[level]; digits != 0; digits &= digits - 1) {
-      const auto digit = static_cast<unsigned>(std::countr_zero(digits));
-      Pool::List& bucket = buckets_[level][digit];
-      purge(bucket);
-      if (bucket.empty()) {
-        mark_empty(level, digit);
-      } else {
-        minimum_[level][digit] = smallest_key(bucket);  // it may have been a cancelled key
-      }
+  visit_buckets([this](unsigned level, unsigned digit) {
+    Pool::List& bucket = buckets_[level][digit];
+    purge(bucket);
+    if (bucket.empty()) {
+      mark_empty(level, digit);
+    } else {
+      minimum_[level][digit] = smallest_key(bucket);  // it may have been a cancelled key
     }
-  }
+    return false;
+  });
   stale_ = 0;
+  stale_current_ = 0;
+  for (auto& level : stale_in_) std::fill(std::begin(level), std::end(level), 0u);
 }
 
 }  // namespace loom

@@ -1,19 +1,20 @@
 // The pending-event set of a discrete-event simulation: a monotone radix heap.
 //
 // Order: events leave by time, and events at equal times in the order they were scheduled
-// (push() or reschedule()), so every run is deterministic.
+// (push(), post() or reschedule()), so every run is deterministic.
 //
 // Monotonicity: a push may not be earlier than the time of the last popped event (the queue's
 // floor(), initially zero); times are never negative. Violations are bugs (LOOM_ASSERT). This
 // is what a simulator needs (nothing is scheduled in the past) and what the radix heap exploits.
 //
-// Structure: a radix heap with base-64 digits. Let `last` be the key (time in ps) of the last
+// Structure: a radix heap with base-256 digits. Let `last` be the key (time in ps) of the last
 // popped event. Keys equal to `last` sit in the `current` list, consumed from the front. Any
 // other key k first differs from `last` at bit h = bit_width(k XOR last) - 1 and sits in
-// bucket (level h / 6, digit = k's 6-bit digit at that level); that digit is larger than
+// bucket (level h / 8, digit = k's 8-bit digit at that level); that digit is larger than
 // last's. Buckets are ordered: every key in (level, d) is smaller than every key in
-// (level, d') for d < d' and than every key on a higher level. Per-level 64-bit masks find the
-// lowest non-empty bucket in O(1), and each bucket records its smallest key as entries arrive.
+// (level, d') for d < d' and than every key on a higher level. Per-level 256-bit masks find
+// the lowest non-empty bucket in O(1), and each bucket records its smallest key as entries
+// arrive.
 // When `current` runs out, pop() takes that bucket, makes its minimum the new `last` and
 // redistributes its entries, in their stored order, to lower levels (those equal to the
 // minimum into `current`); entries elsewhere keep their bucket. A level-0 bucket holds a
@@ -26,24 +27,33 @@
 // in scheduling order, and `current` is consumed front to back.
 //
 // Complexity: push O(1). An entry only ever moves to a lower level, so it is moved at most
-// once per level below its first one: ceil(bit_width(when XOR floor) / 6) <= 11 times, 2 or 3
-// for delays around a microsecond. pop is O(1) plus those moves, amortised. cancel and
-// reschedule are O(1) amortised; while cancelled entries are pending, a redistribution also
-// rescans its bucket. next_time() is O(1) while events at floor() are pending, else O(size of
-// the lowest non-empty bucket).
+// once per level below its first one: ceil(bit_width(when XOR floor) / 8) <= 8 times, at most
+// 3 for delays below 16 us (2^24 ps; base-64 digits took up to 4 from 262 ns on). pop is O(1)
+// plus those moves, amortised. cancel and reschedule are O(1) amortised; taking a bucket that
+// holds cancelled entries costs one more pass over it. next_time() is O(1) while events at
+// floor() are pending, else O(size of the lowest non-empty bucket). peek() is O(1).
 //
-// Cancellation is lazy: a cancelled (or rescheduled) entry stays in its bucket and is
-// recognised by its slot's bit or generation; when such entries outnumber live ones by more
-// than a small constant, all buckets are compacted, so entries stay within about twice the
-// live count.
+// Cancellation is lazy: a cancelled (or rescheduled) entry stays in its list and is
+// recognised by its slot's bit or generation. The list holding an entry can be computed from
+// its key and the current `last` until that list is taken (a redistribution changes `last`
+// only below the level of the bucket it takes), so cancel() counts the stale entry against
+// its list, and only lists with a non-zero count are ever scanned for stale entries:
+// cancellations elsewhere cost the hot path nothing. When stale entries outnumber live ones
+// by more than a small constant, all lists are compacted, so entries stay within about twice
+// the live count.
 //
 // Memory: entries (40 bytes: time and action) are stored by value in chunked lists drawn from
 // one ChunkPool, so memory follows the number of entries, not the largest size each bucket
 // ever had (with per-bucket vectors, every high bucket would in time hold capacity for all
-// events as the clock crosses powers of two). Slots (the identities behind EventIds, 32 bytes
-// each) are kept at most three quarters full and handed out in address order from a bitmap,
-// so the hot path never writes to a random slot: firing an event only clears its bit. Once
-// the queue has reached its working size, push, pop, cancel and reschedule allocate nothing.
+// events as the clock crosses powers of two). Slots (the identities behind EventIds: 32 bytes
+// of action and time, plus a 4-byte generation in a dense array of its own, which is all that
+// liveness checks read) are kept at most three quarters full and handed out in address order
+// from a bitmap, so the hot path never writes to a random slot: firing an event only clears
+// its bit. Once the queue has reached its working size, push, pop, cancel and reschedule
+// allocate nothing.
+//
+// Posted events (post(): never cancelled or rescheduled) take no slot and have no id: their
+// entries carry kNoSlot and are always live, so scheduling one writes only its entry.
 //
 // Event ids are (slot, generation). An id is pending while its slot's bit is set and the
 // slot's generation still matches; the generation advances whenever the slot takes a new
@@ -94,6 +104,9 @@ class EventQueue {
 
   // Adds an event at `when` (>= floor()). fn must not be null. O(1).
   EventId push(Time when, EventFn fn, void* context, std::uint64_t arg);
+  // As push() for an event that will never be cancelled or rescheduled: it takes no slot, so
+  // it costs no slot bookkeeping and has no id. Ordered with pushed events as if pushed. O(1).
+  void post(Time when, EventFn fn, void* context, std::uint64_t arg);
 
   // Removes a pending event. Returns false (and changes nothing) if `id` is invalid, has fired,
   // was cancelled or was rescheduled. O(1) amortised.
@@ -106,8 +119,7 @@ class EventQueue {
 
   // True while the event named by `id` is pending.
   bool contains(EventId id) const {
-    return id.slot < slots_.size() && in_use(id.slot) &&
-           slots_[id.slot].generation == id.generation;
+    return id.slot < slots_.size() && in_use(id.slot) && generations_[id.slot] == id.generation;
   }
 
   // Number of pending (not cancelled) events.
@@ -129,6 +141,26 @@ class EventQueue {
   // unchanged if no pending event is that early.
   bool pop_due(Time limit, Fired& out);
 
+  // A look ahead for prefetching: the event pop() would return next, when finding it takes at
+  // most kPeekEntries entries (it is due at floor(), or the lowest non-empty bucket is that
+  // small), else false. Changes nothing. Only a hint: while cancelled events are pending it
+  // may name one of them.
+  bool peek(Fired& out) const {
+    const Entry* e = nullptr;
+    if (!current_.empty()) {
+      e = &pool_.front(current_);
+    } else if (level_mask_ != 0) {
+      const auto level = static_cast<unsigned>(std::countr_zero(level_mask_));
+      const Pool::List& list = buckets_[level][lowest_digit(level)];
+      // A level-0 bucket holds one key: its front is due first; elsewhere the earliest key is.
+      const auto earlier = [](const Entry& a, const Entry& b) { return a.key < b.key; };
+      e = level == 0 ? &pool_.front(list) : pool_.first_least(list, kPeekEntries, earlier);
+    }
+    if (e == nullptr) return false;
+    out = Fired{Time::ps(static_cast<std::int64_t>(e->key)), e->fn, e->context, e->arg};
+    return true;
+  }
+
   // Pre-sizes slot storage for `events` simultaneous events.
   void reserve(std::size_t events);
 
@@ -144,32 +176,37 @@ class EventQueue {
     std::uint32_t slot;
     std::uint32_t generation;
   };
-  // The identity behind an EventId: its generation counts the events the slot has held (and
-  // reschedules); the action is kept for reschedule(), pop() reads the copy in the entry.
+  // The identity behind an EventId (its generation, counting the events the slot has held and
+  // their reschedules, is in generations_): the action is kept for reschedule(), the key for
+  // finding the list a cancelled entry sits in; pop() reads the copy in the entry.
   struct Slot {
     EventFn fn;
     void* context;
     std::uint64_t arg;
-    std::uint32_t generation;
+    std::uint64_t key;
   };
-  static constexpr unsigned kDigitBits = 6;
+  static constexpr unsigned kDigitBits = 8;
   static constexpr unsigned kDigits = 1u << kDigitBits;
-  static constexpr unsigned kLevels = 11;  // ceil(63 / 6): keys are non-negative int64
+  static constexpr unsigned kMaskWords = kDigits / 64;
+  static constexpr unsigned kLevels = 8;  // ceil(63 / 8): keys are non-negative int64
+  static_assert(kMaskWords == 4, "mark_empty tests the four mask words of a level");
   using Pool = ChunkPool<Entry, 32>;
   // Cancelled entries are purged when they exceed the live ones by this many.
   static constexpr std::size_t kStaleSlack = 64;
+  static constexpr std::uint32_t kNoSlot = ~0u;  // the slot of a posted event
+  static constexpr std::uint32_t kPeekEntries = 8;
 
   static std::uint64_t key_of(Time t) { return static_cast<std::uint64_t>(t.picoseconds()); }
   bool in_use(std::uint32_t slot) const { return (in_use_[slot / 64] >> (slot % 64)) & 1; }
   bool live(const Entry& e) const {
-    return in_use(e.slot) && slots_[e.slot].generation == e.generation;
+    return e.slot == kNoSlot || (in_use(e.slot) && generations_[e.slot] == e.generation);
   }
   void free_slot(std::uint32_t slot) { in_use_[slot / 64] &= ~(std::uint64_t{1} << (slot % 64)); }
   // Takes the next free slot at or after the cursor. Slots are handed out in address order
   // (wrapping around), so scheduling writes slot records almost sequentially, and firing only
   // clears a bit: no random access into the slot records on the hot path.
   std::uint32_t allocate_slot() {
-    if (live_ >= slot_limit_) [[unlikely]] grow_slots(live_ + 1);
+    if (slotted_ >= slot_limit_) [[unlikely]] grow_slots(slotted_ + 1);
     for (;;) {
       const std::uint64_t free_bits = ~in_use_[cursor_];
       if (free_bits != 0) {
@@ -187,29 +224,56 @@ class EventQueue {
                 "event scheduled at " + to_string(when) + ", before the queue's floor " +
                     to_string(floor()));
   }
-  void insert(const Entry& e) {
+  static unsigned level_of(std::uint64_t differing) {
+    return (static_cast<unsigned>(std::bit_width(differing)) - 1) / kDigitBits;
+  }
+  static unsigned digit_of(std::uint64_t key, unsigned level) {
+    return static_cast<unsigned>(key >> (level * kDigitBits)) & (kDigits - 1);
+  }
+  [[gnu::always_inline]] void insert(const Entry& e) {
     const std::uint64_t differing = e.key ^ last_;
     if (differing == 0) {
       pool_.push_back(current_, e);
       return;
     }
-    const unsigned level = (static_cast<unsigned>(std::bit_width(differing)) - 1) / kDigitBits;
-    const unsigned digit = static_cast<unsigned>(e.key >> (level * kDigitBits)) & (kDigits - 1);
+    const unsigned level = level_of(differing);
+    const unsigned digit = digit_of(e.key, level);
     pool_.push_back(buckets_[level][digit], e);
     std::uint64_t& minimum = minimum_[level][digit];
     minimum = std::min(minimum, e.key);
-    digit_mask_[level] |= std::uint64_t{1} << digit;
+    digit_mask_[level][digit / 64] |= std::uint64_t{1} << (digit % 64);
     level_mask_ |= 1u << level;
   }
   // Resets the bookkeeping of a bucket that has just become empty.
   void mark_empty(unsigned level, unsigned digit) {
     minimum_[level][digit] = ~std::uint64_t{0};
-    digit_mask_[level] &= ~(std::uint64_t{1} << digit);
-    if (digit_mask_[level] == 0) level_mask_ &= ~(1u << level);
+    std::uint64_t* mask = digit_mask_[level];
+    mask[digit / 64] &= ~(std::uint64_t{1} << (digit % 64));
+    if ((mask[0] | mask[1] | mask[2] | mask[3]) == 0) level_mask_ &= ~(1u << level);
+  }
+  // The lowest non-empty bucket of a non-empty level.
+  unsigned lowest_digit(unsigned level) const {
+    const std::uint64_t* mask = digit_mask_[level];
+    unsigned word = 0;
+    while (mask[word] == 0) ++word;
+    return word * 64 + static_cast<unsigned>(std::countr_zero(mask[word]));
+  }
+  // Calls f(level, digit) for each non-empty bucket, lowest first, until f returns true; f may
+  // empty the bucket it is given.
+  template <class F>
+  void visit_buckets(F&& f) const {
+    for (std::uint32_t levels = level_mask_; levels != 0; levels &= levels - 1) {
+      const auto level = static_cast<unsigned>(std::countr_zero(levels));
+      for (unsigned word = 0; word < kMaskWords; ++word) {
+        for (std::uint64_t digits = digit_mask_[level][word]; digits != 0; digits &= digits - 1) {
+          if (f(level, word * 64 + static_cast<unsigned>(std::countr_zero(digits)))) return;
+        }
+      }
+    }
   }
   // Makes the front of `current_` a live entry with key <= limit; false if there is none.
   bool settle(std::uint64_t limit) {
-    if (!current_.empty() && stale_ == 0) return last_ <= limit;
+    if (!current_.empty() && stale_current_ == 0) return last_ <= limit;
     return settle_slow(limit);
   }
   bool settle_slow(std::uint64_t limit);
@@ -219,7 +283,8 @@ class EventQueue {
   // Removes cancelled entries from a list; returns how many.
   std::size_t purge(Pool::List& list);
   std::uint64_t smallest_key(const Pool::List& list) const;
-  void note_stale();
+  // Counts a cancelled or rescheduled entry of key `key` against the list holding it.
+  void note_stale(std::uint64_t key);
   void compact();
 
   Pool pool_;
@@ -227,12 +292,16 @@ class EventQueue {
   Pool::List buckets_[kLevels][kDigits];
   // Smallest key pushed into each bucket since it was last empty (cancelled entries included).
   std::uint64_t minimum_[kLevels][kDigits];
-  std::uint64_t digit_mask_[kLevels] = {};   // bit d set iff buckets_[level][d] is non-empty
-  std::uint32_t level_mask_ = 0;             // bit l set iff digit_mask_[l] != 0
+  std::uint64_t digit_mask_[kLevels][kMaskWords] = {};  // bit d: buckets_[level][d] non-empty
+  std::uint32_t level_mask_ = 0;             // bit l set iff some bit of digit_mask_[l] is
   std::uint64_t last_ = 0;                   // key of the last popped event
   std::size_t live_ = 0;                     // pending events
+  std::size_t slotted_ = 0;                  // ... of them pushed (holding a slot)
   std::size_t stale_ = 0;  // cancelled or rescheduled entries still in the lists
+  std::size_t stale_current_ = 0;            // ... of them in current_
+  std::uint32_t stale_in_[kLevels][kDigits] = {};  // ... of them in each bucket
   std::vector<Slot> slots_;
+  std::vector<std::uint32_t> generations_;   // per slot
   std::vector<std::uint64_t> in_use_;  // bit per slot: holds a pending event
   std::size_t cursor_ = 0;             // word of in_use_ where the search for a free slot starts
   std::size_t slot_limit_ = 0;         // live events allowed before the slots grow
@@ -242,18 +311,29 @@ inline EventId EventQueue::push(Time when, EventFn fn, void* context, std::uint6
   check_not_before_floor(when);
   LOOM_ASSERT(fn != nullptr, "event pushed without an action");
   const std::uint32_t slot = allocate_slot();
-  Slot& record = slots_[slot];
-  const std::uint32_t generation = record.generation + 1;
-  record = Slot{fn, context, arg, generation};
-  insert(Entry{key_of(when), fn, context, arg, slot, generation});
+  const std::uint32_t generation = ++generations_[slot];
+  const std::uint64_t key = key_of(when);
+  slots_[slot] = Slot{fn, context, arg, key};
+  insert(Entry{key, fn, context, arg, slot, generation});
   ++live_;
+  ++slotted_;
   return EventId{slot, generation};
+}
+
+inline void EventQueue::post(Time when, EventFn fn, void* context, std::uint64_t arg) {
+  check_not_before_floor(when);
+  LOOM_ASSERT(fn != nullptr, "event posted without an action");
+  insert(Entry{key_of(when), fn, context, arg, kNoSlot, 0});
+  ++live_;
 }
 
 inline EventQueue::Fired EventQueue::take_head() {
   const Entry e = pool_.front(current_);
   pool_.pop_front(current_);
-  free_slot(e.slot);
+  if (e.slot != kNoSlot) {
+    free_slot(e.slot);
+    --slotted_;
+  }
   --live_;
   return Fired{Time::ps(static_cast<std::int64_t>(e.key)), e.fn, e.context, e.arg};
 }

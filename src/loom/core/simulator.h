@@ -77,6 +77,25 @@ class Simulator {
     return schedule_in(delay, &detail::call_member<Method, T>, object, arg);
   }
 
+  // As schedule_at / schedule_in for events that will never be cancelled or rescheduled (no
+  // id, cheaper: EventQueue::post). Ordered with every other event by time, then scheduling.
+  void post_at(Time when, EventFn fn, void* context, std::uint64_t arg = 0) {
+    LOOM_ASSERT(when >= now_, "event posted at " + to_string(when) + ", before now " + to_string(now_));
+    queue_.post(when, fn, context, arg);
+  }
+  void post_in(Time delay, EventFn fn, void* context, std::uint64_t arg = 0) {
+    LOOM_ASSERT(delay >= Time::zero(), "negative delay " + to_string(delay));
+    queue_.post(now_ + delay, fn, context, arg);
+  }
+  template <auto Method, class T>
+  void post_at(Time when, T* object, std::uint64_t arg = 0) {
+    post_at(when, &detail::call_member<Method, T>, object, arg);
+  }
+  template <auto Method, class T>
+  void post_in(Time delay, T* object, std::uint64_t arg = 0) {
+    post_in(delay, &detail::call_member<Method, T>, object, arg);
+  }
+
   // Removes a pending event; false if it already ran, was cancelled or the id is stale.
   bool cancel(EventId id) { return queue_.cancel(id); }
   // Moves a pending event to `when` (>= now()) with the same action; it runs after events
@@ -94,6 +113,10 @@ class Simulator {
   // Makes the current run()/run_until() return once the running action finishes. Pending
   // events stay queued; a later run() resumes them. Outside a run it has no effect.
   void stop() { stop_requested_ = true; }
+
+  // The event run() will process next, when the queue can tell in O(1) (EventQueue::peek): a
+  // hint for prefetching what that event will touch; false says nothing.
+  bool peek_next(EventQueue::Fired& out) const { return queue_.peek(out); }
 
   // Events processed since construction.
   std::uint64_t events_processed() const { return events_processed_; }

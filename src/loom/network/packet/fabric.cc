@@ -47,8 +47,6 @@ Fabric::Fabric(Simulator& simulator, const topology::Topology& topology, const P
   for (LinkId l = 0; l < topology.link_count(); ++l) {
     const topology::Link& link = topology.link(l);
     Port& port = ports_[l];
-    std::fill(std::begin(port.head), std::end(port.head), kNoPacket);
-    std::fill(std::begin(port.tail), std::end(port.tail), kNoPacket);
     const topology::Node& far = topology.node(link.dst);
     port.forwarding_source = topology::forwards(topology.node(link.src).kind);
     port.forwarding_target = topology::forwards(far.kind);
@@ -125,14 +123,15 @@ void Fabric::enqueue(LinkId link, PacketId id) {
   Packet& packet = pool_[id];
   const std::uint8_t q = packet.priority;
   packet.next = kNoPacket;
-  if (port.tail[q] == kNoPacket) {
-    port.head[q] = id;
+  ClassQueue& queue = port.queue[q];
+  if (queue.tail == kNoPacket) {
+    queue.head = id;
     port.nonempty |= static_cast<std::uint8_t>(1u << q);
   } else {
-    pool_[port.tail[q]].next = id;
+    pool_[queue.tail].next = id;
   }
-  port.tail[q] = id;
-  port.queue[q] += packet.wire;
+  queue.tail = id;
+  queue.bytes += packet.wire;
   port.bytes += packet.wire;
   port.peak = std::max(port.peak, port.bytes);
 }
@@ -142,14 +141,17 @@ PacketId Fabric::dequeue(Port& port) {
   if (ready == 0) return kNoPacket;
   const std::uint32_t q = wrr_ && (ready & 1u) == 0 ? next_wrr_class(port, ready)
                                                     : static_cast<std::uint32_t>(std::countr_zero(ready));
-  const PacketId id = port.head[q];
+  ClassQueue& queue = port.queue[q];
+  const PacketId id = queue.head;
   Packet& packet = pool_[id];
-  port.head[q] = packet.next;
-  if (port.head[q] == kNoPacket) {
-    port.tail[q] = kNoPacket;
+  queue.head = packet.next;
+  if (queue.head == kNoPacket) {
+    queue.tail = kNoPacket;
     port.nonempty &= static_cast<std::uint8_t>(~(1u << q));
+  } else {
+    __builtin_prefetch(&pool_[queue.head]);  // the next packet to leave this queue
   }
-  port.queue[q] -= packet.wire;
+  queue.bytes -= packet.wire;
   port.bytes -= packet.wire;
   return id;
 }
@@ -172,7 +174,7 @@ void Fabric::try_transmit(LinkId link) {
   if (simulator_.now() < port.busy_until) {
     if (!port.wake_pending) {
       port.wake_pending = true;
-      simulator_.schedule_at<&Fabric::on_transmit_done>(port.busy_until, this, link);
+      simulator_.post_at<&Fabric::on_transmit_done>(port.busy_until, this, link);
     }
     return;
   }
@@ -196,7 +198,7 @@ void Fabric::transmit(LinkId link, PacketId id) {
   if (packet.kind == PacketKind::kData) {
     ++counters_.data_packet_hops;
     if (port.forwarding_source) {
-      const std::uint64_t queued = port.queue[packet.priority];
+      const std::uint64_t queued = port.queue[packet.priority].bytes;
       if (params_.sw.ecn && queued > port.kmin) {
         const bool mark = queued > port.kmax ||
                           random_.uniform() < port.pmax * static_cast<double>(queued - port.kmin) /
@@ -215,20 +217,41 @@ void Fabric::transmit(LinkId link, PacketId id) {
   port.tx_bytes += packet.wire;
   const Time done = serialization(port, packet.wire);
   port.busy_until = simulator_.now() + done;
-  simulator_.schedule_in<&Fabric::on_arrive>(done + port.delay, this, id);
+  simulator_.post_in<&Fabric::on_arrive>(done + port.delay, this, id);
   // A NIC may have more data for its QPs; a switch port only if packets wait.
   if (!port.wake_pending && (port.nic != 0xffffffffu || port.bytes != 0)) {
     port.wake_pending = true;
-    simulator_.schedule_at<&Fabric::on_transmit_done>(port.busy_until, this, link);
+    simulator_.post_at<&Fabric::on_transmit_done>(port.busy_until, this, link);
+  }
+}
+
+// Inlined into its callers: out of line, the compiler may drop the call as free of effects.
+[[gnu::always_inline]] inline void Fabric::prefetch_next_arrival() const {
+  EventQueue::Fired next;
+  if (simulator_.peek_next(next) && next.context == this &&
+      next.fn == &detail::call_member<&Fabric::on_arrive, Fabric>) {
+    const auto id = static_cast<PacketId>(next.arg);
+    const auto* packet = reinterpret_cast<const char*>(&pool_[id]);
+    __builtin_prefetch(packet);
+    __builtin_prefetch(packet + sizeof(Packet) - 1);
+    if (cc_.kind() == CcKind::kHpcc) {
+      // A switch writes the next hop record; the sender reads them all (5 hops: 120 bytes).
+      const auto* telemetry = reinterpret_cast<const char*>(pool_.telemetry(id));
+      __builtin_prefetch(telemetry);
+      __builtin_prefetch(telemetry + 64);
+      __builtin_prefetch(telemetry + 5 * sizeof(IntHop) - 1);
+    }
   }
 }
 
 void Fabric::on_transmit_done(std::uint64_t link) {
+  prefetch_next_arrival();
   ports_[link].wake_pending = false;
   try_transmit(static_cast<LinkId>(link));
 }
 
 void Fabric::on_arrive(std::uint64_t packet_id) {
+  prefetch_next_arrival();
   const auto id = static_cast<PacketId>(packet_id);
   Packet& packet = pool_[id];
   const bool data = packet.kind == PacketKind::kData;
@@ -262,7 +285,7 @@ void Fabric::forward(PacketId id, LinkId arrived_on) {
   }
   if (packet.priority != 0) {
     const Port& out = ports_[next];
-    if (params_.sw.egress_limit != 0 && out.queue[packet.priority] + packet.wire > params_.sw.egress_limit) {
+    if (params_.sw.egress_limit != 0 && out.queue[packet.priority].bytes + packet.wire > params_.sw.egress_limit) {
       drop(id, next);
       return;
     }
@@ -313,7 +336,7 @@ void Fabric::send_pfc(LinkId link, std::uint32_t priority, bool pause) {
   const LinkId back = topology_.link(link).reverse;
   const Time delay = serialization(ports_[back], static_cast<std::uint32_t>(params_.sw.pause_frame_bytes)) +
                      topology_.link(back).latency;
-  simulator_.schedule_in<&Fabric::on_pfc>(delay, this, (std::uint64_t{link} << 4) | (priority << 1) | (pause ? 1 : 0));
+  simulator_.post_in<&Fabric::on_pfc>(delay, this, (std::uint64_t{link} << 4) | (priority << 1) | (pause ? 1 : 0));
 }
 
 void Fabric::on_pfc(std::uint64_t frame) {

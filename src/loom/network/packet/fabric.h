@@ -59,8 +59,13 @@
 // Hot path: packets from a PacketPool (no allocation once warm), events through the Simulator
 // with member-function thunks: one arrival per packet hop, plus a transmit-done event only
 // when something waits behind the packet (a busy port remembers when it frees up, and a packet
-// queued behind it schedules the wake-up), so an uncongested hop costs one event. No virtual
-// calls per packet, no hashing per packet. The listener is called once per QP.
+// queued behind it schedules the wake-up), so an uncongested hop costs one event. Arrivals,
+// transmit-done and PFC events are posted (no event id, never cancelled). Cache misses on
+// packet records are hidden by prefetching: the record (and, under HPCC, its telemetry) of the
+// packet whose arrival is the next event (Simulator::peek_next), and the next packet of a
+// queue when its head leaves. Port records keep what every hop touches in one cache line and
+// each class queue in one line. No virtual calls per packet, no hashing per packet. The
+// listener is called once per QP.
 // Deterministic: one random stream (ECN, link errors) seeded from params.seed.
 #pragma once
 
@@ -197,7 +202,7 @@ class Fabric {
   std::uint64_t drops(topology::LinkId link) const { return ports_[link].drops; }
   std::uint64_t queue_bytes(topology::LinkId link) const { return ports_[link].bytes; }
   // Bytes queued in one class of the port of `link`; whether the far end has paused that class.
-  std::uint64_t queue_bytes(topology::LinkId link, std::uint32_t priority) const { return ports_[link].queue[priority]; }
+  std::uint64_t queue_bytes(topology::LinkId link, std::uint32_t priority) const { return ports_[link].queue[priority].bytes; }
   bool class_paused(topology::LinkId link, std::uint32_t priority) const { return ((ports_[link].paused >> priority) & 1) != 0; }
   // The traffic class of an active QP's data packets.
   std::uint32_t qp_priority(QpId qp) const { return qps_[qp].priority; }
@@ -216,29 +221,35 @@ class Fabric {
   static constexpr std::size_t bytes_per_packet() { return sizeof(Packet); }
 
  private:
-  struct Port {
-    PacketId head[kQueues];
-    PacketId tail[kQueues];
-    std::uint64_t queue[kQueues] = {};  // bytes per queue
+  // One traffic class of a port: a FIFO threaded through the packets' `next`, and its bytes.
+  struct ClassQueue {
+    PacketId head = kNoPacket;
+    PacketId tail = kNoPacket;
+    std::uint64_t bytes = 0;
+  };
+  // Laid out for the per-hop path: the first cache line holds what every packet touches, each
+  // class queue sits in one line, statistics and settings read rarely come last.
+  struct alignas(64) Port {
+    Time busy_until;                    // the current packet's last bit leaves then
     std::uint64_t bytes = 0;            // bytes over all queues
     std::uint64_t tx_bytes = 0;         // bytes sent so far
-    std::uint64_t peak = 0;             // most bytes ever queued
-    std::uint64_t drops = 0;            // packets dropped here (see Fabric::drops)
-    std::uint8_t nonempty = 0;          // bit per queue holding packets
     Time delay;                         // latency + far node's forwarding latency
-    std::uint64_t bps = 0;
     std::uint32_t ps_per_byte = 0;      // exact serialisation per byte, 0 if not whole
-    std::uint32_t kmin = 0, kmax = 0;
-    double pmax = 0;
     std::uint32_t nic = 0xffffffffu;    // index in nics_ when the source is an endpoint
+    std::uint32_t kmin = 0, kmax = 0;
+    std::uint8_t nonempty = 0;          // bit per queue holding packets
     std::uint8_t paused = 0;            // bit per queue paused by the far end
-    std::uint8_t wrr_class = 0;         // weighted round robin: the class whose turn it is
-    std::uint16_t wrr_credit = 0;       // ... and the packets it may still send in that turn
-    Time busy_until;                    // the current packet's last bit leaves then
     bool wake_pending = false;          // an on_transmit_done event is scheduled
     bool forwarding_source = false;     // the source forwards (switch, NIC node)
     bool down = false;                  // the cable is down
     bool forwarding_target = false;     // the destination forwards
+    std::uint8_t wrr_class = 0;         // weighted round robin: the class whose turn it is
+    std::uint16_t wrr_credit = 0;       // ... and the packets it may still send in that turn
+    ClassQueue queue[kQueues];          // by traffic class
+    std::uint64_t peak = 0;             // most bytes ever queued
+    std::uint64_t drops = 0;            // packets dropped here (see Fabric::drops)
+    std::uint64_t bps = 0;
+    double pmax = 0;
     float error_rate = 0;
   };
   struct Nic {
@@ -283,6 +294,9 @@ class Fabric {
   void on_increase(std::uint64_t qp_ref);
   void on_timeout(std::uint64_t qp_ref);
 
+  // Prefetches the record of the packet whose arrival is the next event (when the queue can
+  // tell in O(1)), so that its cache miss overlaps the current event's work.
+  void prefetch_next_arrival() const;
   void try_transmit(topology::LinkId link);
   void transmit(topology::LinkId link, PacketId id);
   void enqueue(topology::LinkId link, PacketId id);

@@ -80,9 +80,9 @@ std::vector<fs::path> write_monitor_csv(const fs::path& dir, const FabricMonitor
     written.push_back(f.close(dropped.cnps));
   }
   if (o.pfc) {
-    CsvFile f(dir / "packet_pfc.csv", "time_us,link,src,dst,event");
+    CsvFile f(dir / "packet_pfc.csv", "time_us,link,src,dst,class,event");
     for (const PfcEvent& e : fabric.pfc_events()) {
-      f.out() << fmt::format("{:.3f},{},{}\n", us(e.time), link_ends(e.link), e.pause ? "pause" : "resume");
+      f.out() << fmt::format("{:.3f},{},{},{}\n", us(e.time), link_ends(e.link), e.priority, e.pause ? "pause" : "resume");
     }
     written.push_back(f.close(fabric.pfc_events_dropped()));
   }

@@ -7,8 +7,9 @@
 //                          whose src is an endpoint are that host's throughput
 //   packet_qp_rates.csv    time_us,qp,tag,src,dst,gbps          congestion-control rate
 //   packet_cnps.csv        time_us,qp,tag,src,dst,cnps          CNPs received in the interval
-//   packet_pfc.csv         time_us,link,src,dst,event           pause / resume taking effect at
-//                          the port of `link` (it stops / restarts sending data)
+//   packet_pfc.csv         time_us,link,src,dst,class,event     pause / resume of traffic class
+//                          `class` taking effect at the port of `link` (it stops / restarts
+//                          sending that class's data)
 //   packet_drops.csv       time_us,link,src,dst,drops           packets dropped in the interval
 //
 // `link` is the Loom link id (the egress port), `qp` the fabric's QP slot and `tag` what its

@@ -78,6 +78,7 @@ class PacketPool {
   Packet& operator[](PacketId id) { return packets_[id]; }
   const Packet& operator[](PacketId id) const { return packets_[id]; }
   IntHop* telemetry(PacketId id) { return telemetry_records_.data() + std::size_t{id} * kMaxIntHops; }
+  const IntHop* telemetry(PacketId id) const { return telemetry_records_.data() + std::size_t{id} * kMaxIntHops; }
 
   std::size_t live() const { return live_; }
   std::size_t capacity() const { return packets_.size(); }
