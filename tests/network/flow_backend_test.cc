@@ -174,6 +174,32 @@ TEST(FlowBackend, RingOnNonBlockingFabricMatchesAnalytical) {
   }
 }
 
+// The backend sums a stream's latency from per-link terms; it must be path_latency() of the
+// route exactly: on a leaf-spine (NVLink, PCIe, NIC, leaf and spine hops), lone transfers
+// between random pairs on random ECMP hashes finish at path_latency + serialization_time.
+TEST(FlowBackend, LoneTransfersFinishAtPathLatencyPlusSerialisation) {
+  topology::LeafSpineParams p;
+  p.hosts = 8;
+  Bench b(topology::make_leaf_spine(p));
+  RandomStream random(7, "latency");
+  const std::uint32_t n = b.topo.gpu_count();
+  for (std::uint64_t i = 0; i < 200; ++i) {
+    const std::uint32_t src = static_cast<std::uint32_t>(random.uniform_int(0, n - 1));
+    const std::uint32_t dst = (src + 1 + static_cast<std::uint32_t>(random.uniform_int(0, n - 2))) % n;
+    const TransferRequest request{b.gpu(src), b.gpu(dst), 1'000 + i, random.next()};
+    std::vector<topology::LinkId> path;
+    b.routing.route(request.src, request.dst, request.flow_hash, path);
+    Bandwidth bottleneck = b.topo.link(path.front()).bandwidth;
+    for (const topology::LinkId l : path) bottleneck = std::min(bottleneck, b.topo.link(l).bandwidth);
+    const Time start = b.simulator.now();
+    b.flow.start(request, b.recorder, i);
+    b.simulator.run();
+    EXPECT_EQ(b.recorder.done.at(i) - start,
+              path_latency(b.topo, path) + serialization_time(request.bytes, bottleneck))
+        << src << " -> " << dst;
+  }
+}
+
 // Hosts 0-3 (leaf 0) send to hosts 4-7 (leaf 1), GPU g to GPU g: 32 flows of 400 Gbit/s
 // over 6.4 Tbit/s of uplinks (spine links at 200 Gbit/s: 2:1 oversubscribed). Capacity alone
 // says the last byte cannot leave before 32 x 8 MB / 6.4 Tbit/s = 2 x (8 MB / 400 Gbit/s).

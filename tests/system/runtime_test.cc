@@ -63,6 +63,29 @@ TEST(Runtime, ComputeNodesSerialiseOnTheRanksStreamAndGateCollectives) {
   EXPECT_EQ(r.makespan, 20_us + ar);
 }
 
+// Members are found by rank whatever order a communicator lists them in: two communicators
+// over the same four ranks, one listing them backwards and shuffled, run one after the other.
+TEST(Runtime, MembersMatchByRankInAnyCommunicatorOrder) {
+  const StarFabric fabric(4);
+  DagBuilder dag(4);
+  const auto shuffled = dag.communicator({3, 0, 2, 1});
+  const auto ordered = dag.communicator({0, 1, 2, 3});
+  for (std::uint32_t rank = 0; rank < 4; ++rank) {
+    const workload::NodeId first = dag.collective(rank, shuffled, 4 * 65'536, {}, 0, CollectiveOp::kAllGather);
+    dag.collective(rank, ordered, 4 * 65'536, {first}, 0, CollectiveOp::kAllGather);
+  }
+  const RunResult r = testing::run_analytical(fabric.topology, fabric.routing, dag.workload());
+  // A 4-member ring all-gather: 3 steps of one 64 KiB block each.
+  const Time one = (StarFabric::kAlpha + serialization_time(65'536, StarFabric::bottleneck())) * 3;
+  ASSERT_EQ(r.collectives.size(), 2u);
+  EXPECT_EQ(r.collectives[0].communicator, shuffled);
+  EXPECT_EQ(r.collectives[0].start, Time::zero());
+  EXPECT_EQ(r.collectives[0].end, one);
+  EXPECT_EQ(r.collectives[1].communicator, ordered);
+  EXPECT_EQ(r.collectives[1].start, one);
+  EXPECT_EQ(r.makespan, one * 2);
+}
+
 std::string error_of(DagBuilder& dag, std::uint32_t gpus) {
   const StarFabric fabric(gpus);
   try {
@@ -91,6 +114,22 @@ TEST(Runtime, MemberThatNeverArrivesIsReported) {
   EXPECT_EQ(error_of(dag, 3),
             "the workload cannot finish: collective #0 on communicator 'world' (entry 0) waits for "
             "rank(s) 2 that never reach it");
+}
+
+TEST(Runtime, TooManyStreamsIsAUserError) {
+  const StarFabric fabric(2);
+  DagBuilder dag(2);
+  dag.compute(0, 1_us);
+  Simulator simulator;
+  network::AnalyticalBackend backend(simulator, fabric.topology, fabric.routing);
+  RuntimeOptions options;
+  options.comm_streams = 1u << 29;  // 2 ranks x (1 + 2^29) streams: over the 2^30 a node can name
+  try {
+    Runtime(simulator, fabric.topology, dag.workload(), backend, options);
+    FAIL() << "expected a UserError";
+  } catch (const UserError& e) {
+    EXPECT_STREQ(e.what(), "2 ranks x 536870913 streams: expected fewer than 1073741824 streams in all");
+  }
 }
 
 TEST(Runtime, MoreRanksThanGpusIsAUserError) {

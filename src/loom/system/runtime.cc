@@ -12,6 +12,8 @@ namespace loom::system {
 using workload::NodeId;
 using workload::NodeKind;
 
+static_assert(static_cast<std::uint32_t>(NodeKind::kRecv) < 4, "NodeState::kind holds a NodeKind in two bits");
+
 Runtime::Runtime(Simulator& simulator, const topology::Topology& topology, const workload::Workload& workload,
                  network::Backend& backend, RuntimeOptions options)
     : simulator_(simulator), topology_(topology), workload_(workload), backend_(backend), options_(options) {
@@ -27,6 +29,12 @@ Runtime::Runtime(Simulator& simulator, const topology::Topology& topology, const
   workload.validate();
   const std::uint32_t n = workload.node_count();
   node_state_.resize(std::size_t{n} + 1);
+  result_.nodes.resize(n);
+  duration_.resize(n);
+  if (std::uint64_t{workload.rank_count()} * (1 + options.comm_streams) >= kMaxStreams) {
+    throw UserError(fmt::format("{} ranks x {} streams: expected fewer than {} streams in all", workload.rank_count(),
+                                1 + options.comm_streams, kMaxStreams));
+  }
   const std::uint32_t per_rank = 1 + options.comm_streams;
   for (NodeId id = 0; id < n; ++id) {
     const workload::Node& node = workload.node(id);
@@ -41,6 +49,8 @@ Runtime::Runtime(Simulator& simulator, const topology::Topology& topology, const
     }
     node_state_[id].pending = static_cast<std::uint32_t>(workload.deps(id).size());
     node_state_[id].stream = node.rank * per_rank + (node.kind == NodeKind::kCompute ? 0 : 1 + node.stream);
+    node_state_[id].kind = static_cast<std::uint32_t>(node.kind);
+    if (node.kind == NodeKind::kCompute) duration_[id] = node.duration;
     for (NodeId dep : workload.deps(id)) ++node_state_[dep + 1].first_dependent;
   }
   for (NodeId id = 0; id < n; ++id) node_state_[id + 1].first_dependent += node_state_[id].first_dependent;
@@ -50,11 +60,19 @@ Runtime::Runtime(Simulator& simulator, const topology::Topology& topology, const
   for (NodeId id = 0; id < n; ++id) {
     for (NodeId dep : workload.deps(id)) dependents_[fill[dep]++] = id;
   }
-  streams_.resize(std::size_t{workload.rank_count()} * (1 + options.comm_streams));
+  streams_.resize(std::size_t{workload.rank_count()} * per_rank);
+  for (std::size_t s = 0; s < streams_.size(); ++s) streams_[s].rank = static_cast<std::uint32_t>(s / per_rank);
   next_sequence_.resize(workload.communicator_count());
   open_instances_.resize(workload.communicator_count());
   for (workload::CommunicatorId c = 0; c < workload.communicator_count(); ++c) {
     next_sequence_[c].assign(workload.communicator(c).ranks.size(), 0);
+  }
+  member_offset_.assign(workload.communicator_count() + 1, 0);
+  for (workload::CommunicatorId c = 0; c < workload.communicator_count(); ++c) {
+    const auto& ranks = workload.communicator(c).ranks;
+    member_offset_[c + 1] = member_offset_[c] + static_cast<std::uint32_t>(ranks.size());
+    for (std::uint32_t m = 0; m < ranks.size(); ++m) members_by_rank_.push_back({ranks[m], m});
+    std::sort(members_by_rank_.begin() + member_offset_[c], members_by_rank_.end());
   }
   result_.rank_finish.assign(workload.rank_count(), Time::zero());
   layouts_.resize(workload.communicator_count());
@@ -67,7 +85,6 @@ Runtime::Runtime(Simulator& simulator, const topology::Topology& topology, const
   }
   local_index_.resize(workload.rank_count());
   for (std::uint32_t r = 0; r < workload.rank_count(); ++r) local_index_[r] = r - first_of_host[topology.host_of_rank(r)];
-  result_.nodes.resize(n);
 }
 
 Runtime::~Runtime() = default;
@@ -85,6 +102,14 @@ RunResult Runtime::run() {
               return std::tie(a.start, a.communicator, a.sequence) < std::tie(b.start, b.communicator, b.sequence);
             });
   return std::move(result_);
+}
+
+std::uint32_t Runtime::member_of(workload::CommunicatorId comm, std::uint32_t rank) const {
+  const auto first = members_by_rank_.begin() + member_offset_[comm];
+  const auto last = members_by_rank_.begin() + member_offset_[comm + 1];
+  const auto it = std::lower_bound(first, last, std::pair<std::uint32_t, std::uint32_t>{rank, 0});
+  LOOM_ASSERT(it != last && it->first == rank, "a collective node's rank is not in its communicator");
+  return it->second;
 }
 
 Runtime::Stream& Runtime::stream_of(NodeId id) { return streams_[node_state_[id].stream]; }
@@ -115,10 +140,9 @@ void Runtime::start_next(Stream& stream) {
 }
 
 void Runtime::start_node(NodeId id) {
-  const workload::Node& node = workload_.node(id);
-  switch (node.kind) {
+  switch (static_cast<NodeKind>(node_state_[id].kind)) {
     case NodeKind::kCompute:
-      simulator_.schedule_in(node.duration, &Runtime::compute_done_event, this, id);
+      simulator_.schedule_in(duration_[id], &Runtime::compute_done_event, this, id);
       break;
     case NodeKind::kCollective:
       arrive(id);
@@ -130,13 +154,34 @@ void Runtime::start_node(NodeId id) {
   }
 }
 
+// Software prefetch of what a rank's upcoming nodes will touch. The workload lays out each
+// rank's nodes contiguously in program order, so the nodes a few ids after `id` are, most
+// often, the ones this rank runs next; at 10^7 nodes their records are far out of cache, and
+// fetching them now, while other ranks' events run, hides the misses. It changes no state.
+void Runtime::prefetch_after(NodeId id) const {
+  const std::size_t n = result_.nodes.size();
+  const std::size_t state = std::min<std::size_t>(std::size_t{id} + kPrefetchStates, n);
+  __builtin_prefetch(&node_state_[state]);
+  __builtin_prefetch(&result_.nodes[std::min<std::size_t>(std::size_t{id} + kPrefetchTimings, n - 1)]);
+  const workload::Node* node = &workload_.node(static_cast<NodeId>(std::min<std::size_t>(id + kPrefetchNodes, n - 1)));
+  __builtin_prefetch(node);
+  __builtin_prefetch(reinterpret_cast<const char*>(node) + sizeof(workload::Node) - 1);
+  __builtin_prefetch(&duration_[std::min<std::size_t>(std::size_t{id} + kPrefetchDurations, n - 1)]);
+  const std::size_t dependents = dependents_.size();
+  if (dependents > 0) {
+    __builtin_prefetch(&dependents_[std::min<std::size_t>(node_state_[id].first_dependent + kPrefetchDependents,
+                                                          dependents - 1)]);
+  }
+}
+
 void Runtime::node_done(NodeId id) {
+  prefetch_after(id);
   ++nodes_done_;
   result_.nodes[id].end = simulator_.now();
   const std::uint32_t stream_index = node_state_[id].stream;
-  Time& rank_finish = result_.rank_finish[stream_index / (1 + options_.comm_streams)];
-  rank_finish = std::max(rank_finish, simulator_.now());
   Stream& stream = streams_[stream_index];
+  Time& rank_finish = result_.rank_finish[stream.rank];
+  rank_finish = std::max(rank_finish, simulator_.now());
   stream.busy = false;
   stream.last = id;
   for (std::uint32_t i = node_state_[id].first_dependent; i < node_state_[id + 1].first_dependent; ++i) {
@@ -147,11 +192,27 @@ void Runtime::node_done(NodeId id) {
 }
 
 void Runtime::compute_done_event(void* self, std::uint64_t node) {
-  static_cast<Runtime*>(self)->node_done(static_cast<NodeId>(node));
+  auto* runtime = static_cast<Runtime*>(self);
+  runtime->prefetch_next_event();
+  runtime->node_done(static_cast<NodeId>(node));
 }
 
 void Runtime::member_done_event(void* self, std::uint64_t node) {
-  static_cast<Runtime*>(self)->node_done(static_cast<NodeId>(node));
+  auto* runtime = static_cast<Runtime*>(self);
+  runtime->prefetch_next_event();
+  runtime->node_done(static_cast<NodeId>(node));
+}
+
+// Nodes of many ranks often complete back to back (equal compute times, a collective's
+// members): when the next event completes a node too, its records are fetched while this one
+// is handled. A hint only (Simulator::peek_next); it changes no state.
+void Runtime::prefetch_next_event() const {
+  EventQueue::Fired next;
+  if (!simulator_.peek_next(next) || next.context != this) return;
+  if (next.fn != &Runtime::compute_done_event && next.fn != &Runtime::member_done_event) return;
+  const auto id = static_cast<NodeId>(next.arg);
+  __builtin_prefetch(&node_state_[id]);
+  __builtin_prefetch(&result_.nodes[id]);
 }
 
 void Runtime::arrive_point_to_point(NodeId id) {
@@ -220,18 +281,23 @@ void Runtime::delayed_start_event(void* self, std::uint64_t slot) {
 
 void Runtime::on_transfer_complete(std::uint64_t cookie) {
   const auto slot = static_cast<std::uint32_t>(cookie);
-  const InFlight done = in_flight_[slot];
-  free_in_flight_.push_back(slot);
+  const InFlight& done = in_flight_[slot];
   if (options_.record_transfers) result_.transfer_log[done.log_index].end = simulator_.now();
   if (done.send != kNoNode) {
-    node_done(done.send);
-    node_done(done.recv);
+    const NodeId send = done.send;
+    const NodeId recv = done.recv;
+    free_in_flight_.push_back(slot);
+    node_done(send);
+    node_done(recv);
     return;
   }
+  // on_done issues nothing, so the slot is read in place and freed before apply() reuses it.
+  const std::uint32_t instance = done.instance;
   progress_.ready.clear();
   progress_.finished_members.clear();
-  instances_[done.instance].execution->on_done(done.transfer, progress_);
-  apply(done.instance, progress_);
+  instances_[instance].execution->on_done(done.transfer, progress_);
+  free_in_flight_.push_back(slot);
+  apply(instance, progress_);
 }
 
 }  // namespace loom::system

@@ -18,6 +18,7 @@ struct Runtime::Stream {
   std::size_t head = 0;
   bool busy = false;
   NodeId last = kNoNode;      // the node that ran last
+  std::uint32_t rank = 0;     // whose stream it is
 };
 
 struct Runtime::PointToPoint {

@@ -48,7 +48,22 @@ FlowBackend::FlowBackend(Simulator& simulator, const topology::Topology& topolog
       routes_(routing),
       params_((check_flow_params(params), params)),
       solver_(link_capacities(topology), SolverOptions{params.solver_threads, params.solver_parallel_threshold}),
-      links_(topology.link_count()) {}
+      links_(topology.link_count()),
+      first_hop_latency_(topology.link_count()),
+      later_hop_latency_(topology.link_count()),
+      link_stale_(topology.link_count(), 0) {
+  for (topology::LinkId l = 0; l < topology.link_count(); ++l) {
+    const topology::Link& link = topology.link(l);
+    first_hop_latency_[l] = link.latency;
+    later_hop_latency_[l] = link.latency + topology.node(link.src).forwarding_latency;
+  }
+}
+
+Time FlowBackend::latency_of(std::span<const topology::LinkId> path) const {
+  Time latency = first_hop_latency_[path.front()];
+  for (std::size_t i = 1; i < path.size(); ++i) latency += later_hop_latency_[path[i]];
+  return latency;
+}
 
 FlowBackend::~FlowBackend() = default;
 
@@ -117,7 +132,7 @@ void FlowBackend::add_stream(std::uint32_t transfer, Bytes payload, std::uint64_
   const FlowIndex flow = solver_.add_flow(path_, t.weight);
   if (flow >= streams_.size()) streams_.resize(flow + 1);
   streams_[flow] = Stream{transfer, static_cast<double>(wire_bytes(params_, payload)), 0.0,
-                          simulator_.now(), path_latency(topology_, path_), EventId{}};
+                          simulator_.now(), latency_of(path_), EventId{}};
   ++transfers_[transfer].pending_qps;
 }
 
@@ -129,8 +144,8 @@ void FlowBackend::request_solve() {
 
 void FlowBackend::mark_links(std::span<const LinkIndex> path) {
   for (const LinkIndex l : path) {
-    if (links_[l].stale) continue;
-    links_[l].stale = true;
+    if (link_stale_[l]) continue;
+    link_stale_[l] = 1;
     stale_links_.push_back(l);
   }
 }
@@ -170,7 +185,7 @@ void FlowBackend::solve() {
     state.carried += state.rate * static_cast<double>((now - state.since).picoseconds()) / kBitPicosecondsPerByte;
     state.rate = solver_.load(l);
     state.since = now;
-    state.stale = false;
+    link_stale_[l] = 0;
   }
   stale_links_.clear();
 }

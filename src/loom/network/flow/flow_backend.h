@@ -125,7 +125,6 @@ class FlowBackend final : public Backend {
     double rate = 0.0;     // bit/s since `since`
     double carried = 0.0;  // wire bytes up to `since`
     Time since;
-    bool stale = false;    // rate to recompute at the end of this solve
   };
 
   std::uint32_t new_transfer();
@@ -139,6 +138,8 @@ class FlowBackend final : public Backend {
   void drain(std::uint64_t flow);
   void deliver(std::uint64_t transfer);
   Time drain_time(const Stream& stream) const;
+  // path_latency(topology_, path), from the per-link terms above (the same integer sum).
+  Time latency_of(std::span<const topology::LinkId> path) const;
 
   Simulator& simulator_;
   const topology::Topology& topology_;
@@ -150,6 +151,14 @@ class FlowBackend final : public Backend {
   std::vector<std::uint32_t> free_transfers_;
   std::size_t active_transfers_ = 0;
   std::vector<LinkState> links_;
+  // Per link, path_latency()'s terms: the link's own latency (as a path's first link) and its
+  // latency plus its source node's forwarding latency (as any later link). A stream's latency
+  // is summed from these 16 bytes per link instead of the topology's link and node records.
+  std::vector<Time> first_hop_latency_;
+  std::vector<Time> later_hop_latency_;
+  // Per link: its rate is to be recomputed at the end of this solve. Apart from links_ so that
+  // marking, done for every link of every flow that changes, touches one byte per link.
+  std::vector<std::uint8_t> link_stale_;
   std::vector<topology::LinkId> stale_links_;
   bool solve_pending_ = false;
   std::vector<FlowRecord> records_;
