@@ -1,5 +1,6 @@
 // Seeded, deterministic text mutations and the fuzz loop shared by the parser fuzz tests
-// (msccl/fuzz_test.cc, packet/hpcc_fuzz_test.cc, topology/text_fuzz_test.cc).
+// (msccl/fuzz_test.cc, packet/hpcc_fuzz_test.cc, topology/text_fuzz_test.cc,
+// workload/simai_fuzz_test.cc, workload/chakra_fuzz_test.cc).
 //
 // A fuzz run mutates seed texts (valid inputs) `trials` times and also truncates every seed at
 // about `cuts` points; each case is handed to a parse function that must either succeed or
@@ -13,7 +14,9 @@
 #include <chrono>
 #include <cstdlib>
 #include <exception>
+#include <fstream>
 #include <functional>
+#include <sstream>
 #include <span>
 #include <string>
 #include <string_view>
@@ -23,6 +26,14 @@
 #include "loom/core/random.h"
 
 namespace loom::testing {
+
+// The whole content of the file at `path` (a seed), byte for byte; empty if it cannot be read.
+inline std::string file_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  return bytes.str();
+}
 
 // What a format's mutations draw from: values a number is swapped for, fragments inserted.
 struct FuzzAlphabet {

@@ -8,9 +8,7 @@
 #include <array>
 #include <chrono>
 #include <cstdlib>
-#include <fstream>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -44,10 +42,7 @@ std::vector<Seed> seed_plans() {
   };
   if (testing::have_fixtures()) {
     for (const std::string& name : testing::fixture_plans()) {
-      std::ifstream in(testing::fixture(name), std::ios::binary);
-      std::ostringstream text;
-      text << in.rdbuf();
-      seeds.push_back({name, text.str()});
+      seeds.push_back({name, loom::testing::file_bytes(testing::fixture(name))});
     }
   }
   return seeds;

@@ -8,7 +8,6 @@
 #include <array>
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -27,13 +26,6 @@ const std::string kSource = "fuzzed-topology";
 
 using Reader = Topology (*)(std::istream&, const std::string&);
 
-std::string fixture_text(const std::string& relative) {
-  std::ifstream in(kFixtures + relative, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 constexpr std::array<std::string_view, 16> kNumbers = {
     "0", "-1", "4294967295", "4294967296", "18446744073709551616", "1e308", "-1e308", "inf", "nan",
     "0.5", ".", "abc", "100Gbps", "0Gbps", "-5ns", "1e30ms"};
@@ -46,7 +38,7 @@ void fuzz(Reader read, const std::vector<std::string>& files, std::string_view s
     GTEST_SKIP() << "shared fixtures not found at " << kFixtures << "; this test needs ../shared/fixtures";
   }
   std::vector<std::string> seeds;
-  for (const std::string& file : files) seeds.push_back(fixture_text(file));
+  for (const std::string& file : files) seeds.push_back(loom::testing::file_bytes(kFixtures + file));
   const loom::testing::FuzzRun run = loom::testing::fuzz_texts(
       seeds, stream, in_suite_trials, {kNumbers, kInsertions},
       [&](const std::string& text) {

@@ -6,7 +6,6 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -22,13 +21,6 @@ namespace loom::workload::chakra {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string bytes_of(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  return bytes.str();
-}
 
 void write(const fs::path& path, const std::string& bytes) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
@@ -71,7 +63,8 @@ TraceSet copy_trace(const std::string& fixture_prefix, const fs::path& dir, std:
   TraceSet set;
   for (std::size_t r = 0; r < ranks; ++r) {
     const std::string name = fs::path(fixture_prefix).filename().string() + "." + std::to_string(r) + ".et";
-    set.originals.push_back(bytes_of(testing::fixture(fixture_prefix + "." + std::to_string(r) + ".et")));
+    set.originals.push_back(
+        loom::testing::file_bytes(testing::fixture(fixture_prefix + "." + std::to_string(r) + ".et")));
     set.files.push_back((dir / name).string());
     write(set.files.back(), set.originals.back());
   }

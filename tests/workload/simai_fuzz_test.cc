@@ -4,8 +4,6 @@
 // LOOM_FUZZ_TRIALS=<n> runs n mutated cases instead of the in-suite count.
 #include <array>
 #include <chrono>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -20,13 +18,6 @@ namespace loom::workload::simai {
 namespace {
 
 const std::string kSource = "fuzzed-workload.txt";
-
-std::string file_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 constexpr std::array<std::string_view, 16> kNumbers = {
     "0", "-1", "4294967295", "4294967296", "18446744073709551616", "1e308", "-1e308", "inf", "nan",
@@ -46,7 +37,7 @@ TEST(SimaiTextFuzz, MutatedWorkloadsImportOrFailWithALocatedUserError) {
   std::vector<std::string> seeds;
   for (const std::string& file : files) {
     LOOM_REQUIRE_FIXTURE(file);
-    seeds.push_back(file_text(testing::fixture(file)));
+    seeds.push_back(loom::testing::file_bytes(testing::fixture(file)));
   }
   Options options;
   options.default_rank_count = 16;
