@@ -53,6 +53,13 @@ class DagBuilder {
                         std::uint8_t stream = 0) {
     return p2p(workload::NodeKind::kRecv, rank, peer, bytes, deps, tag, stream);
   }
+  // A send of `bytes` from `src` to `dst` and its matching receive, both on `stream` with tag
+  // `stream`, depending on nothing. Returns the send.
+  workload::NodeId transfer(std::uint32_t src, std::uint32_t dst, Bytes bytes, std::uint8_t stream) {
+    const workload::NodeId sent = send(src, dst, bytes, {}, stream, stream);
+    recv(dst, src, bytes, {}, stream, stream);
+    return sent;
+  }
   workload::NodeId add(workload::Node n, std::initializer_list<workload::NodeId> deps) {
     n.label = label_;
     const std::vector<workload::NodeId> d(deps);

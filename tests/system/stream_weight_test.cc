@@ -19,10 +19,8 @@ TEST(StreamWeights, WeightedStreamsShareABottleneckTwoToOne) {
   const StarFabric fabric(2);
   DagBuilder dag(2);
   const Bytes s = 3'000'000;
-  const auto heavy = dag.send(0, 1, s, {}, 0, 0);
-  const auto light = dag.send(0, 1, s, {}, 1, 1);
-  dag.recv(1, 0, s, {}, 0, 0);
-  dag.recv(1, 0, s, {}, 1, 1);
+  const auto heavy = dag.transfer(0, 1, s, 0);
+  const auto light = dag.transfer(0, 1, s, 1);
   Simulator simulator;
   network::flow::FlowBackend backend(simulator, fabric.topology, fabric.routing);
   RuntimeOptions options;

@@ -25,10 +25,8 @@ Ends incast_by_stream(std::vector<std::uint8_t> classes) {
   const StarFabric fabric(3);
   DagBuilder dag(3);
   const Bytes s = 2'000'000;
-  const auto first = dag.send(0, 2, s, {}, 0, 0);
-  const auto second = dag.send(1, 2, s, {}, 1, 1);
-  dag.recv(2, 0, s, {}, 0, 0);
-  dag.recv(2, 1, s, {}, 1, 1);
+  const auto first = dag.transfer(0, 2, s, 0);
+  const auto second = dag.transfer(1, 2, s, 1);
   network::packet::PacketParams params;
   params.cc.kind = network::packet::CcKind::kNone;
   Simulator simulator;
