@@ -142,7 +142,7 @@ void Runtime::start_next(Stream& stream) {
 void Runtime::start_node(NodeId id) {
   switch (static_cast<NodeKind>(node_state_[id].kind)) {
     case NodeKind::kCompute:
-      simulator_.schedule_in(duration_[id], &Runtime::compute_done_event, this, id);
+      node_completions_.add(duration_[id], id);
       break;
     case NodeKind::kCollective:
       arrive(id);
@@ -191,28 +191,20 @@ void Runtime::node_done(NodeId id) {
   if (!stream.busy) start_next(stream);
 }
 
-void Runtime::compute_done_event(void* self, std::uint64_t node) {
+void Runtime::node_done_event(void* self, std::uint64_t node) {
   auto* runtime = static_cast<Runtime*>(self);
-  runtime->prefetch_next_event();
+  runtime->prefetch_next_completion();
   runtime->node_done(static_cast<NodeId>(node));
 }
 
-void Runtime::member_done_event(void* self, std::uint64_t node) {
-  auto* runtime = static_cast<Runtime*>(self);
-  runtime->prefetch_next_event();
-  runtime->node_done(static_cast<NodeId>(node));
-}
-
-// Nodes of many ranks often complete back to back (equal compute times, a collective's
-// members): when the next event completes a node too, its records are fetched while this one
-// is handled. A hint only (Simulator::peek_next); it changes no state.
-void Runtime::prefetch_next_event() const {
-  EventQueue::Fired next;
-  if (!simulator_.peek_next(next) || next.context != this) return;
-  if (next.fn != &Runtime::compute_done_event && next.fn != &Runtime::member_done_event) return;
-  const auto id = static_cast<NodeId>(next.arg);
-  __builtin_prefetch(&node_state_[id]);
-  __builtin_prefetch(&result_.nodes[id]);
+// Nodes of many ranks complete back to back (equal compute times, a collective's members, in
+// one batch of node_completions_): the next one's records are fetched while this one is
+// handled. A hint only; it changes no state.
+void Runtime::prefetch_next_completion() const {
+  std::uint64_t next = 0;
+  if (!node_completions_.next_in_batch(next)) return;
+  __builtin_prefetch(&node_state_[next]);
+  __builtin_prefetch(&result_.nodes[next]);
 }
 
 void Runtime::arrive_point_to_point(NodeId id) {
@@ -268,7 +260,7 @@ void Runtime::issue(const network::TransferRequest& request, std::uint32_t src_r
   result_.transfers += 1;
   result_.bytes_moved += request.bytes;
   if (delay > Time::zero()) {
-    simulator_.schedule_in(delay, &Runtime::delayed_start_event, this, slot);
+    delayed_starts_.add(delay, slot);
   } else {
     backend_.start(request, *this, slot);
   }

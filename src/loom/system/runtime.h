@@ -31,6 +31,7 @@
 #include "loom/collective/gpu_model.h"
 #include "loom/collective/group_layout.h"
 #include "loom/collective/msccl/program.h"
+#include "loom/core/delay_batcher.h"
 #include "loom/core/simulator.h"
 #include "loom/network/backend.h"
 #include "loom/system/run_result.h"
@@ -89,8 +90,7 @@ class Runtime final : private network::CompletionHandler {
   struct InFlight;
 
   void on_transfer_complete(std::uint64_t cookie) override;
-  static void compute_done_event(void* self, std::uint64_t node);
-  static void member_done_event(void* self, std::uint64_t node);
+  static void node_done_event(void* self, std::uint64_t node);
 
   void node_ready(workload::NodeId id, workload::NodeId cause);
   void node_done(workload::NodeId id);
@@ -102,7 +102,7 @@ class Runtime final : private network::CompletionHandler {
   static constexpr std::size_t kPrefetchDependents = 16;
   static constexpr std::size_t kPrefetchDurations = 8;
   void prefetch_after(workload::NodeId id) const;
-  void prefetch_next_event() const;
+  void prefetch_next_completion() const;
   Stream& stream_of(workload::NodeId id);
   void start_next(Stream& stream);
   void start_node(workload::NodeId id);
@@ -125,6 +125,13 @@ class Runtime final : private network::CompletionHandler {
   const workload::Workload& workload_;
   network::Backend& backend_;
   RuntimeOptions options_;
+  // Transfers waiting out a protocol hop latency before they start: a ring step's transfers
+  // leave together, so they share one event.
+  DelayBatcher delayed_starts_{simulator_, &Runtime::delayed_start_event, this};
+  // Compute nodes ending a duration after they start, and collective members completing (zero
+  // delay, so a chain of instantly finishing collectives never recurses): ranks in lockstep
+  // (a pipeline stage's TP and DP peers) finish together and share events.
+  DelayBatcher node_completions_{simulator_, &Runtime::node_done_event, this};
 
   // What the runtime touches per node as it becomes ready, starts and completes, in one record
   // so that a node costs few cache misses at 10^7 nodes: starting a compute node reads only

@@ -267,7 +267,7 @@ void Runtime::apply(std::uint32_t index, const collective::Progress& progress) {
       result_.collectives.push_back(instance.record);
       instance.execution.reset();
     }
-    simulator_.schedule_in(Time::zero(), &Runtime::member_done_event, this, node);
+    node_completions_.add(Time::zero(), node);
   }
 }
 

@@ -111,29 +111,43 @@ void FlowBackend::start(const TransferRequest& request, CompletionHandler& handl
                             simulator_.now(), Time{}, simulator_.now(), 0, request.weight};
   if (request.bytes == 0) {
     transfers_[id].ideal = ideal_time(request);  // the route's latency
-    simulator_.schedule_at<&FlowBackend::deliver>(simulator_.now() + transfers_[id].ideal, this, id);
+    deliveries_.add(transfers_[id].ideal, id);
     return;
   }
   const Bytes qps = std::min<Bytes>(params_.queue_pairs, request.bytes);
+  bool all_solved = true;
   for (std::uint32_t qp = 0; qp < qps; ++qp) {
     const Bytes share = request.bytes / qps + (qp < request.bytes % qps ? 1 : 0);
-    add_stream(id, share, qp_hash(request.flow_hash, qp));
+    all_solved = add_stream(id, share, qp_hash(request.flow_hash, qp)) && all_solved;
     // QP 0 takes the request's own route: the ideal time is measured on it (only records
     // show it).
     if (qp == 0 && params_.record_flows) transfers_[id].ideal = ideal_over(path_, request.bytes);
   }
-  request_solve();
+  if (all_solved) {
+    settle_links(simulator_.now());
+  } else {
+    request_solve();
+  }
 }
 
-void FlowBackend::add_stream(std::uint32_t transfer, Bytes payload, std::uint64_t flow_hash) {
+bool FlowBackend::add_stream(std::uint32_t transfer, Bytes payload, std::uint64_t flow_hash) {
   const Transfer& t = transfers_[transfer];
   path_.clear();
   routes_.route(t.src, t.dst, flow_hash, path_);
-  const FlowIndex flow = solver_.add_flow(path_, t.weight);
+  const MaxMinSolver::Added added = solver_.add_flow_solving_alone(path_, t.weight);
+  const FlowIndex flow = added.flow;
   if (flow >= streams_.size()) streams_.resize(flow + 1);
-  streams_[flow] = Stream{transfer, static_cast<double>(wire_bytes(params_, payload)), 0.0,
-                          simulator_.now(), latency_of(path_), EventId{}};
+  Stream& stream = streams_[flow];
+  const Time now = simulator_.now();
+  stream = Stream{transfer, static_cast<double>(wire_bytes(params_, payload)), 0.0, now, latency_of(path_),
+                  EventId{}, stream.epoch};
   ++transfers_[transfer].pending_qps;
+  if (!added.solved) return false;
+  // On empty links: its rate is final until another flow joins one of them.
+  stream.rate = solver_.rate(flow);
+  schedule_drain(flow, stream, now + drain_time(stream));
+  mark_links(path_);
+  return true;
 }
 
 void FlowBackend::request_solve() {
@@ -172,14 +186,35 @@ void FlowBackend::solve() {
     stream.remaining = std::max(0.0, stream.remaining - stream.rate * elapsed / kBitPicosecondsPerByte);
     stream.rate = rate;
     stream.since = now;
-    const Time finish = now + drain_time(stream);
-    if (simulator_.is_pending(stream.drain)) {
-      stream.drain = simulator_.reschedule(stream.drain, finish);
-    } else {
-      stream.drain = simulator_.schedule_at<&FlowBackend::drain>(finish, this, flow);
-    }
+    schedule_drain(flow, stream, now + drain_time(stream));
     mark_links(solver_.path(flow));
   }
+  settle_links(now);
+}
+
+void FlowBackend::schedule_drain(FlowIndex flow, Stream& stream, Time finish) {
+  ++stream.epoch;  // a batched drain scheduled before is stale from here on
+  if (solver_.alone(flow)) {
+    // Alone on its links: the flows of a collective step drain together, so they share an
+    // event. Its rate changes only if a flow joins one of its links, and then the epoch
+    // moves on and the entry is skipped.
+    simulator_.cancel(stream.drain);
+    batched_drains_.add(finish - simulator_.now(), std::uint64_t{stream.epoch} << 32 | flow);
+  } else if (simulator_.is_pending(stream.drain)) {
+    stream.drain = simulator_.reschedule(stream.drain, finish);
+  } else {
+    stream.drain = simulator_.schedule_at<&FlowBackend::drain>(finish, this, flow);
+  }
+}
+
+void FlowBackend::batched_drain_event(void* self, std::uint64_t epoch_and_flow) {
+  auto* backend = static_cast<FlowBackend*>(self);
+  const auto flow = static_cast<FlowIndex>(epoch_and_flow);
+  if (backend->streams_[flow].epoch != static_cast<std::uint32_t>(epoch_and_flow >> 32)) return;
+  backend->drain(flow);
+}
+
+void FlowBackend::settle_links(Time now) {
   for (const topology::LinkId l : stale_links_) {
     LinkState& state = links_[l];
     state.carried += state.rate * static_cast<double>((now - state.since).picoseconds()) / kBitPicosecondsPerByte;
@@ -196,12 +231,27 @@ void FlowBackend::drain(std::uint64_t flow_arg) {
   Transfer& transfer = transfers_[stream.transfer];
   transfer.delivery = std::max(transfer.delivery, simulator_.now() + stream.latency);
   if (--transfer.pending_qps == 0) {
-    simulator_.schedule_at<&FlowBackend::deliver>(transfer.delivery, this, stream.transfer);
+    deliveries_.add(transfer.delivery - simulator_.now(), stream.transfer);
   }
   mark_links(solver_.path(flow));
+  // A flow that shared no link leaves every other rate as it was: the solve it would request
+  // has nothing to do but bring its links' rates to zero, which is done here instead.
+  const bool alone = solver_.alone(flow);
   solver_.remove_flow(flow);
+  // The epoch stays with the index (and moves on): entries of this flow still batched are
+  // stale for the next flow that takes the index.
+  const std::uint32_t epoch = stream.epoch + 1;
   streams_[flow] = Stream{};
-  request_solve();
+  streams_[flow].epoch = epoch;
+  if (alone && !solve_pending_) {
+    settle_links(simulator_.now());
+  } else {
+    request_solve();
+  }
+}
+
+void FlowBackend::deliver_event(void* self, std::uint64_t transfer) {
+  static_cast<FlowBackend*>(self)->deliver(transfer);
 }
 
 void FlowBackend::deliver(std::uint64_t transfer_arg) {

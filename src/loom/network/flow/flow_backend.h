@@ -18,9 +18,14 @@
 // when header_bytes = 0. Zero-byte transfers take the latency of the request's route.
 //
 // Events. start() adds the flows to the solver and, once per simulated instant, a solve event
-// re-solves the touched components after every start and drain at that instant. Flows whose
-// rate changed get their drain event rescheduled on the Simulator; the others keep theirs.
-// Completions are events, never synchronous calls.
+// re-solves the touched components after every start and drain at that instant. A QP that
+// arrives on links no other flow uses, or drains from links it used alone, changes no other
+// rate: it is settled at once, with no solve event. Flows whose
+// rate changed get their drain event rescheduled on the Simulator; the others keep theirs. A
+// flow alone on its links drains through a DelayBatcher instead (flows of one collective
+// step drain together and share an event); a later rate change makes that entry stale.
+// Completions are events, never synchronous calls; deliveries with the same remaining latency
+// that fall due together share one event (core/delay_batcher.h).
 //
 // Rounding. Rates are doubles (bit/s), times whole picoseconds: a drain time is rounded up,
 // so a flow may finish up to 1 ps late per rate change. When neither the bytes left nor the
@@ -40,6 +45,7 @@
 #include <span>
 #include <vector>
 
+#include "loom/core/delay_batcher.h"
 #include "loom/core/simulator.h"
 #include "loom/network/backend.h"
 #include "loom/network/flow/flow_params.h"
@@ -119,7 +125,8 @@ class FlowBackend final : public Backend {
     double rate = 0.0;       // bit/s since `since`
     Time since;
     Time latency;            // of its path
-    EventId drain;
+    EventId drain;           // its drain event, unless batched (schedule_drain)
+    std::uint32_t epoch = 0;  // counts drain schedules of this index: batched entries name it
   };
   struct LinkState {
     double rate = 0.0;     // bit/s since `since`
@@ -130,13 +137,20 @@ class FlowBackend final : public Backend {
   std::uint32_t new_transfer();
   // ideal_time() of `bytes` over `path`.
   Time ideal_over(std::span<const topology::LinkId> path, Bytes bytes) const;
-  // Routes one QP into path_ and adds it to the solver.
-  void add_stream(std::uint32_t transfer, Bytes payload, std::uint64_t flow_hash);
+  // Routes one QP into path_ and adds it to the solver. A QP that arrives on empty links is
+  // solved at once and its drain scheduled (returns true); otherwise it waits for solve().
+  bool add_stream(std::uint32_t transfer, Bytes payload, std::uint64_t flow_hash);
   void request_solve();
   void mark_links(std::span<const LinkIndex> path);
   void solve();
+  // Brings the rate and carried bytes of every marked link up to `now` from the solver.
+  void settle_links(Time now);
   void drain(std::uint64_t flow);
+  // Schedules (or moves) the drain of a flow whose rate was just set.
+  void schedule_drain(FlowIndex flow, Stream& stream, Time finish);
+  static void batched_drain_event(void* self, std::uint64_t epoch_and_flow);
   void deliver(std::uint64_t transfer);
+  static void deliver_event(void* self, std::uint64_t transfer);
   Time drain_time(const Stream& stream) const;
   // path_latency(topology_, path), from the per-link terms above (the same integer sum).
   Time latency_of(std::span<const topology::LinkId> path) const;
@@ -162,6 +176,11 @@ class FlowBackend final : public Backend {
   std::vector<topology::LinkId> stale_links_;
   bool solve_pending_ = false;
   std::vector<FlowRecord> records_;
+  // Completions waiting out their path latency: a path's latency is one of few values, and
+  // the QPs of a collective step drain together, so their deliveries share events.
+  DelayBatcher deliveries_{simulator_, &FlowBackend::deliver_event, this};
+  // Drains of flows alone on their links: the flows of a collective step drain together.
+  DelayBatcher batched_drains_{simulator_, &FlowBackend::batched_drain_event, this};
   mutable std::vector<topology::LinkId> path_;  // scratch
 };
 

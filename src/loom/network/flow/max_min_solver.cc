@@ -74,6 +74,25 @@ MaxMinSolver::MaxMinSolver(std::vector<double> capacities, SolverOptions options
 MaxMinSolver::~MaxMinSolver() = default;
 
 FlowIndex MaxMinSolver::add_flow(std::span<const LinkIndex> path, double weight, double cap) {
+  const FlowIndex index = insert(path, weight, cap);
+  for (const LinkIndex link : path) touch(link);
+  return index;
+}
+
+MaxMinSolver::Added MaxMinSolver::add_flow_solving_alone(std::span<const LinkIndex> path, double weight,
+                                                         double cap) {
+  const FlowIndex index = insert(path, weight, cap);
+  if (!alone(index)) {
+    for (const LinkIndex link : path) touch(link);
+    return {index, false};
+  }
+  solve_lone_flow(flows_[index], *scratch_[0]);
+  ++stats_.components;
+  ++stats_.flows_solved;
+  return {index, true};
+}
+
+FlowIndex MaxMinSolver::insert(std::span<const LinkIndex> path, double weight, double cap) {
   if (!(weight > 0) || !std::isfinite(weight)) {
     throw UserError(fmt::format("max-min solver: flow weight = {}: expected a finite value > 0",
                                 weight));
@@ -106,10 +125,7 @@ FlowIndex MaxMinSolver::add_flow(std::span<const LinkIndex> path, double weight,
   flow.cap = cap;
   flow.rate = 0.0;
   flow.live = true;
-  for (const LinkIndex link : path) {
-    link_flows_[link].push_back(index);
-    touch(link);
-  }
+  for (const LinkIndex link : path) link_flows_[link].push_back(index);
   ++live_flows_;
   return index;
 }
@@ -123,7 +139,7 @@ void MaxMinSolver::remove_flow(FlowIndex index) {
     LOOM_ASSERT(it != on_link.end(), "flow missing from its link's list");
     *it = on_link.back();
     on_link.pop_back();
-    touch(link);
+    if (!on_link.empty()) touch(link);
   }
   flow.path.clear();
   flow.rate = 0.0;

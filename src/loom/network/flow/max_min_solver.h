@@ -43,7 +43,8 @@
 //
 // A component of one flow (the common case for collectives inside a host) skips the general
 // machinery: x_f = w_f min_l (C_l / w_f), or K_f when K_f / w_f is lower, the same doubles
-// progressive filling computes.
+// progressive filling computes. add_flow_solving_alone() applies it at once to a flow that
+// arrives on empty links, so such a flow needs no component search at all.
 //
 // Complexity. add_flow O(|P_f|); remove_flow O(sum over its links of the flows on them).
 // solve(): finding the touched components is linear in their size; solving a component with
@@ -103,7 +104,16 @@ class MaxMinSolver {
   // index of a removed flow may be handed out again. Its rate is 0 until the next solve().
   // Throws UserError if weight is not finite and > 0, or cap is not > 0.
   FlowIndex add_flow(std::span<const LinkIndex> path, double weight = 1.0, double cap = kNoRateCap);
-  // Removes a live flow; the rates of the others change at the next solve().
+  // As add_flow(), but when no live flow crosses any link of `path` the new flow is a
+  // component of its own and is solved at once: rate() is then what solve() would give it,
+  // and solve() has nothing left to do for it. `solved` tells which happened.
+  struct Added {
+    FlowIndex flow;
+    bool solved;
+  };
+  Added add_flow_solving_alone(std::span<const LinkIndex> path, double weight = 1.0, double cap = kNoRateCap);
+  // Removes a live flow; the rates of the others change at the next solve() (links it leaves
+  // empty are not searched again: no component holds them).
   void remove_flow(FlowIndex flow);
 
   // Solves every component touched by add_flow/remove_flow since the last solve.
@@ -120,6 +130,14 @@ class MaxMinSolver {
   double weight(FlowIndex flow) const { return flows_[flow].weight; }
   double cap(FlowIndex flow) const { return flows_[flow].cap; }
   std::span<const LinkIndex> path(FlowIndex flow) const { return flows_[flow].path; }
+  // True when no other live flow shares a link with live flow `flow`: removing it then
+  // changes no other rate. O(path length).
+  bool alone(FlowIndex flow) const {
+    for (const LinkIndex link : flows_[flow].path) {
+      if (link_flows_[link].size() != 1) return false;
+    }
+    return true;
+  }
   // Live flows crossing `link`, in no particular order.
   std::span<const FlowIndex> flows_on(LinkIndex link) const { return link_flows_[link]; }
   // Sum of the current rates of the flows crossing `link`. O(flows on the link).
@@ -145,6 +163,8 @@ class MaxMinSolver {
   struct Scratch;  // per-thread work arrays of a component solve
 
   void touch(LinkIndex link);
+  // add_flow() without touching the path's links.
+  FlowIndex insert(std::span<const LinkIndex> path, double weight, double cap);
   // Collects the components containing the links in `seeds` into components_.
   void find_components(std::span<const LinkIndex> seeds);
   void solve_components();
