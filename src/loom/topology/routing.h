@@ -188,8 +188,10 @@ class Routing::PairRoutes {
   ~PairRoutes();
 
   // Appends the links Routing::route(src, dst, flow_hash, out) would append. Amortised
-  // O(path length); a state's first visit costs route()'s search at that node.
-  void route(std::uint64_t flow_hash, std::vector<LinkId>& out);
+  // O(path length); a state's first visit costs route()'s search at that node. Returns true
+  // when every hop had a single choice: the path is then the pair's only one, whatever the
+  // hash.
+  bool route(std::uint64_t flow_hash, std::vector<LinkId>& out);
   NodeId src() const { return src_; }
   NodeId dst() const { return dst_; }
   // Routing::version() when this was made.

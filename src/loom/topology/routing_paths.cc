@@ -237,13 +237,15 @@ void Routing::PairRoutes::expand(std::uint32_t state) {
   states_[state].choice_count = count;
 }
 
-void Routing::PairRoutes::route(std::uint64_t flow_hash, std::vector<LinkId>& out) {
+bool Routing::PairRoutes::route(std::uint64_t flow_hash, std::vector<LinkId>& out) {
   LOOM_ASSERT(version_ == routing_->version_, "routing a flow on pair routes made before a link changed state");
   const std::uint64_t key = flow_key(pair_key_, flow_hash);
   std::uint32_t at = 0;
+  bool only = true;
   while (states_[at].node != dst_) {
     if (states_[at].first_choice == kNone) expand(at);
     const State& s = states_[at];
+    only = only && s.choice_count == 1;
     // Any hash modulo 1 is 0: a lone next hop needs no hashing.
     const std::uint64_t pick = s.choice_count == 1 ? 0 : mix(key ^ s.seed) % s.choice_count;
     Choice& choice = choices_[s.first_choice + pick];
@@ -255,6 +257,7 @@ void Routing::PairRoutes::route(std::uint64_t flow_hash, std::vector<LinkId>& ou
     }
     at = choice.child;
   }
+  return only;
 }
 
 std::uint32_t Routing::hop_count(NodeId src, NodeId dst) const {

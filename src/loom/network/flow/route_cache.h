@@ -13,13 +13,16 @@
 //
 // Structure: an open-addressing table (linear probing, at most half full, power-of-two size,
 // Fibonacci hashing) from the pair to its PairRoutes' position in a vector. A hit costs one
-// probe, usually one cache line, plus the walk. Memory per pair: PairRoutes plus 24 bytes of
-// table. Not thread-safe. The Routing must outlive the cache.
+// probe, usually one cache line, plus the walk. A pair with a single path (every hop one
+// choice, e.g. GPU -> NVSwitch -> GPU) keeps a copy of it, found from the probed slot, so its
+// hits skip the PairRoutes walk. Memory per pair: PairRoutes plus 48 bytes of table, plus 4
+// bytes per link of a single path. Not thread-safe. The Routing must outlive the cache.
 #pragma once
 
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "loom/topology/routing.h"
@@ -46,31 +49,51 @@ class RouteCache {
     }
     const std::uint64_t key = (std::uint64_t{src} << 32) | dst;
     std::size_t slot = find(key);
-    if (keys_[slot] != key) {
+    if (keys_[slot] == key) {
+      ++hits_;
+      const Slot& hit = slots_[slot];
+      if (hit.only_length != 0) {
+        out.insert(out.end(), only_links_.begin() + hit.only_begin,
+                   only_links_.begin() + hit.only_begin + hit.only_length);
+        return;
+      }
+    } else {
       if (bytes_ >= max_bytes_) {
         clear();
         slot = find(key);
       }
       topology::Routing::PairRoutes pair = routing_.pair_routes(src, dst);  // may throw
       keys_[slot] = key;
-      positions_[slot] = static_cast<std::uint32_t>(pairs_.size());
+      slots_[slot] = Slot{static_cast<std::uint32_t>(pairs_.size()), 0, 0};
       pairs_.push_back(std::move(pair));
+      only_.push_back({0, 0});
       bytes_ += pairs_.back().memory_bytes() + kSlotBytes;
       ++misses_;
       if (2 * pairs_.size() > keys_.size()) grow();
       slot = find(key);
-    } else {
-      ++hits_;
     }
-    topology::Routing::PairRoutes& pair = pairs_[positions_[slot]];
+    const std::uint32_t position = slots_[slot].position;
+    topology::Routing::PairRoutes& pair = pairs_[position];
     const std::size_t before = pair.memory_bytes();
-    pair.route(flow_hash, out);
+    const std::size_t first = out.size();
+    const bool only = pair.route(flow_hash, out);
     bytes_ += pair.memory_bytes() - before;
+    if (only) {  // the pair's single path: keep a copy for its next flows
+      const auto begin = static_cast<std::uint32_t>(only_links_.size());
+      const auto length = static_cast<std::uint32_t>(out.size() - first);
+      only_links_.insert(only_links_.end(), out.begin() + static_cast<std::ptrdiff_t>(first), out.end());
+      only_[position] = {begin, length};
+      slots_[slot].only_begin = begin;
+      slots_[slot].only_length = length;
+      bytes_ += length * sizeof(topology::LinkId);
+    }
   }
 
   // Forgets every pair.
   void clear() {
     pairs_.clear();
+    only_.clear();
+    only_links_.clear();
     reset_table(kInitialSlots);
     bytes_ = 0;
     ++clears_;
@@ -87,7 +110,15 @@ class RouteCache {
   // No pair has src == dst, so this key is never stored.
   static constexpr std::uint64_t kEmpty = ~std::uint64_t{0};
   static constexpr std::size_t kInitialSlots = 1024;
-  static constexpr std::size_t kSlotBytes = 3 * sizeof(std::uint64_t);  // two slots per pair
+  static constexpr std::size_t kSlotBytes = 6 * sizeof(std::uint64_t);  // two slots per pair
+
+  // A table slot's pair: its position in pairs_ and, for a single-path pair, where its path
+  // is in only_links_ (length 0 otherwise or until its first flow).
+  struct Slot {
+    std::uint32_t position;
+    std::uint32_t only_begin;
+    std::uint32_t only_length;
+  };
 
   // The slot holding `key`, or the empty slot where it would go.
   std::size_t find(std::uint64_t key) const {
@@ -98,7 +129,7 @@ class RouteCache {
   }
   void reset_table(std::size_t slots) {
     keys_.assign(slots, kEmpty);
-    positions_.assign(slots, 0);
+    slots_.assign(slots, Slot{0, 0, 0});
     shift_ = 64 - std::countr_zero(slots);
   }
   void grow() {
@@ -107,7 +138,7 @@ class RouteCache {
       const std::uint64_t key = (std::uint64_t{pairs_[i].src()} << 32) | pairs_[i].dst();
       const std::size_t slot = find(key);
       keys_[slot] = key;
-      positions_[slot] = i;
+      slots_[slot] = Slot{i, only_[i].first, only_[i].second};
     }
   }
 
@@ -115,9 +146,11 @@ class RouteCache {
   std::size_t max_bytes_;
   std::uint64_t version_;
   std::vector<std::uint64_t> keys_;         // kEmpty or (src << 32 | dst)
-  std::vector<std::uint32_t> positions_;    // slot -> index in pairs_
+  std::vector<Slot> slots_;                 // per slot of keys_
   int shift_ = 64;
   std::vector<topology::Routing::PairRoutes> pairs_;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> only_;  // per pair: its Slot's only_ range
+  std::vector<topology::LinkId> only_links_;
   std::size_t bytes_ = 0;
   std::uint64_t hits_ = 0;
   std::uint64_t misses_ = 0;
