@@ -7,7 +7,8 @@
 // Each for DCQCN and HPCC. Items are data-packet hops (a data packet crossing one link), the
 // unit in which ns-3's speed is quoted (0.2-0.4 M/s for HPCC's ns-3 on these machines).
 // Counters: events/s, hops/s, bytes per in-flight packet and per QP, fabric heap at the end,
-// and the process's peak RSS.
+// the process's peak RSS, and a fingerprint of the results (ECN marks, CNPs, PAUSE frames,
+// the sum of completion times) for checking that a speed-up changed nothing.
 // Figures measured (and the before/after comparison of the event-queue and prefetch work):
 // src/loom/network/packet/README.md, "Speed".
 #include <sys/resource.h>
@@ -87,9 +88,17 @@ Scenario incast60() {
   return s;
 }
 
+// Counts completions and sums their times: with the fabric's counters, a fingerprint of the
+// run that shows whether a change to the hot path kept results bit-identical.
 struct Counter final : network::CompletionHandler {
-  void on_transfer_complete(std::uint64_t) override { ++done; }
+  explicit Counter(const Simulator& clock) : simulator(clock) {}
+  void on_transfer_complete(std::uint64_t) override {
+    ++done;
+    completion_ps += static_cast<std::uint64_t>(simulator.now().picoseconds());
+  }
+  const Simulator& simulator;
   std::uint64_t done = 0;
+  std::uint64_t completion_ps = 0;
 };
 
 void run(benchmark::State& state, const Scenario& scenario, CcKind kind) {
@@ -103,10 +112,12 @@ void run(benchmark::State& state, const Scenario& scenario, CcKind kind) {
   const topology::Routing routing(scenario.topology);
   std::uint64_t hops = 0, events = 0;
   std::size_t heap = 0;
+  network::packet::FabricCounters last{};
+  std::uint64_t completion_ps = 0;
   for (auto _ : state) {
     Simulator simulator;
     network::packet::PacketBackend backend(simulator, scenario.topology, routing, params);
-    Counter counter;
+    Counter counter(simulator);
     for (std::size_t i = 0; i < scenario.flows.size(); ++i) {
       backend.start({scenario.flows[i].first, scenario.flows[i].second, scenario.bytes, i}, counter, i);
     }
@@ -115,6 +126,8 @@ void run(benchmark::State& state, const Scenario& scenario, CcKind kind) {
     hops += backend.fabric().counters().data_packet_hops;
     events += simulator.events_processed();
     heap = backend.fabric().memory_bytes();
+    last = backend.fabric().counters();
+    completion_ps = counter.completion_ps;
   }
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
@@ -125,6 +138,11 @@ void run(benchmark::State& state, const Scenario& scenario, CcKind kind) {
   state.counters["bytes_per_qp"] = static_cast<double>(network::packet::Fabric::bytes_per_qp());
   state.counters["fabric_heap_MiB"] = static_cast<double>(heap) / (1 << 20);
   state.counters["peak_rss_MiB"] = static_cast<double>(usage.ru_maxrss) / 1024;
+  // The fingerprint of the last iteration (every iteration is the same run).
+  state.counters["ecn_marks"] = static_cast<double>(last.ecn_marks);
+  state.counters["cnps"] = static_cast<double>(last.cnps);
+  state.counters["pauses"] = static_cast<double>(last.pauses);
+  state.counters["completion_ms_sum"] = static_cast<double>(completion_ps) / 1e9;
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 
 #include "loom/core/chunk_pool.h"
 #include "loom/core/random.h"
+#include "core/event_queue_support.h"
 
 namespace loom {
 namespace {
@@ -19,14 +20,8 @@ using namespace time_literals;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-void noop(void*, std::uint64_t) {}
-
-// Pops everything and returns the args in pop order.
-std::vector<std::uint64_t> drain(EventQueue& q) {
-  std::vector<std::uint64_t> args;
-  while (!q.empty()) args.push_back(q.pop().arg);
-  return args;
-}
+using testing_support::drain;
+using testing_support::noop;
 
 TEST(EventQueue, PopsByTimeThenInsertionOrder) {
   EventQueue q;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <utility>
 
 namespace loom {
 
@@ -41,11 +42,13 @@ Time EventQueue::next_time() const {
     found = true;
   };
   pool_.for_each(current_, consider);
-  if (found) return floor();
-  // Buckets are ordered, so the first one holding a live entry holds the minimum.
+  std::for_each(static_cast<const Entry*>(run_next_), static_cast<const Entry*>(run_end_), consider);
+  // The run and the level-0 buckets share one window below every higher bucket; the higher
+  // buckets are ordered, so the first one holding a live entry holds their minimum.
   visit_buckets([&](unsigned level, unsigned digit) {
+    if (level > 0 && found) return true;
     pool_.for_each(buckets_[level][digit], consider);
-    return found;
+    return level > 0 && found;
   });
   LOOM_ASSERT(found, "event queue holds " + std::to_string(live_) + " events but no live entry");
   return Time::ps(static_cast<std::int64_t>(best));
@@ -67,20 +70,120 @@ void EventQueue::grow_slots(std::size_t events) {
 }
 
 std::size_t EventQueue::memory_bytes() const {
-  return pool_.memory_bytes() + slots_.capacity() * sizeof(Slot) +
+  return pool_.memory_bytes() + (run_.capacity() + sort_scratch_.capacity()) * sizeof(Entry) +
+         slots_.capacity() * sizeof(Slot) +
          generations_.capacity() * sizeof(std::uint32_t) + in_use_.capacity() * sizeof(std::uint64_t);
 }
 
 bool EventQueue::settle_slow(std::uint64_t limit) {
   for (;;) {
+    // At last_, the run's entries were scheduled before those in current_.
+    while (run_next_ != run_end_ && run_next_->key == last_) {
+      if (stale_current_ == 0 || live(*run_next_)) {
+        head_in_run_ = true;
+        return last_ <= limit;
+      }
+      pop_run_front();
+      --stale_current_;
+      --stale_;
+    }
     while (!current_.empty()) {
-      if (stale_current_ == 0 || live(pool_.front(current_))) return last_ <= limit;
+      if (stale_current_ == 0 || live(pool_.front(current_))) {
+        head_in_run_ = false;
+        return last_ <= limit;
+      }
       pool_.pop_front(current_);
       --stale_current_;
       --stale_;
     }
-    if (!refill(limit)) return false;
+    if (!(run_next_ != run_end_ ? advance_in_window(limit) : refill(limit))) return false;
   }
+}
+
+bool EventQueue::advance_in_window(std::uint64_t limit) {
+  while (run_next_ != run_end_) {
+    // The next key: the run's front, or a level-0 bucket's key if that is not larger (the
+    // bucket shares last_'s window, so its key is last_'s high bits and its digit).
+    std::uint64_t key = run_next_->key;
+    unsigned digit = digit_of(key, 0);
+    if ((level_mask_ & 1u) != 0) {
+      const unsigned lowest = lowest_digit(0);
+      if (lowest <= digit) {
+        digit = lowest;
+        key = (last_ & ~std::uint64_t{kDigits - 1}) | lowest;
+      }
+    }
+    Pool::List& bucket = buckets_[0][digit];
+    const std::uint32_t stale = stale_in_[0][digit];
+    if (stale != 0) {
+      // Every stale entry of this key is counted here, in the run or the bucket: if none of
+      // the key's entries is live, drop them all without moving last_.
+      bool any = false;
+      for (const Entry* e = run_next_; e != run_end_ && e->key == key && !any; ++e) any = live(*e);
+      pool_.for_each(bucket, [&](const Entry& e) { any = any || live(e); });
+      if (!any) {
+        while (run_next_ != run_end_ && run_next_->key == key) pop_run_front();
+        if (!bucket.empty()) {
+          pool_.clear(bucket);
+          mark_empty(0, digit);
+        }
+        stale_ -= stale;
+        stale_in_[0][digit] = 0;
+        continue;
+      }
+    }
+    if (key > limit) return false;
+    last_ = key;
+    stale_current_ = stale;
+    stale_in_[0][digit] = 0;
+    if (!bucket.empty()) {  // it follows the run's entries of this key
+      current_ = bucket;
+      bucket = Pool::List{};
+      mark_empty(0, digit);
+    }
+    return true;
+  }
+  return refill(limit);
+}
+
+void EventQueue::build_run(Pool::List& taken, std::uint32_t stale) {
+  LOOM_ASSERT(run_next_ == run_end_ && current_.empty(), "run built while entries are due");
+  run_.clear();
+  if (stale == 0) {
+    pool_.consume(taken, [this](const Entry& e) { run_.push_back(e); });
+  } else {
+    pool_.consume(taken, [this](const Entry& e) {
+      if (live(e)) {
+        run_.push_back(e);
+      } else {
+        --stale_;
+      }
+    });
+  }
+  // The keys differ only in their low digit: sorting by it sorts them, stably.
+  const std::size_t n = run_.size();
+  if (n <= kInsertionSort) {
+    for (std::size_t i = 1; i < n; ++i) {
+      if (run_[i].key >= run_[i - 1].key) continue;
+      const Entry e = run_[i];
+      std::size_t j = i;
+      do {
+        run_[j] = run_[j - 1];
+        --j;
+      } while (j > 0 && run_[j - 1].key > e.key);
+      run_[j] = e;
+    }
+  } else {
+    std::uint32_t start[kDigits] = {};
+    for (const Entry& e : run_) ++start[digit_of(e.key, 0)];
+    std::uint32_t position = 0;
+    for (std::uint32_t& s : start) position += std::exchange(s, position);
+    sort_scratch_.resize(n);
+    for (const Entry& e : run_) sort_scratch_[start[digit_of(e.key, 0)]++] = e;
+    run_.swap(sort_scratch_);
+  }
+  run_next_ = run_.data();
+  run_end_ = run_next_ + n;
 }
 
 bool EventQueue::refill(std::uint64_t limit) {
@@ -129,6 +232,10 @@ bool EventQueue::refill(std::uint64_t limit) {
       current_ = taken;
       return true;
     }
+    if (level == 1) {
+      build_run(taken, stale);
+      return true;
+    }
     // The entries agree with the minimum on this level's digit and above, so relative to the
     // new last_ each one lands on a lower level (or in current_).
     if (stale == 0) {
@@ -171,6 +278,10 @@ std::uint64_t EventQueue::smallest_key(const Pool::List& list) const {
 
 void EventQueue::compact() {
   purge(current_);
+  run_.erase(run_.begin(), run_.begin() + (run_next_ - run_.data()));
+  run_.erase(std::remove_if(run_.begin(), run_.end(), [this](const Entry& e) { return !live(e); }), run_.end());
+  run_next_ = run_.data();
+  run_end_ = run_next_ + run_.size();
   visit_buckets([this](unsigned level, unsigned digit) {
     Pool::List& bucket = buckets_[level][digit];
     purge(bucket);

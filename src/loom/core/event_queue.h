@@ -20,32 +20,48 @@
 // minimum into `current`); entries elsewhere keep their bucket. A level-0 bucket holds a
 // single key, so it becomes `current` whole, without copying; so does a bucket of one entry.
 //
+// The run (bottom level): a level-1 bucket holds keys that differ only in their low 8 bits
+// (a 256 ps window). Distributing it over level-0 buckets would cost one move and one bucket
+// take per key, and keys this close are nearly always distinct. Instead it is sorted by key
+// (stably: insertion sort, or counting sort on the low digit when large) into `run`, an
+// array consumed from the front. While the run lasts, `last` stays in its window: pushes
+// into the window go to level-0 buckets (or `current`) as before, and the next key is the
+// smaller of the run's front and the lowest level-0 bucket. At one key the run's entries
+// come first (they were scheduled before the window was entered), then `current` (a taken
+// level-0 bucket, then pushes at that key).
+//
 // Why ties come out in scheduling order without sequence numbers: the bucket of an entry
 // depends only on its key and `last`, so all entries with one key share a bucket. A push
 // appends, and a redistribution moves all entries of a key together, keeping their order, into
 // a bucket that held none of that key. So within each bucket the entries of one key are always
-// in scheduling order, and `current` is consumed front to back.
+// in scheduling order, and `current` is consumed front to back. The run is sorted stably, and
+// every entry of its window pushed later goes to a level-0 bucket or `current`, behind it.
 //
 // Complexity: push O(1). An entry only ever moves to a lower level, so it is moved at most
 // once per level below its first one: ceil(bit_width(when XOR floor) / 8) <= 8 times, at most
-// 3 for delays below 16 us (2^24 ps; base-64 digits took up to 4 from 262 ns on). pop is O(1)
-// plus those moves, amortised. cancel and reschedule are O(1) amortised; taking a bucket that
-// holds cancelled entries costs one more pass over it. next_time() is O(1) while events at
-// floor() are pending, else O(size of the lowest non-empty bucket). peek() is O(1).
+// 3 for delays below 16 us (2^24 ps; base-64 digits took up to 4 from 262 ns on), and one
+// fewer when it reaches a run. pop is O(1) plus those moves, amortised (sorting a run of n
+// entries is O(n): insertion sort only up to kInsertionSort entries, counting sort beyond).
+// cancel and reschedule are O(1) amortised; taking a bucket that holds cancelled entries costs
+// one more pass over it. next_time() is O(run + level-0 entries + the lowest higher bucket):
+// for tests and rare look-ups, not the hot path. peek() is O(1).
 //
 // Cancellation is lazy: a cancelled (or rescheduled) entry stays in its list and is
 // recognised by its slot's bit or generation. The list holding an entry can be computed from
 // its key and the current `last` until that list is taken (a redistribution changes `last`
 // only below the level of the bucket it takes), so cancel() counts the stale entry against
 // its list, and only lists with a non-zero count are ever scanned for stale entries:
-// cancellations elsewhere cost the hot path nothing. When stale entries outnumber live ones
-// by more than a small constant, all lists are compacted, so entries stay within about twice
-// the live count.
+// cancellations elsewhere cost the hot path nothing. (An entry of the run's window counts
+// against the level-0 bucket of its key, or `current` at `last`, whether it sits in the run or
+// in that bucket; both are checked when `last` reaches the key.) When stale entries outnumber
+// live ones by more than a small constant, all lists are compacted, so entries stay within
+// about twice the live count.
 //
 // Memory: entries (40 bytes: time and action) are stored by value in chunked lists drawn from
 // one ChunkPool, so memory follows the number of entries, not the largest size each bucket
 // ever had (with per-bucket vectors, every high bucket would in time hold capacity for all
-// events as the clock crosses powers of two). Slots (the identities behind EventIds: 32 bytes
+// events as the clock crosses powers of two); the run and its sorting scratch are two vectors
+// as large as the largest level-1 bucket taken. Slots (the identities behind EventIds: 32 bytes
 // of action and time, plus a 4-byte generation in a dense array of its own, which is all that
 // liveness checks read) are kept at most three quarters full and handed out in address order
 // from a bitmap, so the hot path never writes to a random slot: firing an event only clears
@@ -130,7 +146,7 @@ class EventQueue {
   Time floor() const { return Time::ps(static_cast<std::int64_t>(last_)); }
 
   // Time of the earliest pending event. Requires !empty(). Does not change the queue's order
-  // or floor. O(1) when events at floor() are pending, else O(lowest non-empty bucket).
+  // or floor. Not O(1): see the complexity note above.
   Time next_time() const;
 
   // Removes and returns the earliest pending event (ties in scheduling order). Requires
@@ -142,13 +158,23 @@ class EventQueue {
   bool pop_due(Time limit, Fired& out);
 
   // A look ahead for prefetching: the event pop() would return next, when finding it takes at
-  // most kPeekEntries entries (it is due at floor(), or the lowest non-empty bucket is that
-  // small), else false. Changes nothing. Only a hint: while cancelled events are pending it
-  // may name one of them.
+  // most kPeekEntries entries (it is due at floor(), a run is under way, or the lowest
+  // non-empty bucket is that small), else false. Changes nothing. Only a hint: while
+  // cancelled events are pending it may name one of them.
   bool peek(Fired& out) const {
     const Entry* e = nullptr;
-    if (!current_.empty()) {
+    const bool run = run_next_ != run_end_;
+    if (run && run_next_->key == last_) {
+      e = run_next_;
+    } else if (!current_.empty()) {
       e = &pool_.front(current_);
+    } else if (run) {
+      // Within the run's window: its front, unless a level-0 bucket holds a smaller key.
+      e = run_next_;
+      if ((level_mask_ & 1u) != 0) {
+        const unsigned lowest = lowest_digit(0);
+        if (lowest < digit_of(e->key, 0)) e = &pool_.front(buckets_[0][lowest]);
+      }
     } else if (level_mask_ != 0) {
       const auto level = static_cast<unsigned>(std::countr_zero(level_mask_));
       const Pool::List& list = buckets_[level][lowest_digit(level)];
@@ -195,6 +221,8 @@ class EventQueue {
   static constexpr std::size_t kStaleSlack = 64;
   static constexpr std::uint32_t kNoSlot = ~0u;  // the slot of a posted event
   static constexpr std::uint32_t kPeekEntries = 8;
+  // Runs up to this long are sorted by insertion, longer ones by counting sort.
+  static constexpr std::size_t kInsertionSort = 16;
 
   static std::uint64_t key_of(Time t) { return static_cast<std::uint64_t>(t.picoseconds()); }
   bool in_use(std::uint32_t slot) const { return (in_use_[slot / 64] >> (slot % 64)) & 1; }
@@ -238,11 +266,16 @@ class EventQueue {
     }
     const unsigned level = level_of(differing);
     const unsigned digit = digit_of(e.key, level);
-    pool_.push_back(buckets_[level][digit], e);
+    Pool::List& list = buckets_[level][digit];
     std::uint64_t& minimum = minimum_[level][digit];
-    minimum = std::min(minimum, e.key);
-    digit_mask_[level][digit / 64] |= std::uint64_t{1} << (digit % 64);
-    level_mask_ |= 1u << level;
+    if (list.empty()) {  // the masks change only for a bucket's first entry
+      minimum = e.key;
+      digit_mask_[level][digit / 64] |= std::uint64_t{1} << (digit % 64);
+      level_mask_ |= 1u << level;
+    } else if (e.key < minimum) {
+      minimum = e.key;
+    }
+    pool_.push_back(list, e);
   }
   // Resets the bookkeeping of a bucket that has just become empty.
   void mark_empty(unsigned level, unsigned digit) {
@@ -271,14 +304,38 @@ class EventQueue {
       }
     }
   }
-  // Makes the front of `current_` a live entry with key <= limit; false if there is none.
+  // Makes the head (the run's front at last_, else the front of `current_`) a live entry with
+  // key <= limit, and records where it is; false if there is none.
   bool settle(std::uint64_t limit) {
-    if (!current_.empty() && stale_current_ == 0) return last_ <= limit;
+    if (stale_current_ == 0) {
+      const bool run = run_next_ != run_end_;
+      if (run && run_next_->key == last_) {
+        head_in_run_ = true;
+        return last_ <= limit;
+      }
+      if (!current_.empty()) {
+        head_in_run_ = false;
+        return last_ <= limit;
+      }
+      // Nothing left at last_, no level-0 bucket and nothing cancelled: the run's front is next.
+      if (run && stale_ == 0 && (level_mask_ & 1u) == 0) {
+        if (run_next_->key > limit) return false;
+        last_ = run_next_->key;
+        head_in_run_ = true;
+        return true;
+      }
+    }
     return settle_slow(limit);
   }
   bool settle_slow(std::uint64_t limit);
   // Redistributes the lowest non-empty bucket if its live minimum is <= limit.
   bool refill(std::uint64_t limit);
+  // With the run non-empty (and nothing left at last_): moves last_ to the next key of the
+  // window if it is <= limit.
+  bool advance_in_window(std::uint64_t limit);
+  // Replaces the (empty) run by the live entries of a taken level-1 bucket, sorted by key.
+  void build_run(Pool::List& taken, std::uint32_t stale);
+  void pop_run_front() { ++run_next_; }
   Fired take_head();
   // Removes cancelled entries from a list; returns how many.
   std::size_t purge(Pool::List& list);
@@ -288,7 +345,12 @@ class EventQueue {
   void compact();
 
   Pool pool_;
-  Pool::List current_;                       // entries with key == last_
+  Pool::List current_;                       // entries with key == last_ (after the run's)
+  std::vector<Entry> run_;                   // the sorted run of last_'s 256 ps window
+  Entry* run_next_ = nullptr;                // the part not yet popped: [run_next_, run_end_)
+  Entry* run_end_ = nullptr;
+  std::vector<Entry> sort_scratch_;          // counting sort's output, swapped into run_
+  bool head_in_run_ = false;                 // where settle() found the head
   Pool::List buckets_[kLevels][kDigits];
   // Smallest key pushed into each bucket since it was last empty (cancelled entries included).
   std::uint64_t minimum_[kLevels][kDigits];
@@ -298,7 +360,7 @@ class EventQueue {
   std::size_t live_ = 0;                     // pending events
   std::size_t slotted_ = 0;                  // ... of them pushed (holding a slot)
   std::size_t stale_ = 0;  // cancelled or rescheduled entries still in the lists
-  std::size_t stale_current_ = 0;            // ... of them in current_
+  std::size_t stale_current_ = 0;  // ... of them at key last_ (in current_ or the run)
   std::uint32_t stale_in_[kLevels][kDigits] = {};  // ... of them in each bucket
   std::vector<Slot> slots_;
   std::vector<std::uint32_t> generations_;   // per slot
@@ -328,8 +390,14 @@ inline void EventQueue::post(Time when, EventFn fn, void* context, std::uint64_t
 }
 
 inline EventQueue::Fired EventQueue::take_head() {
-  const Entry e = pool_.front(current_);
-  pool_.pop_front(current_);
+  Entry e;
+  if (head_in_run_) {
+    e = *run_next_;
+    pop_run_front();
+  } else {
+    e = pool_.front(current_);
+    pool_.pop_front(current_);
+  }
   if (e.slot != kNoSlot) {
     free_slot(e.slot);
     --slotted_;

@@ -48,6 +48,7 @@ Fabric::Fabric(Simulator& simulator, const topology::Topology& topology, const P
     const topology::Link& link = topology.link(l);
     Port& port = ports_[l];
     const topology::Node& far = topology.node(link.dst);
+    port.source = link.src;
     port.forwarding_source = topology::forwards(topology.node(link.src).kind);
     port.forwarding_target = topology::forwards(far.kind);
     port.delay = link.latency + (port.forwarding_target ? far.forwarding_latency : Time::zero());
@@ -187,7 +188,7 @@ void Fabric::transmit(LinkId link, PacketId id) {
   Port& port = ports_[link];
   Packet& packet = pool_[id];
   if (packet.in_link != topology::kNone) {
-    const topology::NodeId node = topology_.link(link).src;
+    const topology::NodeId node = port.source;
     buffer_.release(packet.in_link, packet.wire, packet.priority);
     if (buffer_.any_paused(node)) {
       resumable_.clear();

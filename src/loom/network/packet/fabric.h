@@ -60,7 +60,8 @@
 // with member-function thunks: one arrival per packet hop, plus a transmit-done event only
 // when something waits behind the packet (a busy port remembers when it frees up, and a packet
 // queued behind it schedules the wake-up), so an uncongested hop costs one event. Arrivals,
-// transmit-done and PFC events are posted (no event id, never cancelled). Cache misses on
+// transmit-done, PFC events and NIC pacing wake-ups are posted (no event id, never cancelled:
+// a wake-up replaced by an earlier one fires and is ignored). Cache misses on
 // packet records are hidden by prefetching: the record (and, under HPCC, its telemetry) of the
 // packet whose arrival is the next event (Simulator::peek_next), and the next packet of a
 // queue when its head leaves. Port records keep what every hop touches in one cache line and
@@ -245,6 +246,7 @@ class Fabric {
     bool forwarding_target = false;     // the destination forwards
     std::uint8_t wrr_class = 0;         // weighted round robin: the class whose turn it is
     std::uint16_t wrr_credit = 0;       // ... and the packets it may still send in that turn
+    topology::NodeId source = 0;        // the node the link leaves (whose MMU held the packet)
     ClassQueue queue[kQueues];          // by traffic class
     std::uint64_t peak = 0;             // most bytes ever queued
     std::uint64_t drops = 0;            // packets dropped here (see Fabric::drops)
@@ -252,12 +254,17 @@ class Fabric {
     double pmax = 0;
     float error_rate = 0;
   };
+  static_assert(offsetof(Port, queue) == 64, "a hop's port fields fill the first cache line");
   struct Nic {
     std::vector<QpId> qps;  // active senders on this port, served round robin
     std::uint32_t cursor = 0;
     std::uint32_t credit = 0;  // packets the QP at `cursor` may still send in its turn
+    // The pacing wake-up: posted, never cancelled. An earlier one replaces it by moving the
+    // generation on; a wake-up whose generation is old does nothing when it fires (one could
+    // be taken for the current one only after 2^32 replacements while it waits).
     Time wake_at;
-    EventId wake;
+    std::uint32_t wake_generation = 0;
+    bool wake_armed = false;  // the wake-up of wake_generation has not fired yet
   };
   struct Qp {
     std::uint64_t size = 0;
@@ -288,7 +295,7 @@ class Fabric {
   // event handlers
   void on_arrive(std::uint64_t packet);
   void on_transmit_done(std::uint64_t link);
-  void on_wake(std::uint64_t link);
+  void on_wake(std::uint64_t wake);  // link | generation << 32
   void on_pfc(std::uint64_t frame);  // link << 4 | class << 1 | pause
   void on_decrease(std::uint64_t qp_ref);
   void on_increase(std::uint64_t qp_ref);

@@ -186,15 +186,21 @@ PacketId Fabric::next_data_packet(LinkId link) {
     qp.next_avail = now + Time::ps(static_cast<std::int64_t>(std::ceil(gap_ps)));
     return id;
   }
-  if (earliest != Time::max() && (!simulator_.is_pending(nic.wake) || nic.wake_at > earliest)) {
-    simulator_.cancel(nic.wake);
+  if (earliest != Time::max() && (!nic.wake_armed || nic.wake_at > earliest)) {
     nic.wake_at = earliest;
-    nic.wake = simulator_.schedule_at<&Fabric::on_wake>(earliest, this, link);
+    nic.wake_armed = true;
+    simulator_.post_at<&Fabric::on_wake>(earliest, this, link | (std::uint64_t{++nic.wake_generation} << 32));
   }
   return kNoPacket;
 }
 
-void Fabric::on_wake(std::uint64_t link) { try_transmit(static_cast<LinkId>(link)); }
+void Fabric::on_wake(std::uint64_t wake) {
+  const auto link = static_cast<LinkId>(wake & 0xffffffffu);
+  Nic& nic = nics_[ports_[link].nic];
+  if (!nic.wake_armed || (wake >> 32) != nic.wake_generation) return;  // replaced by an earlier one
+  nic.wake_armed = false;
+  try_transmit(link);
+}
 
 void Fabric::send_control(PacketId id, PacketKind kind, std::uint64_t seq, bool echo) {
   // The data packet's record becomes the ACK: its send time and telemetry travel back as is.

@@ -35,68 +35,8 @@ SharedBuffer::SharedBuffer(const topology::Topology& topology, const SwitchParam
   }
 }
 
-std::uint64_t SharedBuffer::threshold(topology::LinkId in_link) const {
-  const Port& port = ports_[in_link];
-  const Node& node = nodes_[port.node];
-  if (!params_.dynamic_threshold) return params_.static_threshold;
-  const std::uint64_t free = node.buffer - node.fixed - std::min(node.shared_used, node.buffer - node.fixed);
-  return free >> port.shift;
-}
-
 std::uint64_t SharedBuffer::shared_used(topology::LinkId in_link, std::uint32_t priority) const {
   return shared_of(queue(in_link, priority));
-}
-
-bool SharedBuffer::admit(topology::LinkId in_link, std::uint32_t bytes, std::uint32_t priority) {
-  LOOM_ASSERT(priority < kMaxQueues, "shared buffer: class beyond kMaxQueues");
-  const Port& port = ports_[in_link];
-  Queue& q = queue(in_link, priority);
-  Node& node = nodes_[port.node];
-  if (!params_.pfc) {
-    const std::uint64_t grown = q.ingress + bytes;
-    const std::uint64_t extra = grown > params_.reserve_bytes ? std::min<std::uint64_t>(bytes, grown - params_.reserve_bytes) : 0;
-    if (node.shared_used + extra > node.buffer - node.fixed) return false;
-    q.ingress = grown;
-    node.shared_used += extra;
-    return true;
-  }
-  const std::uint64_t limit = threshold(in_link);
-  if (bytes + q.headroom_used > port.headroom && bytes + shared_of(q) > limit) return false;
-  const std::uint64_t grown = q.ingress + bytes;
-  if (grown <= params_.reserve_bytes) {
-    q.ingress = grown;
-  } else if (grown - params_.reserve_bytes > limit) {
-    q.headroom_used += bytes;
-  } else {
-    q.ingress = grown;
-    node.shared_used += std::min<std::uint64_t>(bytes, grown - params_.reserve_bytes);
-  }
-  return true;
-}
-
-void SharedBuffer::release(topology::LinkId in_link, std::uint32_t bytes, std::uint32_t priority) {
-  Queue& q = queue(in_link, priority);
-  Node& node = nodes_[ports_[in_link].node];
-  const std::uint64_t from_headroom = std::min<std::uint64_t>(q.headroom_used, bytes);
-  const std::uint64_t rest = bytes - from_headroom;
-  const std::uint64_t from_shared = std::min(rest, shared_of(q));
-  LOOM_ASSERT(q.ingress >= rest, "shared-buffer accounting underflow");
-  q.headroom_used -= from_headroom;
-  q.ingress -= rest;
-  node.shared_used -= from_shared;
-}
-
-bool SharedBuffer::take_pause(topology::LinkId in_link, std::uint32_t priority) {
-  Port& port = ports_[in_link];
-  const auto bit = static_cast<std::uint8_t>(1u << priority);
-  if (!params_.pfc || (port.paused & bit) != 0) return false;
-  const Queue& q = queue(in_link, priority);
-  if (q.headroom_used > 0 || shared_of(q) >= threshold(in_link)) {
-    port.paused |= bit;
-    paused_[port.node].push_back(IngressQueue{in_link, priority});
-    return true;
-  }
-  return false;
 }
 
 bool SharedBuffer::take_resume(topology::LinkId in_link, std::uint32_t priority) {
