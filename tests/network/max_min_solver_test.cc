@@ -277,8 +277,23 @@ TEST(MaxMinSolver, RandomSystemsAreMaxMinFair) {
   }
 }
 
-// After every event, the incrementally solved rates equal, bit for bit, those of a new
-// solver given the same live flows (in the same index order) and solved in full.
+// Expects the rates of `live` in `solver` to equal, bit for bit, those of a new solver given
+// the same live flows (in the same index order) and solved in full; returns the components
+// that full solve found.
+std::uint64_t expect_full_resolve_rates(const MaxMinSolver& solver, std::vector<FlowIndex> live,
+                                        const std::vector<double>& capacities, std::uint64_t seed) {
+  std::sort(live.begin(), live.end());
+  MaxMinSolver fresh(capacities);
+  for (const FlowIndex f : live) fresh.add_flow(solver.path(f), solver.weight(f), solver.cap(f));
+  fresh.solve_all();
+  for (std::size_t i = 0; i < live.size(); ++i) {
+    EXPECT_EQ(bits(solver.rate(live[i])), bits(fresh.rate(static_cast<FlowIndex>(i))))
+        << "seed " << seed << ", flow " << live[i];
+  }
+  return fresh.stats().components;
+}
+
+// After every event, the incrementally solved rates equal a full re-solve's.
 TEST(MaxMinSolver, IncrementalEqualsFullResolve) {
   for (std::uint64_t seed = 1; seed <= 10; ++seed) {
     RandomSystem system(40, seed);
@@ -288,16 +303,7 @@ TEST(MaxMinSolver, IncrementalEqualsFullResolve) {
     for (const Operation& op : random_operations(system, 150)) {
       apply(solver, op, live);
       solver.solve();
-      std::vector<FlowIndex> sorted = live;
-      std::sort(sorted.begin(), sorted.end());
-      MaxMinSolver fresh(system.capacities);
-      for (const FlowIndex f : sorted) fresh.add_flow(solver.path(f), solver.weight(f), solver.cap(f));
-      fresh.solve_all();
-      full_components += fresh.stats().components;
-      for (std::size_t i = 0; i < sorted.size(); ++i) {
-        ASSERT_EQ(bits(solver.rate(sorted[i])), bits(fresh.rate(static_cast<FlowIndex>(i))))
-            << "seed " << seed << ", flow " << sorted[i];
-      }
+      full_components += expect_full_resolve_rates(solver, live, system.capacities, seed);
     }
     // The system had several components, and the incremental solves skipped some.
     EXPECT_GT(full_components, 2 * solver.stats().components);
@@ -332,15 +338,7 @@ TEST(MaxMinSolver, FlowsArrivingAloneAreSolvedAtOnce) {
         live.erase(live.begin() + static_cast<std::ptrdiff_t>(op.victim));
       }
       solver.solve();
-      std::vector<FlowIndex> sorted = live;
-      std::sort(sorted.begin(), sorted.end());
-      MaxMinSolver fresh(system.capacities);
-      for (const FlowIndex f : sorted) fresh.add_flow(solver.path(f), solver.weight(f), solver.cap(f));
-      fresh.solve_all();
-      for (std::size_t i = 0; i < sorted.size(); ++i) {
-        ASSERT_EQ(bits(solver.rate(sorted[i])), bits(fresh.rate(static_cast<FlowIndex>(i))))
-            << "seed " << seed << ", flow " << sorted[i];
-      }
+      expect_full_resolve_rates(solver, live, system.capacities, seed);
     }
   }
   EXPECT_GT(solved_at_once, 100u);
