@@ -109,6 +109,12 @@ bool supports(Algorithm algorithm, CollectiveOp op) {
   return false;
 }
 
+bool spans_hosts(const CollectiveSpec& spec) {
+  if (!spec.layout) return false;
+  return std::any_of(spec.layout->host.begin(), spec.layout->host.end(),
+                     [&spec](std::uint32_t h) { return h != spec.layout->host.front(); });
+}
+
 bool uses_switches(Algorithm algorithm) {
   return algorithm == Algorithm::kNvls || algorithm == Algorithm::kNvlsTree || algorithm == Algorithm::kInNetwork;
 }
@@ -184,7 +190,10 @@ std::unique_ptr<Execution> make_execution(Algorithm algorithm, const CollectiveS
   switch (algorithm) {
     case Algorithm::kDirect: return std::make_unique<DirectExecution>(spec);
     case Algorithm::kRing: return std::make_unique<StepExecution>(spec, std::make_unique<RingSchedule>(spec));
-    case Algorithm::kTree: return std::make_unique<StepExecution>(spec, std::make_unique<TreeSchedule>(spec));
+    case Algorithm::kTree:
+      // Across hosts NCCL chains each host's GPUs below the inter-host tree (reduction_tree.h).
+      if (spans_hosts(spec)) return std::make_unique<InSwitchExecution>(algorithm, spec);
+      return std::make_unique<StepExecution>(spec, std::make_unique<TreeSchedule>(spec));
     case Algorithm::kHalvingDoubling:
       return std::make_unique<StepExecution>(spec, std::make_unique<HalvingDoublingSchedule>(spec));
     case Algorithm::kHierarchical:

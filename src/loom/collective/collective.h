@@ -159,6 +159,12 @@ enum class DataAction : std::uint8_t {
   kReduce,  // the receiver combines the data sent into its own copy
 };
 
+// True when spec.layout puts the members on more than one host. tree then runs NCCL's shape
+// (each host's members chained below the inter-host double binary tree, reduction_tree.h);
+// on one host, or without a layout, the double binary tree over all members
+// (tree_schedule.h).
+bool spans_hosts(const CollectiveSpec& spec);
+
 struct Transfer {
   // Endpoints: a member index in the communicator (0..n-1, not a global rank), or for
   // uses_switches() algorithms a switch endpoint n + s (see "Endpoints").

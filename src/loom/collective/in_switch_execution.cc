@@ -17,7 +17,7 @@ InSwitchExecution::InSwitchExecution(Algorithm algorithm, const CollectiveSpec& 
       endpoints_(spec.members + switch_count(algorithm, spec)),
       blocks_(static_cast<std::uint32_t>(block_count(spec.op, spec.members))),
       threads_done_(spec.members, 0) {
-  LOOM_ASSERT(uses_switches(algorithm) && supports(algorithm, spec.op),
+  LOOM_ASSERT((uses_switches(algorithm) || algorithm == Algorithm::kTree) && supports(algorithm, spec.op),
               "in-switch execution for an algorithm or operation it does not implement");
   if (spec.members == 1) return;
   trees_ = reduction_trees(algorithm, spec);

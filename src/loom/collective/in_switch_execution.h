@@ -1,6 +1,6 @@
-// The engine under nvls, nvls-tree and in-network all-reduce: reduce up a tree of endpoints
-// (members and switches, reduction_tree.h) and multicast the result back down it, per channel
-// and pipeline chunk.
+// The engine under nvls, nvls-tree and in-network all-reduce, and under tree when the members
+// span hosts: reduce up a tree of endpoints (members and switches, reduction_tree.h) and
+// multicast the result back down it, per channel and pipeline chunk.
 //
 // Every endpoint in a channel's tree runs two threads over the chunks k = 0..K-1 in order:
 //   up    wait until each child has delivered chunk k, then send it (one piece of every block,
@@ -31,8 +31,8 @@ namespace loom::collective {
 
 class InSwitchExecution final : public Execution {
  public:
-  // Requires validate(spec), supports(algorithm, spec.op) and uses_switches(algorithm). Throws
-  // UserError as reduction_trees does.
+  // Requires validate(spec), supports(algorithm, spec.op) and uses_switches(algorithm) or
+  // algorithm == kTree. Throws UserError as reduction_trees does.
   InSwitchExecution(Algorithm algorithm, const CollectiveSpec& spec);
 
   void start(Progress& out) override;

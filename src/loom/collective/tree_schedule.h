@@ -1,4 +1,6 @@
-// NCCL's double binary tree all-reduce, as a StepSchedule.
+// NCCL's double binary tree all-reduce, as a StepSchedule: the tree over all members, used
+// on one host or without a layout (across hosts, make_execution runs NCCL's chain-plus-tree
+// shape instead: reduction_tree.h).
 //
 // Tree shape (BinaryTree): positions 1..n form an in-order binary tree. With L the lowest set
 // bit of v, node v has children v - L/2 and the first of v + L/2, v + L/4, ... that is <= n

@@ -73,9 +73,22 @@ class CostModel {
           return base + (n - 1 + k - 1) * (lat + size_ / (c * k) / b);
         }
         return base + (all_reduce ? 2 : 1) * (n - 1) * k * (lat + size_ / (n * c * k) / b);
-      case Algorithm::kTree:
-        // Inner nodes send every chunk to two children: one buffer more on their links.
-        return base + (2.0 * floor_log2(n_) + k - 1) * (lat + size_ / (c * k) / b) + size_ / (c * b);
+      case Algorithm::kTree: {
+        if (!multi_host_) {
+          // Inner nodes send every chunk to two children: one buffer more on their links.
+          return base + (2.0 * floor_log2(n_) + k - 1) * (lat + size_ / (c * k) / b) + size_ / (c * b);
+        }
+        // NCCL's shape (and its latency model): a chain of g - 1 NVLink hops inside each host
+        // below a binary tree of floor(log2 hosts) NIC hops. Channel c leaves a host through
+        // GPU c % g, so the host's NICs share the channels. Up and down the deepest path, one
+        // slowest stage per further chunk, and one buffer more on the NICs of inner hosts.
+        const double piece = size_ / (c * k);
+        const double b_nic = per_channel(per_host_ * q_.gpu->nic_bytes_per_s);
+        const double intra = hop(LinkClass::kIntraHost) + piece / per_channel(q_.gpu->nvlink_bytes_per_s);
+        const double inter = hop(LinkClass::kInterHost) + piece / b_nic;
+        return base + 2.0 * ((per_host_ - 1) * intra + floor_log2(q_.hosts) * inter) +
+               (k - 1) * std::max(intra, inter) + size_ / (c * b_nic);
+      }
       case Algorithm::kHalvingDoubling: {
         const std::uint32_t levels = floor_log2(n_);
         const bool power = (n_ & (n_ - 1)) == 0;
