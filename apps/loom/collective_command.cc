@@ -26,7 +26,8 @@ int collective_explain_command(const ExplainArguments& args) {
     return 0;
   }
   const topology::Topology topo = topology::load_topology(args.topology);
-  ProbeRequest probe{&topo, parse_rank_list(args.rank_list, topo.gpu_count()), query.op, query.size, args.mode};
+  ProbeRequest probe{&topo, parse_rank_list(args.rank_list, topo.gpu_count()), query.op, query.size,
+                     network::parse_network_mode(args.mode)};
   query.members = static_cast<std::uint32_t>(probe.ranks.size());
   query.hosts = even_host_count(topo, probe.ranks);
   query.in_switch = nvls_possible(topo, probe.ranks);
@@ -86,7 +87,7 @@ CollectiveCommand::CollectiveCommand(CLI::App& app) {
                                         "Topology file: take ranks and hosts from it and simulate the candidates");
   explain_->add_option("--rank-list", explain_args_.rank_list, "With --topology: members, e.g. 0-7,16 (default all)")
       ->needs(topology);
-  explain_->add_option("--mode", explain_args_.mode, "With --topology: analytical or flow")
+  explain_->add_option("--mode", explain_args_.mode, "With --topology: analytical, flow or packet")
       ->needs(topology)
       ->capture_default_str();
   plan_ = add_plan(*collective_);

@@ -9,8 +9,7 @@
 
 #include "loom/core/error.h"
 #include "loom/core/simulator.h"
-#include "loom/network/analytical.h"
-#include "loom/network/flow/flow_backend.h"
+#include "loom/network/models/backend_factory.h"
 #include "loom/system/runtime.h"
 #include "loom/system/switch_endpoints.h"
 #include "loom/topology/routing.h"
@@ -102,14 +101,9 @@ Time simulate_choice(const ProbeRequest& request, const collective::TunerChoice&
 
   Simulator simulator;
   const topology::Routing routing(topo);
-  std::unique_ptr<network::Backend> backend;
-  if (request.mode == "flow") {
-    backend = std::make_unique<network::flow::FlowBackend>(simulator, topo, routing, network::flow::FlowParams{});
-  } else if (request.mode == "analytical") {
-    backend = std::make_unique<network::AnalyticalBackend>(simulator, topo, routing);
-  } else {
-    throw UserError(fmt::format("--mode '{}': expected analytical or flow", request.mode));
-  }
+  network::NetworkParams params;
+  params.mode = request.mode;
+  const std::unique_ptr<network::Backend> backend = network::make_backend(simulator, topo, routing, params);
   system::Runtime runtime(simulator, topo, work, *backend, options);
   return runtime.run().makespan;
 }

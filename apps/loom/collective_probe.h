@@ -10,6 +10,7 @@
 
 #include "loom/collective/tuner.h"
 #include "loom/core/time.h"
+#include "loom/network/network_mode.h"
 #include "loom/topology/topology.h"
 
 namespace loom::app {
@@ -32,13 +33,13 @@ struct ProbeRequest {
   std::vector<std::uint32_t> ranks;  // communicator members, as topology ranks
   collective::CollectiveOp op = collective::CollectiveOp::kAllReduce;
   Bytes size = 0;
-  std::string mode = "flow";  // network fidelity: "analytical" or "flow"
+  network::NetworkMode mode = network::NetworkMode::kFlow;  // network fidelity (default parameters)
 };
 
 // Runs `choice` (algorithm, protocol with NCCL's hop latencies, channels, chunks) once on the
 // request's communicator through the system runtime and the chosen backend, and returns the
-// simulated time from start to the last member's completion. Throws UserError for an
-// unknown mode or what the runtime rejects.
+// simulated time from start to the last member's completion. Throws UserError for what the
+// runtime rejects (e.g. an in-switch algorithm in packet mode).
 Time simulate_choice(const ProbeRequest& request, const collective::TunerChoice& choice);
 
 }  // namespace loom::app

@@ -10,7 +10,7 @@
 #include "loom/core/error.h"
 #include "loom/core/random.h"
 #include "loom/network/analytical.h"
-#include "loom/network/flow/link_sampler.h"
+#include "loom/network/link_sampler.h"
 #include "loom/topology/blueprints.h"
 
 namespace loom::network::flow {
@@ -366,7 +366,7 @@ TEST(FlowBackend, LinkSamplerReportsUtilisation) {
   b.flow.start(request, b.recorder, 1);
   // A later event, so that run_until() below reaches its limit after the transfer is done.
   b.simulator.schedule_at(50_us, [](void*, std::uint64_t) {}, nullptr);
-  LinkSampler sampler(b.flow);
+  LinkSampler sampler(b.simulator, b.topo, b.flow);
   const topology::LinkId nic_port = path[1];  // host.0.nic.0 -> switch.0, 400 Gbit/s
   const topology::LinkId pcie = path[0];      // host.0.gpu.0 -> host.0.nic.0, 512 Gbit/s
   const topology::LinkId idle = b.topo.link(path[1]).reverse;

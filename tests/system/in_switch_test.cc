@@ -41,12 +41,13 @@ RuntimeOptions pipelined(std::uint32_t channels, std::uint32_t chunks) {
   return options;
 }
 
-// A backend that calls itself "packet": the runtime must refuse in-switch reduction on it
-// before a single transfer starts.
+// A packet-mode backend without in-switch reduction: the runtime must refuse in-switch
+// reduction on it before a single transfer starts.
 class NamedPacket final : public network::Backend {
  public:
   explicit NamedPacket(network::Backend& inner) : inner_(inner) {}
-  std::string_view name() const override { return "packet"; }
+  network::NetworkMode mode() const override { return network::NetworkMode::kPacket; }
+  network::Capabilities capabilities() const override { return {}; }
   void start(const network::TransferRequest& request, network::CompletionHandler& handler,
              std::uint64_t cookie) override {
     inner_.start(request, handler, cookie);

@@ -1,5 +1,6 @@
 #include "loom/experiment/experiment.h"
 
+#include <algorithm>
 #include <array>
 #include <fstream>
 #include <memory>
@@ -12,9 +13,7 @@
 #include "loom/experiment/link_monitor.h"
 #include "loom/experiment/slow_nics.h"
 #include "loom/experiment/workload_sections.h"
-#include "loom/network/analytical.h"
-#include "loom/network/flow/flow_backend.h"
-#include "loom/network/packet/packet_backend.h"
+#include "loom/network/models/backend_factory.h"
 #include "loom/network/pxn_relay.h"
 #include "loom/report/summary.h"
 #include "loom/report/tables.h"
@@ -50,6 +49,11 @@ report::WrittenFile monitor_file(const std::filesystem::path& path) {
     }
   }
   return file;
+}
+// "solver.solves" -> "solver/solves" (a JSON pointer below the summary's "network").
+std::string replace_dots(std::string key) {
+  std::replace(key.begin(), key.end(), '.', '/');
+  return key;
 }
 }  // namespace
 
@@ -99,27 +103,14 @@ Experiment load(config::Document& document) {
     }
     system.finish();
   }
-  {
-    config::Reader network = root.child_or_empty("network");
-    e.network_mode = network.choice("mode", {"analytical", "flow", "packet"}, "analytical");
-    e.pxn = network.optional<bool>("pxn", e.pxn);
-    if (e.network_mode == "flow") {
-      e.flow = read_flow(network.child_or_empty("flow"));
-    } else if (network.has("flow")) {
-      network.fail("flow", "applies to network.mode flow only");
-    }
-    if (e.network_mode == "packet") {
-      e.packet = read_packet(network.child_or_empty("packet"), e.seed);
-      for (const std::uint8_t c : e.runtime.stream_classes) {
-        if (c >= e.packet.sw.queues) {
-          system.fail("stream_classes", fmt::format("class {} needs network.packet.classes.queues above {} (it is {})",
-                                                    c, c, e.packet.sw.queues));
-        }
+  e.network = read_network(root.child_or_empty("network"), e.topology, e.seed);
+  if (e.network.params.mode == network::NetworkMode::kPacket) {
+    for (const std::uint8_t c : e.runtime.stream_classes) {
+      if (c >= e.network.params.packet.sw.queues) {
+        system.fail("stream_classes", fmt::format("class {} needs network.packet.classes.queues above {} (it is {})", c,
+                                                  c, e.network.params.packet.sw.queues));
       }
-    } else if (network.has("packet")) {
-      network.fail("packet", "applies to network.mode packet only");
     }
-    network.finish();
   }
   {
     config::Reader output = root.child_or_empty("output");
@@ -146,27 +137,17 @@ Experiment load(config::Document& document) {
 
 Outcome run(const Experiment& e) {
   Simulator simulator;
-  const topology::Routing routing(e.topology);
-  std::unique_ptr<network::Backend> backend;
-  network::flow::FlowBackend* flow = nullptr;
-  network::packet::PacketBackend* packet = nullptr;
-  if (e.network_mode == "flow") {
-    auto flow_backend = std::make_unique<network::flow::FlowBackend>(simulator, e.topology, routing, e.flow);
-    flow = flow_backend.get();
-    backend = std::move(flow_backend);
-  } else if (e.network_mode == "packet") {
-    auto packet_backend = std::make_unique<network::packet::PacketBackend>(simulator, e.topology, routing, e.packet);
-    packet = packet_backend.get();
-    backend = std::move(packet_backend);
-  } else {
-    backend = std::make_unique<network::AnalyticalBackend>(simulator, e.topology, routing);
+  topology::Routing routing(e.topology);
+  const std::unique_ptr<network::Backend> backend = network::make_backend(simulator, e.topology, routing, e.network.params);
+  for (const LinkChange& change : e.network.link_changes) {
+    backend->schedule_link_change(change.at, change.link, change.up, routing);
   }
   const OutputOptions& o = e.output;
   std::optional<LinkMonitor> links;
-  if (flow != nullptr && o.links) links.emplace(simulator, *flow, o.link_interval, o.max_rows);
+  if (backend->capabilities().link_loads && o.links) links.emplace(simulator, e.topology, *backend, o.link_interval, o.max_rows);
 
   std::optional<network::PxnRelay> pxn;
-  if (e.pxn) pxn.emplace(e.topology, *backend);
+  if (e.network.pxn) pxn.emplace(e.topology, *backend);
   network::Backend& carrier = pxn ? static_cast<network::Backend&>(*pxn) : *backend;
 
   system::Runtime runtime(simulator, e.topology, e.workload, carrier, e.runtime);
@@ -181,8 +162,8 @@ Outcome run(const Experiment& e) {
   if (o.timeline) {
     outcome.files.push_back(report::write_timeline(o.dir, e.topology, e.workload, outcome.result, o.max_rows));
   }
-  if (packet != nullptr) {
-    for (const std::filesystem::path& path : packet->write_monitors(o.dir)) outcome.files.push_back(monitor_file(path));
+  if (backend->capabilities().monitors) {
+    for (const std::filesystem::path& path : backend->write_monitors(o.dir)) outcome.files.push_back(monitor_file(path));
   }
   report::RunInfo info{e.seed, std::string(backend->name()), e.effective_config, nullptr, nullptr, e.warnings};
   if (e.memory) info.memory = memory_json(*e.memory);
@@ -190,10 +171,11 @@ Outcome run(const Experiment& e) {
     links->finish();
     outcome.files.push_back(report::write_links_csv(o.dir, e.topology, links->samples(), links->dropped()));
     std::vector<double> carried;
-    flow->carried_bytes(carried);
-    info.network = {{"hot_links", report::hot_links(e.topology, carried, outcome.result.makespan, o.hot_links)},
-                    {"solver", {{"solves", flow->solver_stats().solves},
-                                {"link_visits", flow->solver_stats().link_visits}}}};
+    backend->carried_bytes(carried);
+    info.network["hot_links"] = report::hot_links(e.topology, carried, outcome.result.makespan, o.hot_links);
+  }
+  for (const network::Statistic& statistic : backend->statistics()) {
+    info.network[nlohmann::json::json_pointer("/" + replace_dots(statistic.key))] = statistic.value;
   }
   if (pxn) info.network["pxn_relayed_transfers"] = pxn->relayed();
   outcome.summary_path = report::write_summary(

@@ -7,7 +7,8 @@
 //   workload    what the ranks run: microbenchmark, training (synthesised) or trace (a file)
 //   collective  default algorithm and its options
 //   system      comm_streams per rank; stream_weights (flow sharing) and stream_classes (packet)
-//   network     mode: analytical | flow | packet; flow / packet: that backend's parameters
+//   network     mode: analytical | flow | packet; flow / packet: that backend's parameters;
+//               pxn; link_changes (network_section.h)
 //   output      dir, and which files to write (collectives, flows, ranks, timeline, max_rows)
 // Every key is read through config::Reader, so an unknown key, a wrong type, a missing key or a
 // bad unit is a UserError at file:line:col, and the effective configuration (after defaults and
@@ -22,8 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "loom/config/document.h"
-#include "loom/network/flow/flow_params.h"
-#include "loom/network/packet/packet_params.h"
+#include "loom/experiment/network_section.h"
 #include "loom/report/collective_stats.h"
 #include "loom/report/output_file.h"
 #include "loom/system/metrics.h"
@@ -53,10 +53,7 @@ struct Experiment {
   topology::Topology topology;
   workload::Workload workload{1};
   system::RuntimeOptions runtime;
-  std::string network_mode;
-  bool pxn = false;  // network.pxn: relay cross-rail transfers through the rail-aligned GPU
-  network::flow::FlowParams flow;
-  network::packet::PacketParams packet;
+  NetworkSection network;
   OutputOptions output;
   nlohmann::json effective_config;
   std::vector<std::string> warnings;  // from loading inputs (e.g. a real trace's oddities)

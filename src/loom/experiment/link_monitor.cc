@@ -4,9 +4,9 @@
 
 namespace loom::experiment {
 
-LinkMonitor::LinkMonitor(Simulator& simulator, const network::flow::FlowBackend& backend, Time interval,
-                         std::uint64_t max_rows)
-    : simulator_(simulator), sampler_(backend), interval_(interval), max_rows_(max_rows) {
+LinkMonitor::LinkMonitor(Simulator& simulator, const topology::Topology& topology, const network::Backend& backend,
+                         Time interval, std::uint64_t max_rows)
+    : simulator_(simulator), sampler_(simulator, topology, backend), interval_(interval), max_rows_(max_rows) {
   if (interval <= Time::zero()) throw UserError("output.link_interval must be positive");
   simulator_.schedule_in<&LinkMonitor::tick>(interval_, this);
 }

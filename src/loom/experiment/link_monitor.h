@@ -1,4 +1,4 @@
-// Samples per-link utilisation of a flow-level run at a fixed interval, for links.csv and the
+// Samples per-link utilisation of a run at a fixed interval (backends with link loads), for links.csv and the
 // summary's hot links.
 //
 // A sampling event runs every `interval` while the simulation has other work pending, so it
@@ -10,14 +10,15 @@
 #include <vector>
 
 #include "loom/core/simulator.h"
-#include "loom/network/flow/link_sampler.h"
+#include "loom/network/link_sampler.h"
 #include "loom/report/links.h"
 
 namespace loom::experiment {
 
 class LinkMonitor {
  public:
-  LinkMonitor(Simulator& simulator, const network::flow::FlowBackend& backend, Time interval, std::uint64_t max_rows);
+  LinkMonitor(Simulator& simulator, const topology::Topology& topology, const network::Backend& backend, Time interval,
+              std::uint64_t max_rows);
   LinkMonitor(const LinkMonitor&) = delete;
   LinkMonitor& operator=(const LinkMonitor&) = delete;
 
@@ -31,7 +32,7 @@ class LinkMonitor {
   void take_sample();
 
   Simulator& simulator_;
-  network::flow::LinkSampler sampler_;
+  network::LinkSampler sampler_;
   Time interval_;
   std::uint64_t max_rows_;
   std::vector<report::LinkSample> samples_;

@@ -9,6 +9,7 @@
 #include "loom/collective/gpu_model.h"
 #include "loom/collective/msccl/plan_reader.h"
 #include "loom/collective/protocol.h"
+#include "loom/experiment/located.h"
 #include "loom/topology/config_parameters.h"
 #include "loom/topology/topology_io.h"
 #include "loom/workload/microbenchmark.h"
@@ -33,17 +34,6 @@ std::uint32_t read_required_count(config::Reader& s, std::string_view key) {
     s.fail(key, fmt::format("must be a positive whole number below 2^32, got {}", value));
   }
   return static_cast<std::uint32_t>(value);
-}
-
-// Errors from a builder name the parameter but not the file; place them at the section.
-template <class Build>
-auto located(config::Reader& s, Build build) {
-  try {
-    return build();
-  } catch (const UserError& e) {
-    if (e.where().known()) throw;
-    throw e.located(s.location());
-  }
 }
 
 }  // namespace
@@ -153,87 +143,6 @@ system::RuntimeOptions read_collective(config::Reader s, const std::filesystem::
   }
   s.finish();
   return options;
-}
-
-network::flow::FlowParams read_flow(config::Reader s) {
-  network::flow::FlowParams p;
-  p.queue_pairs = read_count(s, "queue_pairs", p.queue_pairs, 1, 1024);
-  p.mtu = s.optional<config::Size>("mtu", p.mtu);
-  p.header_bytes = s.optional<config::Size>("header_bytes", p.header_bytes);
-  p.solver_threads = read_count(s, "solver_threads", p.solver_threads, 1, 256);
-  s.finish();
-  located(s, [&] {
-    network::flow::check_flow_params(p);
-    return 0;
-  });
-  return p;
-}
-
-network::packet::PacketParams read_packet(config::Reader s, std::uint64_t seed) {
-  network::packet::PacketParams p;
-  p.seed = seed;
-  std::vector<std::string_view> kinds;
-  for (auto kind : {network::packet::CcKind::kNone, network::packet::CcKind::kDcqcn, network::packet::CcKind::kHpcc,
-                    network::packet::CcKind::kTimely, network::packet::CcKind::kDctcp}) {
-    kinds.push_back(network::packet::to_string(kind));
-  }
-  p.cc.kind = network::packet::parse_cc_kind(s.choice("cc", kinds, network::packet::to_string(p.cc.kind)));
-  p.nic.mtu = s.optional<config::Size>("mtu", p.nic.mtu);
-  p.nic.header_bytes = s.optional<config::Size>("header_bytes", p.nic.header_bytes);
-  p.nic.queue_pairs = read_count(s, "queue_pairs", p.nic.queue_pairs, 1, 1024);
-  p.nic.ack_interval = read_count(s, "ack_interval", p.nic.ack_interval, 1, 1'000'000);
-  p.nic.window = s.optional<bool>("window", p.nic.window);
-  p.sw.buffer_bytes = s.optional<config::Size>("buffer", p.sw.buffer_bytes);
-  p.sw.pfc = s.optional<bool>("pfc", p.sw.pfc);
-  p.sw.ecn = s.optional<bool>("ecn", p.sw.ecn);
-  p.link_error_rate = s.optional<double>("link_error_rate", p.link_error_rate);
-  p.scale_up_flow = s.optional<bool>("scale_up_flow", p.scale_up_flow);
-  p.nic.selective_repeat = s.optional<bool>("selective_repeat", p.nic.selective_repeat);
-  p.packet_spraying = s.optional<bool>("packet_spraying", p.packet_spraying);
-  p.nic.ack_high_priority = s.optional<bool>("ack_high_priority", p.nic.ack_high_priority);
-  {
-    // network.packet.classes: priority queues of switch egress ports (packet README).
-    config::Reader c = s.child_or_empty("classes");
-    p.sw.queues = read_count(c, "queues", p.sw.queues, 2, network::packet::kMaxQueues);
-    p.data_priority = read_count(c, "data", p.data_priority, 1, p.sw.queues - 1);
-    p.sw.scheduler = network::packet::parse_queue_scheduler(
-        c.choice("scheduler", {"strict", "wrr"}, network::packet::to_string(p.sw.scheduler)));
-    if (c.has("weights")) {
-      const std::vector<std::uint64_t> weights = c.list<std::uint64_t>("weights");
-      if (weights.size() > p.sw.queues - 1) {
-        c.fail("weights", fmt::format("{} weights: expected at most one per data class 1..{}", weights.size(),
-                                      p.sw.queues - 1));
-      }
-      for (std::size_t i = 0; i < weights.size(); ++i) {
-        if (weights[i] < 1 || weights[i] > 1024) {
-          c.fail("weights", fmt::format("weight of class {} must be between 1 and 1024 packets per turn, got {}",
-                                        i + 1, weights[i]));
-        }
-        p.sw.class_weights[i + 1] = static_cast<std::uint32_t>(weights[i]);
-      }
-    }
-    c.finish();
-  }
-  {
-    // network.packet.monitor: which monitor CSV files the run writes (packet README).
-    config::Reader m = s.child_or_empty("monitor");
-    network::packet::MonitorOptions& o = p.monitor;
-    o.interval = m.optional<Time>("interval", o.interval);
-    o.queues = m.optional<bool>("queues", o.queues);
-    o.throughput = m.optional<bool>("throughput", o.throughput);
-    o.qp_rates = m.optional<bool>("qp_rates", o.qp_rates);
-    o.cnps = m.optional<bool>("cnps", o.cnps);
-    o.pfc = m.optional<bool>("pfc", o.pfc);
-    o.drops = m.optional<bool>("drops", o.drops);
-    o.max_rows = m.optional<std::uint64_t>("max_rows", o.max_rows);
-    m.finish();
-  }
-  s.finish();
-  located(s, [&] {
-    network::packet::check_packet_params(p);
-    return 0;
-  });
-  return p;
 }
 
 }  // namespace loom::experiment

@@ -5,8 +5,6 @@
 #include <filesystem>
 
 #include "loom/config/document.h"
-#include "loom/network/flow/flow_params.h"
-#include "loom/network/packet/packet_params.h"
 #include "loom/system/runtime.h"
 #include "loom/topology/topology.h"
 #include "loom/workload/workload.h"
@@ -20,7 +18,5 @@ topology::Topology read_topology(config::Reader section, const std::filesystem::
 workload::Workload read_microbenchmark(config::Reader& section, std::uint32_t gpu_count);
 // `plans` (imported MSCCL++/MSCCL files) are read relative to `base_dir`.
 system::RuntimeOptions read_collective(config::Reader section, const std::filesystem::path& base_dir);
-network::flow::FlowParams read_flow(config::Reader section);
-network::packet::PacketParams read_packet(config::Reader section, std::uint64_t seed);
 
 }  // namespace loom::experiment

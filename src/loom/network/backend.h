@@ -8,9 +8,14 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <string_view>
+#include <vector>
 
+#include "loom/core/time.h"
 #include "loom/core/units.h"
+#include "loom/network/network_mode.h"
+#include "loom/topology/routing.h"
 #include "loom/topology/topology.h"
 
 namespace loom::network {
@@ -45,16 +50,34 @@ class CompletionHandler {
   ~CompletionHandler() = default;
 };
 
+// One network model. Every backend carries transfers (start, ideal_time); what else it can do
+// is announced by capabilities(), and the calls behind a capability it lacks throw UserError
+// naming the mode (a driver checks the capability first, or lets that error reach the user).
 class Backend {
  public:
   virtual ~Backend() = default;
-  virtual std::string_view name() const = 0;
+  virtual NetworkMode mode() const = 0;
+  std::string_view name() const { return to_string(mode()); }
+  virtual Capabilities capabilities() const = 0;
   // Starts `request` at the simulator's now(); `handler.on_transfer_complete(cookie)` runs as
   // an event when the last byte arrives. src != dst; bytes may be zero (latency only).
   virtual void start(const TransferRequest& request, CompletionHandler& handler, std::uint64_t cookie) = 0;
   // How long `request` would take alone on an idle fabric (the "standalone" or ideal FCT that
   // slowdowns are measured against). No side effects.
   virtual Time ideal_time(const TransferRequest& request) const = 0;
+
+  // Capabilities::link_changes. At `when` (>= now) takes the cable of `link` down (up = false)
+  // or brings it back, updating `routing` (the Routing the backend was built with, given
+  // mutably); what happens to transfers crossing it is the backend's model (its header says).
+  // A transfer left without a route makes Simulator::run() throw UserError.
+  virtual void schedule_link_change(Time when, topology::LinkId link, bool up, topology::Routing& routing);
+  // Capabilities::link_loads. Wire bytes each link has carried up to now, indexed by LinkId.
+  virtual void carried_bytes(std::vector<double>& out) const;
+  // Capabilities::monitors. Writes the monitors' CSV files into `dir` and returns their paths
+  // (none when no monitor was configured).
+  virtual std::vector<std::filesystem::path> write_monitors(const std::filesystem::path& dir) const;
+  // Counts about the run so far (solver work, packets, marks), for the run record.
+  virtual std::vector<Statistic> statistics() const { return {}; }
 };
 
 }  // namespace loom::network

@@ -28,7 +28,17 @@ class PxnRelay final : public Backend, private CompletionHandler {
   // `inner` carries both legs; it and `topology` must outlive this object.
   PxnRelay(const topology::Topology& topology, Backend& inner);
 
-  std::string_view name() const override { return inner_.name(); }
+  // The inner backend's model: its mode, capabilities and the calls behind them.
+  NetworkMode mode() const override { return inner_.mode(); }
+  Capabilities capabilities() const override { return inner_.capabilities(); }
+  void schedule_link_change(Time when, topology::LinkId link, bool up, topology::Routing& routing) override {
+    inner_.schedule_link_change(when, link, up, routing);
+  }
+  void carried_bytes(std::vector<double>& out) const override { inner_.carried_bytes(out); }
+  std::vector<std::filesystem::path> write_monitors(const std::filesystem::path& dir) const override {
+    return inner_.write_monitors(dir);
+  }
+  std::vector<Statistic> statistics() const override { return inner_.statistics(); }
   void start(const TransferRequest& request, CompletionHandler& handler, std::uint64_t cookie) override;
   // A relayed transfer's ideal time is the slower of its two legs alone.
   Time ideal_time(const TransferRequest& request) const override;

@@ -140,7 +140,8 @@ void Runtime::start_instance(std::uint32_t index) {
     query.members = record.members;
     query.hosts = hosts.empty() ? 1 : *std::max_element(hosts.begin(), hosts.end()) + 1;
     query.gpu = options_.gpu;
-    query.in_switch = backend_.name() != "packet" && switch_endpoints_of(instance.communicator).nvls_problem.empty();
+    query.in_switch = backend_.capabilities().in_switch_reduction &&
+                      switch_endpoints_of(instance.communicator).nvls_problem.empty();
     const collective::TunerChoice choice = collective::tune(query);
     collective::apply(choice, spec);
     record.algorithm = choice.algorithm;
@@ -153,10 +154,10 @@ void Runtime::start_instance(std::uint32_t index) {
   }
   if (collective::uses_switches(record.algorithm)) {
     const std::string_view name = collective::to_string(record.algorithm);
-    if (backend_.name() == "packet") {
-      throw UserError(fmt::format("collective algorithm {} reduces inside switches, which the packet backend does not "
+    if (!backend_.capabilities().in_switch_reduction) {
+      throw UserError(fmt::format("collective algorithm {} reduces inside switches, which the {} backend does not "
                                   "model; expected network.mode analytical or flow, or another collective.algorithm",
-                                  name));
+                                  name, backend_.name()));
     }
     SwitchEndpoints& endpoints = switch_endpoints_of(instance.communicator);
     const std::string* problem = &endpoints.nvls_problem;

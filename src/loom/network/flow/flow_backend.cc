@@ -51,7 +51,9 @@ FlowBackend::FlowBackend(Simulator& simulator, const topology::Topology& topolog
       links_(topology.link_count()),
       first_hop_latency_(topology.link_count()),
       later_hop_latency_(topology.link_count()),
-      link_stale_(topology.link_count(), 0) {
+      link_stale_(topology.link_count(), 0),
+      link_changes_(simulator, routing, &FlowBackend::on_link_change, this),
+      routing_(routing) {
   for (topology::LinkId l = 0; l < topology.link_count(); ++l) {
     const topology::Link& link = topology.link(l);
     first_hop_latency_[l] = link.latency;
@@ -118,7 +120,8 @@ void FlowBackend::start(const TransferRequest& request, CompletionHandler& handl
   bool all_solved = true;
   for (std::uint32_t qp = 0; qp < qps; ++qp) {
     const Bytes share = request.bytes / qps + (qp < request.bytes % qps ? 1 : 0);
-    all_solved = add_stream(id, share, qp_hash(request.flow_hash, qp)) && all_solved;
+    all_solved = add_stream(id, static_cast<double>(wire_bytes(params_, share)), qp_hash(request.flow_hash, qp)) &&
+                 all_solved;
     // QP 0 takes the request's own route: the ideal time is measured on it (only records
     // show it).
     if (qp == 0 && params_.record_flows) transfers_[id].ideal = ideal_over(path_, request.bytes);
@@ -130,7 +133,7 @@ void FlowBackend::start(const TransferRequest& request, CompletionHandler& handl
   }
 }
 
-bool FlowBackend::add_stream(std::uint32_t transfer, Bytes payload, std::uint64_t flow_hash) {
+bool FlowBackend::add_stream(std::uint32_t transfer, double wire_bytes, std::uint64_t flow_hash) {
   const Transfer& t = transfers_[transfer];
   path_.clear();
   routes_.route(t.src, t.dst, flow_hash, path_);
@@ -139,8 +142,7 @@ bool FlowBackend::add_stream(std::uint32_t transfer, Bytes payload, std::uint64_
   if (flow >= streams_.size()) streams_.resize(flow + 1);
   Stream& stream = streams_[flow];
   const Time now = simulator_.now();
-  stream = Stream{transfer, static_cast<double>(wire_bytes(params_, payload)), 0.0, now, latency_of(path_),
-                  EventId{}, stream.epoch};
+  stream = Stream{transfer, wire_bytes, 0.0, now, latency_of(path_), flow_hash, EventId{}, stream.epoch};
   ++transfers_[transfer].pending_qps;
   if (!added.solved) return false;
   // On empty links: its rate is final until another flow joins one of them.
@@ -248,6 +250,39 @@ void FlowBackend::drain(std::uint64_t flow_arg) {
   } else {
     request_solve();
   }
+}
+
+std::vector<Statistic> FlowBackend::statistics() const {
+  return {{"solver.solves", solver_.stats().solves}, {"solver.link_visits", solver_.stats().link_visits}};
+}
+
+void FlowBackend::on_link_change(void* self, topology::LinkId, bool up) {
+  if (!up) static_cast<FlowBackend*>(self)->reroute_broken_streams();
+}
+
+void FlowBackend::reroute_broken_streams() {
+  const Time now = simulator_.now();
+  std::vector<FlowIndex> broken;
+  for (FlowIndex flow = 0; flow < streams_.size(); ++flow) {
+    if (!solver_.live(flow)) continue;
+    const auto path = solver_.path(flow);
+    if (std::any_of(path.begin(), path.end(), [&](topology::LinkId l) { return !routing_.link_up(l); })) {
+      broken.push_back(flow);
+    }
+  }
+  for (const FlowIndex flow : broken) {
+    const Stream old = streams_[flow];
+    const double elapsed = static_cast<double>((now - old.since).picoseconds());
+    const double remaining = std::max(0.0, old.remaining - old.rate * elapsed / kBitPicosecondsPerByte);
+    simulator_.cancel(old.drain);
+    mark_links(solver_.path(flow));
+    solver_.remove_flow(flow);
+    streams_[flow] = Stream{};
+    streams_[flow].epoch = old.epoch + 1;  // a batched drain of the old route is stale
+    --transfers_[old.transfer].pending_qps;
+    add_stream(old.transfer, remaining, old.hash);  // Routing now avoids the down cable
+  }
+  if (!broken.empty()) request_solve();
 }
 
 void FlowBackend::deliver_event(void* self, std::uint64_t transfer) {

@@ -31,8 +31,13 @@
 // so a flow may finish up to 1 ps late per rate change. When neither the bytes left nor the
 // rate has a fraction, the drain time is computed exactly as serialization_time does.
 //
+// Link changes: when a cable goes down, every QP crossing it keeps the wire bytes it has left
+// and continues on a new route with the same flow hash (Routing skips down links), and the
+// touched components are re-solved at that instant; bytes are never lost, as with a transport
+// that retransmits at once. A cable coming back up changes the routes of later QPs only.
+//
 // Observers (for the report layer): per-link rate and cumulative carried wire bytes (sample
-// them at intervals with LinkSampler), and optionally a FlowRecord per finished transfer.
+// them at intervals with network::LinkSampler), and optionally a FlowRecord per finished transfer.
 //
 // Cost: start O(q x path length) plus the component solves (max_min_solver.h); routes come
 // from a RouteCache (route_cache.h: a pair seen before costs one hash per hop, the same path
@@ -48,6 +53,7 @@
 #include "loom/core/delay_batcher.h"
 #include "loom/core/simulator.h"
 #include "loom/network/backend.h"
+#include "loom/network/link_change_schedule.h"
 #include "loom/network/flow/flow_params.h"
 #include "loom/network/flow/max_min_solver.h"
 #include "loom/network/flow/route_cache.h"
@@ -75,7 +81,10 @@ class FlowBackend final : public Backend {
               const topology::Routing& routing, FlowParams params = {});
   ~FlowBackend() override;
 
-  std::string_view name() const override { return "flow"; }
+  NetworkMode mode() const override { return NetworkMode::kFlow; }
+  Capabilities capabilities() const override {
+    return {.in_switch_reduction = true, .link_changes = true, .link_loads = true};
+  }
   void start(const TransferRequest& request, CompletionHandler& handler, std::uint64_t cookie) override;
 
   const FlowParams& params() const { return params_; }
@@ -94,7 +103,12 @@ class FlowBackend final : public Backend {
   // Wire bytes the link has carried from time zero to the simulator's now().
   double carried_bytes(topology::LinkId link) const;
   // carried_bytes() of every link, indexed by LinkId (out is resized). O(links).
-  void carried_bytes(std::vector<double>& out) const;
+  void carried_bytes(std::vector<double>& out) const override;
+  void schedule_link_change(Time when, topology::LinkId link, bool up, topology::Routing& routing) override {
+    link_changes_.add(when, link, up, routing);
+  }
+  // solver.solves and solver.link_visits (SolverStats).
+  std::vector<Statistic> statistics() const override;
 
   // Finished transfers, in delivery order, when params().record_flows (else always empty).
   std::span<const FlowRecord> flow_records() const { return records_; }
@@ -125,6 +139,7 @@ class FlowBackend final : public Backend {
     double rate = 0.0;       // bit/s since `since`
     Time since;
     Time latency;            // of its path
+    std::uint64_t hash = 0;  // its ECMP flow hash (routes it again after a link change)
     EventId drain;           // its drain event, unless batched (schedule_drain)
     std::uint32_t epoch = 0;  // counts drain schedules of this index: batched entries name it
   };
@@ -139,7 +154,10 @@ class FlowBackend final : public Backend {
   Time ideal_over(std::span<const topology::LinkId> path, Bytes bytes) const;
   // Routes one QP into path_ and adds it to the solver. A QP that arrives on empty links is
   // solved at once and its drain scheduled (returns true); otherwise it waits for solve().
-  bool add_stream(std::uint32_t transfer, Bytes payload, std::uint64_t flow_hash);
+  bool add_stream(std::uint32_t transfer, double wire_bytes, std::uint64_t flow_hash);
+  // After a cable went down: QPs crossing a down link continue on new routes.
+  static void on_link_change(void* self, topology::LinkId link, bool up);
+  void reroute_broken_streams();
   void request_solve();
   void mark_links(std::span<const LinkIndex> path);
   void solve();
@@ -181,6 +199,8 @@ class FlowBackend final : public Backend {
   DelayBatcher deliveries_{simulator_, &FlowBackend::deliver_event, this};
   // Drains of flows alone on their links: the flows of a collective step drain together.
   DelayBatcher batched_drains_{simulator_, &FlowBackend::batched_drain_event, this};
+  LinkChangeSchedule link_changes_;
+  const topology::Routing& routing_;
   mutable std::vector<topology::LinkId> path_;  // scratch
 };
 

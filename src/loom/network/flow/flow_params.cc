@@ -24,6 +24,13 @@ void check_flow_params(const FlowParams& params) {
   }
 }
 
+void visit_parameters(FlowParams& p, ParamVisitor& v) {
+  v.count("queue_pairs", p.queue_pairs, 1, 1024, "queue pairs (flows) per transfer, each its own ECMP hash");
+  v.size("mtu", p.mtu, 1, Bytes{1} << 30, "payload bytes per packet (PACKET_PAYLOAD_SIZE)");
+  v.size("header_bytes", p.header_bytes, 0, 65536, "header bytes per packet on the wire; 62 for RoCEv2, 0 = none");
+  v.count("solver_threads", p.solver_threads, 1, 256, "threads of the max-min solver (results do not depend on it)");
+}
+
 Bytes wire_bytes(const FlowParams& params, Bytes payload) {
   const Bytes packets = payload / params.mtu + (payload % params.mtu != 0 ? 1 : 0);
   return payload + packets * params.header_bytes;

@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "loom/core/param_visitor.h"
 #include "loom/core/units.h"
 
 namespace loom::network::flow {
@@ -46,6 +47,9 @@ struct FlowParams {
 // Throws loom::UserError "flow backend: <field> = <value>: expected ..." for the first bad
 // field.
 void check_flow_params(const FlowParams& params);
+
+// The experiment file's network.flow keys (core/param_visitor.h).
+void visit_parameters(FlowParams& params, ParamVisitor& visitor);
 
 // Bytes on the wire for `payload` bytes, per the formula above (0 for 0).
 Bytes wire_bytes(const FlowParams& params, Bytes payload);

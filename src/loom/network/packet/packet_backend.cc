@@ -124,19 +124,22 @@ void PacketBackend::on_qp_delivered(QpId, std::uint64_t tag) {
 
 void PacketBackend::on_qp_acked(QpId, std::uint64_t) {}
 
-void PacketBackend::schedule_link_change(Time when, topology::LinkId link, bool up,
-                                         topology::Routing& routing) {
-  LOOM_ASSERT(&routing == &routing_, "link change on another Routing than the backend's");
-  mutable_routing_ = &routing;
-  link_changes_.push_back(LinkChange{link, up});
-  simulator_.schedule_at<&PacketBackend::apply_link_change>(when, this, link_changes_.size() - 1);
+std::vector<Statistic> PacketBackend::statistics() const {
+  const FabricCounters& c = fabric_.counters();
+  return {{"packets.data_packets", c.data_packets}, {"packets.data_packet_hops", c.data_packet_hops},
+          {"packets.control_packets", c.control_packets}, {"packets.retransmitted_bytes", c.retransmitted_bytes},
+          {"packets.delivered_bytes", c.delivered_bytes}, {"packets.drops", c.drops},
+          {"packets.ecn_marks", c.ecn_marks}, {"packets.cnps", c.cnps}, {"packets.nacks", c.nacks},
+          {"packets.timeouts", c.timeouts}, {"packets.pauses", c.pauses}, {"packets.resumes", c.resumes}};
 }
 
-void PacketBackend::apply_link_change(std::uint64_t index) {
-  const LinkChange change = link_changes_[index];
-  mutable_routing_->set_link_up(change.link, change.up);
-  fabric_.set_cable_up(change.link, change.up);
-  if (change.up) return;
+void PacketBackend::on_link_change(void* self, topology::LinkId link, bool up) {
+  static_cast<PacketBackend*>(self)->apply_link_change(link, up);
+}
+
+void PacketBackend::apply_link_change(topology::LinkId link, bool up) {
+  fabric_.set_cable_up(link, up);
+  if (up) return;
   const topology::Topology& topo = fabric_.topology();
   for (QpId q = 0; q < fabric_.qp_slots(); ++q) {
     if (!fabric_.qp_active(q)) continue;

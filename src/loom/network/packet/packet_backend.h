@@ -32,6 +32,7 @@
 
 #include "loom/core/simulator.h"
 #include "loom/network/backend.h"
+#include "loom/network/link_change_schedule.h"
 #include "loom/network/packet/fabric.h"
 #include "loom/network/packet/monitor.h"
 #include "loom/network/packet/scale_up_flow.h"
@@ -45,23 +46,26 @@ class PacketBackend final : public Backend, private FabricListener {
   PacketBackend(Simulator& simulator, const topology::Topology& topology,
                 const topology::Routing& routing, const PacketParams& params);
 
-  std::string_view name() const override { return "packet"; }
+  NetworkMode mode() const override { return NetworkMode::kPacket; }
+  Capabilities capabilities() const override { return {.link_changes = true, .monitors = true}; }
   // Throws UserError, before starting anything, for a request.traffic_class of sw.queues or more.
   void start(const TransferRequest& request, CompletionHandler& handler, std::uint64_t cookie) override;
   Time ideal_time(const TransferRequest& request) const override;
 
-  // At `when` (>= now) takes the cable of `link` down (up = false) or brings it back: updates
-  // `routing` (the Routing this backend was built with, given mutably) and the fabric, and
-  // moves every running QP whose path crosses a down cable onto a new route with its own flow
-  // hash (packets in flight on the old path are lost and resent by go-back-N). A QP left
-  // without a route makes the change throw UserError from Simulator::run().
-  void schedule_link_change(Time when, topology::LinkId link, bool up, topology::Routing& routing);
+  // Link changes: the fabric's cable follows the routing, and every running QP whose path
+  // crosses a down cable moves onto a new route with its own flow hash (packets in flight on
+  // the old path are lost and resent by go-back-N).
+  void schedule_link_change(Time when, topology::LinkId link, bool up, topology::Routing& routing) override {
+    link_changes_.add(when, link, up, routing);
+  }
 
   // With params.monitor on: the monitor, sampling while transfers run; write_monitors writes
   // its CSV files (monitor_csv.h) into `dir` and returns their paths (none when monitors are
   // off).
   const FabricMonitor* monitor() const { return monitor_ ? &*monitor_ : nullptr; }
-  std::vector<std::filesystem::path> write_monitors(const std::filesystem::path& dir) const;
+  std::vector<std::filesystem::path> write_monitors(const std::filesystem::path& dir) const override;
+  // The fabric's counters (FabricCounters) as packets.<name>.
+  std::vector<Statistic> statistics() const override;
 
   Fabric& fabric() { return fabric_; }
   const Fabric& fabric() const { return fabric_; }
@@ -78,13 +82,9 @@ class PacketBackend final : public Backend, private FabricListener {
     std::uint32_t pending = 0;  // QPs whose bytes have not all arrived
   };
 
-  struct LinkChange {
-    topology::LinkId link = 0;
-    bool up = false;
-  };
-
   void on_qp_delivered(QpId qp, std::uint64_t tag) override;
-  void apply_link_change(std::uint64_t index);
+  static void on_link_change(void* self, topology::LinkId link, bool up);
+  void apply_link_change(topology::LinkId link, bool up);
   void on_qp_acked(QpId qp, std::uint64_t tag) override;
 
   // Packet spraying: up to kSprayPaths - 1 further equal-cost paths of a QP into alternates_.
@@ -101,8 +101,7 @@ class PacketBackend final : public Backend, private FabricListener {
   std::vector<Transfer> transfers_;
   std::vector<std::uint32_t> free_;
   std::vector<std::uint64_t> qp_hash_;  // by QP id: the flow hash it was routed with
-  std::vector<LinkChange> link_changes_;
-  topology::Routing* mutable_routing_ = nullptr;
+  LinkChangeSchedule link_changes_{simulator_, routing_, &PacketBackend::on_link_change, this};
   mutable std::vector<topology::LinkId> forward_, reverse_, alternates_, candidate_;  // scratch
 };
 

@@ -14,8 +14,10 @@
 #include <string_view>
 #include <vector>
 
+#include "loom/core/param_visitor.h"
 #include "loom/core/time.h"
 #include "loom/core/units.h"
+#include "loom/topology/topology.h"
 
 namespace loom::network::packet {
 
@@ -117,8 +119,15 @@ struct EcnSetting {
   double pmax = 0;  // [0, 1]
 };
 
+// Shared buffer of the fabric switches of one tier (0 = leaf/ToR, 1 = spine, ...).
+struct TierBuffer {
+  std::uint32_t tier = 0;
+  Bytes bytes = 32ull << 20;
+};
+
 struct SwitchParams {
   Bytes buffer_bytes = 32ull << 20;  // shared buffer per switch
+  std::vector<TierBuffer> tier_buffers;  // fabric switch tiers listed here get their own size
   bool pfc = true;                   // lossless: pause upstream instead of dropping
   bool dynamic_threshold = true;     // PFC threshold = free shared buffer >> shift
   Bytes static_threshold = 0;        // with dynamic_threshold off: shared bytes per ingress queue
@@ -140,6 +149,10 @@ struct SwitchParams {
   // Weighted round robin: packets per turn of class c at class_weights[c], 1..1024 (the entry of
   // class 0 is not used: control is strict).
   std::array<std::uint32_t, kMaxQueues> class_weights = {1, 1, 1, 1, 1, 1, 1, 1};
+
+  // The shared buffer of a forwarding node: its tier's entry for a fabric switch, else
+  // buffer_bytes.
+  Bytes buffer_for(const topology::Node& node) const;
 };
 
 // Monitors of a run (monitor.h) and their CSV files (monitor_csv.h). All off by default; each
@@ -174,5 +187,9 @@ struct PacketParams {
 // Throws loom::UserError "packet backend: <field> = <value>: expected ..." for the first bad
 // field.
 void check_packet_params(const PacketParams& params);
+
+// The experiment file's network.packet keys: every field above a user may set, with its unit,
+// range and meaning (core/param_visitor.h). `seed` is the experiment's, not a key.
+void visit_parameters(PacketParams& params, ParamVisitor& visitor);
 
 }  // namespace loom::network::packet

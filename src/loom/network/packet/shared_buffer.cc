@@ -10,7 +10,7 @@ SharedBuffer::SharedBuffer(const topology::Topology& topology, const SwitchParam
                            Bandwidth nic_rate)
     : params_(params), ports_(topology.link_count()), queues_(std::size_t{topology.link_count()} * kMaxQueues),
       nodes_(topology.node_count()), paused_(topology.node_count()) {
-  for (topology::NodeId n = 0; n < topology.node_count(); ++n) nodes_[n].buffer = params.buffer_bytes;
+  for (topology::NodeId n = 0; n < topology.node_count(); ++n) nodes_[n].buffer = params.buffer_for(topology.node(n));
   for (topology::LinkId l = 0; l < topology.link_count(); ++l) {
     const topology::Link& link = topology.link(l);
     if (!topology::forwards(topology.node(link.dst).kind)) continue;
@@ -28,7 +28,7 @@ SharedBuffer::SharedBuffer(const topology::Topology& topology, const SwitchParam
   }
   for (topology::NodeId n = 0; n < topology.node_count(); ++n) {
     if (topology::forwards(topology.node(n).kind) && nodes_[n].fixed >= nodes_[n].buffer) {
-      throw UserError("packet backend: switch.buffer_bytes = " + std::to_string(params.buffer_bytes) +
+      throw UserError("packet backend: switch buffer = " + std::to_string(nodes_[n].buffer) +
                       " at node " + topology.node(n).name + ": expected more than its PFC headroom "
                       "and reserves (" + std::to_string(nodes_[n].fixed) + " bytes)");
     }

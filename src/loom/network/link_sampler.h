@@ -1,4 +1,5 @@
-// Per-link utilisation over time, sampled from a FlowBackend at the caller's pace.
+// Per-link utilisation over time, sampled at the caller's pace from a backend that reports its
+// links' carried bytes (Capabilities::link_loads).
 //
 // Each sample() covers the interval since the previous sample (or construction) and gives,
 // per directed link (indexed by LinkId), the mean utilisation over it:
@@ -9,21 +10,24 @@
 // which lies in [0, 1] up to floating-point rounding, since the solver never loads a link
 // beyond its capacity. The caller decides the interval (e.g. an event every 10 us that
 // writes a row of links.csv) and what to keep; the sampler holds one snapshot, O(links)
-// memory and O(links) per sample. The backend must outlive the sampler.
+// memory and O(links) per sample. The simulator, topology and backend must outlive the sampler.
 #pragma once
 
 #include <span>
 #include <vector>
 
+#include "loom/core/simulator.h"
 #include "loom/core/time.h"
-#include "loom/network/flow/flow_backend.h"
+#include "loom/network/backend.h"
+#include "loom/topology/topology.h"
 
-namespace loom::network::flow {
+namespace loom::network {
 
 class LinkSampler {
  public:
-  // Takes the first snapshot at the backend's simulator's now().
-  explicit LinkSampler(const FlowBackend& backend);
+  // Takes the first snapshot at the simulator's now(). Throws UserError if the backend does not
+  // report link loads.
+  LinkSampler(const Simulator& simulator, const topology::Topology& topology, const Backend& backend);
 
   // Utilisation of every link since the previous sample; all zeros for an empty interval.
   // The span stays valid until the next sample().
@@ -34,7 +38,9 @@ class LinkSampler {
   Time end() const { return end_; }
 
  private:
-  const FlowBackend& backend_;
+  const Simulator& simulator_;
+  const topology::Topology& topology_;
+  const Backend& backend_;
   std::vector<double> previous_;
   std::vector<double> current_;
   std::vector<double> utilisation_;
@@ -42,4 +48,4 @@ class LinkSampler {
   Time end_;
 };
 
-}  // namespace loom::network::flow
+}  // namespace loom::network

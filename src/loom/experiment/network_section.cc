@@ -1,0 +1,93 @@
+#include "loom/experiment/network_section.h"
+
+#include <string>
+
+#include <fmt/format.h>
+
+#include "loom/config/closest_match.h"
+#include "loom/config/param_reader.h"
+#include "loom/experiment/located.h"
+
+namespace loom::experiment {
+
+namespace {
+
+topology::NodeId node_named(config::Reader& change, const topology::Topology& topology, const std::string& name) {
+  if (const auto node = topology.find(name)) return *node;
+  std::vector<std::string_view> names;
+  for (topology::NodeId n = 0; n < topology.node_count(); ++n) names.push_back(topology.node(n).name);
+  const auto close = config::closest_match(name, names);
+  change.fail("between", fmt::format("no node named '{}' in the topology{}", name,
+                                     close ? fmt::format("; did you mean '{}'?", *close) : std::string()));
+}
+
+LinkChange read_link_change(config::Reader change, const topology::Topology& topology) {
+  LinkChange result;
+  result.at = change.required<Time>("at");
+  if (result.at < Time::zero()) change.fail("at", "must not be negative");
+  const std::vector<std::string> ends = change.list<std::string>("between");
+  if (ends.size() != 2) change.fail("between", fmt::format("expected two node names, got {}", ends.size()));
+  const topology::NodeId a = node_named(change, topology, ends[0]);
+  const topology::NodeId b = node_named(change, topology, ends[1]);
+  const std::uint64_t cable = change.optional<std::uint64_t>("cable", 0);
+  result.up = change.choice("state", {"down", "up"}) == "up";
+  change.finish();
+  std::uint64_t seen = 0;
+  for (topology::LinkId l = 0; l < topology.link_count(); ++l) {
+    const topology::Link& link = topology.link(l);
+    if (link.src == a && link.dst == b && seen++ == cable) {
+      result.link = l;
+      return result;
+    }
+  }
+  if (seen == 0) change.fail("between", fmt::format("no cable joins {} and {}", ends[0], ends[1]));
+  change.fail("cable", fmt::format("{} and {} are joined by {} cable(s), numbered from 0; got {}", ends[0], ends[1],
+                                   seen, cable));
+}
+
+}  // namespace
+
+NetworkSection read_network(config::Reader s, const topology::Topology& topology, std::uint64_t seed) {
+  NetworkSection section;
+  network::NetworkParams& p = section.params;
+  std::vector<std::string_view> modes;
+  for (const network::NetworkMode m : network::all_network_modes()) modes.push_back(network::to_string(m));
+  p.mode = network::parse_network_mode(s.choice("mode", modes, "analytical"));
+  section.pxn = s.optional<bool>("pxn", section.pxn);
+  if (p.mode == network::NetworkMode::kFlow) {
+    config::Reader flow = s.child_or_empty("flow");
+    config::ParamReader reader(flow);
+    network::flow::visit_parameters(p.flow, reader);
+    flow.finish();
+    located(flow, [&] { return (network::flow::check_flow_params(p.flow), 0); });
+  } else if (s.has("flow")) {
+    s.fail("flow", "applies to network.mode flow only");
+  }
+  if (p.mode == network::NetworkMode::kPacket) {
+    config::Reader packet = s.child_or_empty("packet");
+    p.packet.seed = seed;
+    config::ParamReader reader(packet);
+    network::packet::visit_parameters(p.packet, reader);
+    packet.finish();
+    located(packet, [&] { return (network::packet::check_packet_params(p.packet), 0); });
+  } else if (s.has("packet")) {
+    s.fail("packet", "applies to network.mode packet only");
+  }
+  if (s.has("link_changes")) {
+    for (config::Reader change : s.list_of_maps("link_changes")) {
+      section.link_changes.push_back(read_link_change(change, topology));
+    }
+  }
+  s.finish();
+  return section;
+}
+
+std::vector<ParamEntry> network_parameter_catalog(network::NetworkMode mode) {
+  network::NetworkParams defaults;
+  ParamRecorder recorder;
+  if (mode == network::NetworkMode::kFlow) network::flow::visit_parameters(defaults.flow, recorder);
+  if (mode == network::NetworkMode::kPacket) network::packet::visit_parameters(defaults.packet, recorder);
+  return recorder.entries();
+}
+
+}  // namespace loom::experiment

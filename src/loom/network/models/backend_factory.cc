@@ -1,0 +1,22 @@
+#include "loom/network/models/backend_factory.h"
+
+#include "loom/network/analytical.h"
+#include "loom/network/flow/flow_backend.h"
+#include "loom/network/packet/packet_backend.h"
+
+namespace loom::network {
+
+std::unique_ptr<Backend> make_backend(Simulator& simulator, const topology::Topology& topology,
+                                      const topology::Routing& routing, const NetworkParams& params) {
+  switch (params.mode) {
+    case NetworkMode::kFlow:
+      return std::make_unique<flow::FlowBackend>(simulator, topology, routing, params.flow);
+    case NetworkMode::kPacket:
+      return std::make_unique<packet::PacketBackend>(simulator, topology, routing, params.packet);
+    case NetworkMode::kAnalytical:
+      break;
+  }
+  return std::make_unique<AnalyticalBackend>(simulator, topology, routing);
+}
+
+}  // namespace loom::network

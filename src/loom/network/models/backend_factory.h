@@ -1,0 +1,29 @@
+// The one place a network model is built from its mode and parameters: every driver (an
+// experiment, `loom collective explain --topology`, benchmarks) asks here instead of naming a
+// backend class.
+#pragma once
+
+#include <memory>
+
+#include "loom/core/simulator.h"
+#include "loom/network/backend.h"
+#include "loom/network/flow/flow_params.h"
+#include "loom/network/network_mode.h"
+#include "loom/network/packet/packet_params.h"
+#include "loom/topology/routing.h"
+
+namespace loom::network {
+
+// The parameters of every mode; a backend reads only its own.
+struct NetworkParams {
+  NetworkMode mode = NetworkMode::kAnalytical;
+  flow::FlowParams flow;
+  packet::PacketParams packet;
+};
+
+// A backend of params.mode over `topology` and `routing` (which, with the simulator, must
+// outlive it). Throws UserError for invalid parameters of that mode.
+std::unique_ptr<Backend> make_backend(Simulator& simulator, const topology::Topology& topology,
+                                      const topology::Routing& routing, const NetworkParams& params);
+
+}  // namespace loom::network
