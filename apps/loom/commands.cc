@@ -61,6 +61,16 @@ int list_command() {
   fmt::print("Collective protocols (collective.protocol): {}\n", fmt::join(protocols, ", "));
   fmt::print("GPU models for the tuner (collective.gpu): {}\n", fmt::join(gpus, ", "));
   fmt::print("Network modes (network.mode): analytical, flow, packet\n");
+  for (const network::NetworkMode mode : {network::NetworkMode::kFlow, network::NetworkMode::kPacket}) {
+    fmt::print("\nNetwork parameters of {} mode (network.{}.*):\n", network::to_string(mode), network::to_string(mode));
+    for (const ParamEntry& p : experiment::network_parameter_catalog(mode)) {
+      if (p.unit == "group" || p.unit == "list") {
+        fmt::print("    {:<40} {:<9} {}\n", p.key, p.unit, p.doc);
+      } else {
+        fmt::print("    {:<40} {:<9} {:>9}  {}; {}\n", p.key, p.unit, p.value, p.range, p.doc);
+      }
+    }
+  }
   return 0;
 }
 

@@ -1,45 +1,20 @@
 // The `loom` binary as a user meets it: exit codes, one-line errors on stderr, outputs.
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
+
+#include "apps/loom_binary.h"
 
 namespace {
 
 namespace fs = std::filesystem;
+using cli_support::Result;
+using cli_support::scratch;
+using cli_support::slurp;
 
-struct Result {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string slurp(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// One folder per test process: CTest runs the cases in parallel.
-fs::path scratch() {
-  const fs::path dir = fs::temp_directory_path() / ("loom_cli_test." + std::to_string(getpid()));
-  fs::create_directories(dir);
-  return dir;
-}
-
-Result loom(const std::string& args) {
-  const fs::path out = scratch() / "stdout.txt", err = scratch() / "stderr.txt";
-  const std::string command = std::string(LOOM_BINARY) + " " + args + " >" + out.string() + " 2>" + err.string();
-  const int status = std::system(command.c_str());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
-}
+Result loom(const std::string& args) { return cli_support::run_loom(args); }
 
 int lines(const std::string& text) {
   int n = 0;

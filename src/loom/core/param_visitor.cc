@@ -65,7 +65,7 @@ void ParamRecorder::group(std::string_view key, std::string_view doc, const std:
 }
 
 void ParamRecorder::records(std::string_view key, std::string_view doc, RecordList& list) {
-  add(key, "list", "[]", "", doc);
+  add(key, "list", "", "", doc);
   const std::string outer = prefix_;
   prefix_ += std::string(key) + "[].";
   list.visit_default(*this);

@@ -1,0 +1,216 @@
+// The network section through the experiment loader: link changes, and every flow and packet
+// parameter declared in its table (network_parameter_catalog) is read and range-checked.
+#include "loom/experiment/network_section.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "loom/core/error.h"
+#include "loom/experiment/experiment.h"
+
+namespace loom::experiment {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+Experiment load_text(const std::string& text, const std::vector<std::string>& overrides = {}) {
+  config::Document document = config::Document::parse(text, "exp.yaml");
+  for (const auto& o : overrides) document.apply_override(o);
+  return load(document);
+}
+
+constexpr const char* kSmall =
+    "topology: {hosts: 2}\nworkload: {type: microbenchmark, collectives: [{op: all-reduce, size: 1MiB}]}\n";
+
+std::string load_error(const std::string& text, const std::vector<std::string>& overrides) {
+  try {
+    load_text(text, overrides);
+  } catch (const UserError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+// Two single-GPU hosts on two leaves, joined by `spines` spines of 200 Gb/s each; a 64 MiB
+// ring all-reduce over 8 queue pairs per transfer, in flow mode.
+std::string two_leaves(int spines, const std::string& network_extra = "") {
+  return fmt::format(R"(
+topology: {{blueprint: leaf-spine, hosts: 2, hosts_per_leaf: 1, spines: {}, links_per_pair: 1, gpus_per_host: 1,
+           spine_link_bandwidth: 200Gbps}}
+workload: {{type: microbenchmark, collectives: [{{op: all-reduce, size: 64MiB}}]}}
+collective: {{algorithm: ring}}
+network: {{mode: flow, flow: {{queue_pairs: 8}}{}}}
+output: {{dir: {}, flows: false, timeline: false, links: false}}
+)",
+                     spines, network_extra,
+                     (std::filesystem::temp_directory_path() / "loom_network_section_test").string());
+}
+
+// With spine.0's cable to leaf.0 down from the start, every queue pair crosses spine.1: the run
+// takes exactly as long as on a fabric with one spine, and longer than with both.
+TEST(NetworkSection, LinkFailureReroutesAndTheCollectiveFinishesLater) {
+  const Time both = run(load_text(two_leaves(2))).result.makespan;
+  const Time one = run(load_text(two_leaves(1))).result.makespan;
+  const Experiment failed =
+      load_text(two_leaves(2, ", link_changes: [{at: 0us, between: [leaf.0, spine.0], state: down}]"));
+  ASSERT_EQ(failed.network.link_changes.size(), 1u);
+  EXPECT_FALSE(failed.network.link_changes[0].up);
+  const Time rerouted = run(failed).result.makespan;
+  EXPECT_EQ(rerouted, one);
+  EXPECT_GT(rerouted, both);
+  // Brought back before the collective starts, the cable is used again.
+  const Time recovered = run(load_text(two_leaves(
+      2, ", link_changes: [{at: 0us, between: [leaf.0, spine.0], state: down},"
+         " {at: 0us, between: [leaf.0, spine.0], state: up}]"))).result.makespan;
+  EXPECT_EQ(recovered, both);
+}
+
+TEST(NetworkSection, LinkChangesNameWhatIsWrong) {
+  const auto error = [](const std::string& change) {
+    return load_error(two_leaves(2, ", link_changes: [" + change + "]"), {});
+  };
+  EXPECT_THAT(error("{at: 1us, between: [leaf.0, spin.0], state: down}"),
+              HasSubstr("network.link_changes[0].between: no node named 'spin.0' in the topology; did you mean "
+                        "'spine.0'?"));
+  EXPECT_THAT(error("{at: 1us, between: [leaf.0, leaf.1], state: down}"),
+              HasSubstr("network.link_changes[0].between: no cable joins leaf.0 and leaf.1"));
+  EXPECT_THAT(error("{at: 1us, between: [leaf.0, spine.0], cable: 1, state: down}"),
+              HasSubstr("network.link_changes[0].cable: leaf.0 and spine.0 are joined by 1 cable(s), numbered from "
+                        "0; got 1"));
+  EXPECT_THAT(error("{at: 1us, between: [leaf.0, spine.0], state: broken}"),
+              HasSubstr("network.link_changes[0].state: unknown value 'broken'"));
+  EXPECT_THAT(error("{at: 1us, between: [leaf.0], state: down}"),
+              HasSubstr("network.link_changes[0].between: expected two node names, got 1"));
+  EXPECT_THAT(error("{at: 1us, between: [leaf.0, spine.0], state: down, when: 3}"),
+              HasSubstr("unknown key 'when'"));
+}
+
+// A value just outside a parameter's declared range, in the text a file takes; empty when the
+// range has no outside (a flag, a choice, a bandwidth that may be zero).
+std::string outside(const ParamEntry& p) {
+  if (p.unit == "count") {
+    const auto lo = std::stoull(p.range.substr(1));
+    return lo > 0 ? std::to_string(lo - 1) : std::to_string(std::stoull(p.range.substr(p.range.find(", ") + 2)) + 1);
+  }
+  if (p.unit == "size") {
+    const Bytes lo = parse_size(p.range.substr(1, p.range.find(',') - 1));
+    const Bytes hi = parse_size(p.range.substr(p.range.find(", ") + 2, p.range.size() - p.range.find(", ") - 3));
+    return lo > 0 ? fmt::format("{}B", lo - 1) : fmt::format("{}B", hi + 1);
+  }
+  if (p.unit == "time") {
+    const Time lo = parse_time(p.range.substr(1, p.range.find(',') - 1));
+    const Time hi = parse_time(p.range.substr(p.range.find(", ") + 2, p.range.size() - p.range.find(", ") - 3));
+    return lo > Time::zero() ? fmt::format("{}ps", (lo - Time::ps(1)).picoseconds())
+                             : fmt::format("{}ps", (hi + Time::ps(1)).picoseconds());
+  }
+  if (p.unit == "real") {
+    const double lo = std::stod(p.range.substr(1));
+    return p.range[0] == '(' ? fmt::format("{}", lo) : fmt::format("{}", lo - 1);
+  }
+  if (p.unit == "bandwidth" && p.range == "> 0") return "0bps";
+  return "";
+}
+
+// Every scalar parameter of the flow and packet tables: a value outside its range is refused at
+// its --set with the key and the allowed range.
+TEST(NetworkSection, EveryParameterRejectsAValueOutsideItsRange) {
+  int checked = 0;
+  for (const network::NetworkMode mode : {network::NetworkMode::kFlow, network::NetworkMode::kPacket}) {
+    const std::string section = fmt::format("network.{}", network::to_string(mode));
+    for (const ParamEntry& p : network_parameter_catalog(mode)) {
+      if (p.key.find("[]") != std::string::npos) continue;  // list items: NetworkSection.RecordLists...
+      const std::string bad = outside(p);
+      if (bad.empty()) continue;
+      const std::string set = fmt::format("{}.{}={}", section, p.key, bad);
+      const std::string error =
+          load_error(kSmall, {fmt::format("network.mode={}", network::to_string(mode)), set});
+      EXPECT_THAT(error, StartsWith(fmt::format("--set {}: {}.{}: ", set, section, p.key))) << p.key;
+      if (p.unit == "bandwidth") {
+        EXPECT_THAT(error, HasSubstr("must be positive")) << p.key;
+      } else if (p.unit == "real") {
+        EXPECT_THAT(error, HasSubstr("must be in " + p.range)) << p.key;
+      } else {
+        const std::string between = p.range.substr(1, p.range.size() - 2);
+        EXPECT_THAT(error, HasSubstr("must be between " + between.substr(0, between.find(',')) + " and " +
+                                     between.substr(between.find(", ") + 2)))
+            << p.key;
+      }
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 45);  // every count, size, time, real and positive bandwidth of both tables
+}
+
+// Every parameter reaches the parameters the backend gets: a value inside the range, set
+// through the file, is the value loaded.
+TEST(NetworkSection, PacketKeysReachTheBackendParameters) {
+  const Experiment e = load_text(kSmall, {
+      "network.mode=packet", "network.packet.cc=hpcc", "network.packet.hpcc.eta=0.9",
+      "network.packet.dcqcn.increase_timer=300us", "network.packet.pfc_thresholds.alpha_shift=2",
+      "network.packet.ecn_thresholds.per_speed=[{speed: 400Gbps, kmin: 100KB, kmax: 400KB, pmax: 0.5}]",
+      "network.packet.tier_buffers=[{tier: 1, buffer: 64MiB}]", "network.packet.classes.weights=[3, 1]",
+      "network.packet.ack_bytes=64B", "network.packet.monitor.max_rows=10"});
+  const network::packet::PacketParams& p = e.network.params.packet;
+  EXPECT_EQ(p.cc.kind, network::packet::CcKind::kHpcc);
+  EXPECT_EQ(p.cc.hpcc.eta, 0.9);
+  EXPECT_EQ(p.cc.dcqcn.increase_timer, Time::us(300));
+  EXPECT_EQ(p.sw.alpha_shift, 2u);
+  ASSERT_EQ(p.sw.ecn_table.size(), 1u);
+  EXPECT_EQ(p.sw.ecn_table[0].speed, Bandwidth::gbps(400));
+  EXPECT_EQ(p.sw.ecn_table[0].kmin, 100'000u);
+  EXPECT_EQ(p.sw.ecn_table[0].kmax, 400'000u);
+  EXPECT_EQ(p.sw.ecn_table[0].pmax, 0.5);
+  ASSERT_EQ(p.sw.tier_buffers.size(), 1u);
+  EXPECT_EQ(p.sw.tier_buffers[0].tier, 1u);
+  EXPECT_EQ(p.sw.tier_buffers[0].bytes, Bytes{64} << 20);
+  EXPECT_EQ(p.sw.class_weights[1], 3u);
+  EXPECT_EQ(p.sw.class_weights[2], 1u);
+  EXPECT_EQ(p.nic.ack_bytes, 64u);
+  EXPECT_EQ(p.monitor.max_rows, 10u);
+}
+
+TEST(NetworkSection, RecordListsAndCrossFieldChecksAreLocated) {
+  const std::vector<std::string> packet = {"network.mode=packet"};
+  const auto error = [&](const std::string& set) {
+    std::vector<std::string> overrides = packet;
+    overrides.push_back(set);
+    return load_error(kSmall, overrides);
+  };
+  EXPECT_THAT(error("network.packet.tier_buffers=[{tier: 1, buffer: 0B}]"),
+              HasSubstr("network.packet.tier_buffers[0].buffer: must be between 1B and 1TiB, got 0B"));
+  EXPECT_THAT(error("network.packet.tier_buffers=[{tier: 1, bufer: 1MiB}]"), HasSubstr("unknown key 'bufer'"));
+  EXPECT_THAT(error("network.packet.ecn_thresholds.per_speed=[{speed: 100Gbps, kmin: 4KB, kmax: 2KB, pmax: 0.1}]"),
+              HasSubstr("switch.ecn_table kmax"));
+  EXPECT_THAT(error("network.packet.classes.weights=[1, 2, 3, 4, 5, 6, 7, 8]"),
+              HasSubstr("network.packet.classes.weights: lists 8 values, expected at most 7"));
+  EXPECT_THAT(error("network.packet.classes.weights=[1, 0]"),
+              HasSubstr("network.packet.classes.weights: value 2 must be between 1 and 1024, got 0"));
+  EXPECT_THAT(error("network.packet.timely.t_high=10us"), HasSubstr("cc.timely.t_high"));
+}
+
+// The per-tier buffer reaches the switches: a spine buffer smaller than its PFC headroom is
+// refused naming a spine, while the leaves keep the default.
+TEST(NetworkSection, TierBuffersReachTheSwitchesOfThatTier) {
+  const std::string text = R"(
+topology: {blueprint: leaf-spine, hosts: 2, hosts_per_leaf: 1, spines: 1, links_per_pair: 1, gpus_per_host: 1}
+workload: {type: microbenchmark, collectives: [{op: all-reduce, size: 1MiB}]}
+network: {mode: packet, packet: {tier_buffers: [{tier: 1, buffer: 1KiB}]}}
+output: {flows: false, timeline: false}
+)";
+  try {
+    run(load_text(text, {"output.dir=" + (std::filesystem::temp_directory_path() / "loom_tier_buffers").string()}));
+    FAIL() << "expected a UserError";
+  } catch (const UserError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("packet backend: switch buffer = 1024 at node spine.0"));
+  }
+}
+
+}  // namespace
+}  // namespace loom::experiment
