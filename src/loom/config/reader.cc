@@ -129,6 +129,11 @@ bool Reader::has(std::string_view key) const {
   return entry != nullptr && !entry->value.is_null();
 }
 
+bool Reader::has_map(std::string_view key) const {
+  const Node::Entry* entry = ask(key);
+  return entry != nullptr && entry->value.is_map();
+}
+
 std::vector<std::string> Reader::keys() const {
   std::vector<std::string> out;
   out.reserve(map_->entries.size());

@@ -50,6 +50,8 @@ class Reader {
 
   // Whether `key` is present with a non-null value. Marks the key as known either way.
   bool has(std::string_view key) const;
+  // Whether `key` holds a map (rather than a scalar or a list). Marks the key as known.
+  bool has_map(std::string_view key) const;
   // The keys present in this map, in document order (for maps whose keys are names the user
   // chooses, such as groups). Marks nothing; read each key to make it known.
   std::vector<std::string> keys() const;

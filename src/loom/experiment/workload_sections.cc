@@ -6,12 +6,14 @@
 
 #include <fmt/format.h>
 
+#include "loom/config/param_reader.h"
 #include "loom/core/error.h"
 #include "loom/experiment/sections.h"
 #include "loom/workload/compute/compute_model.h"
 #include "loom/workload/synthesis/dlrm.h"
 #include "loom/workload/synthesis/memory_model.h"
 #include "loom/workload/synthesis/training_step.h"
+#include "loom/workload/scaling.h"
 #include "loom/workload/variation.h"
 #include "loom/workload/workload_files.h"
 #include "loom/workload/workload_validation.h"
@@ -45,8 +47,16 @@ auto parsed(config::Reader& s, std::string_view key, Parse parse, std::string_vi
   }
 }
 
-compute::Params read_compute(config::Reader s) {
-  compute::Params p;
+struct ComputeSection {
+  compute::Params params;
+  std::optional<compute::KernelTable> kernel_table;  // measured times by node label
+  // Sets every compute node's duration (compute::assign_durations).
+  void assign(workload::Workload& w) const { compute::assign_durations(w, params, kernel_table ? &*kernel_table : nullptr); }
+};
+
+ComputeSection read_compute(config::Reader s, const std::filesystem::path& base_dir) {
+  ComputeSection section;
+  compute::Params& p = section.params;
   p.gpu = parsed(s, "gpu", [](const std::string& name) { return compute::find_gpu(name); }, p.gpu.name);
   p.gemm_efficiency = fraction(s, "gemm_efficiency", p.gemm_efficiency);
   p.attention_efficiency = fraction(s, "attention_efficiency", p.attention_efficiency);
@@ -55,8 +65,41 @@ compute::Params read_compute(config::Reader s) {
   p.memory_efficiency = fraction(s, "memory_efficiency", p.memory_efficiency);
   p.kernel_overhead = s.optional<Time>("kernel_overhead", p.kernel_overhead);
   p.overwrite = s.optional<bool>("overwrite", p.overwrite);
+  if (s.has("kernel_table")) {
+    std::filesystem::path path = s.required<std::string>("kernel_table");
+    if (path.is_relative()) path = base_dir / path;
+    try {
+      section.kernel_table = compute::KernelTable::read(path.string());
+    } catch (const UserError& e) {
+      if (e.where().known()) throw;
+      s.fail("kernel_table", e.message());
+    }
+  }
   s.finish();
-  return p;
+  return section;
+}
+
+// workload.model: a preset's name, or a map giving the shape (transformer_config.h), optionally
+// starting from a preset (`base`).
+synthesis::TransformerConfig read_model(config::Reader& s) {
+  if (!s.has_map("model")) {
+    return parsed(s, "model", [](const std::string& name) { return synthesis::find_transformer(name); }, "gpt-7b");
+  }
+  config::Reader m = s.child("model");
+  synthesis::TransformerConfig model;
+  if (m.has("base")) {
+    model = parsed(m, "base", [](const std::string& name) { return synthesis::find_transformer(name); }, "");
+  }
+  model.name = m.optional<std::string>("name", model.name.empty() ? "custom" : model.name + "-custom");
+  config::ParamReader reader(m);
+  synthesis::visit_parameters(model, reader);
+  m.finish();
+  try {
+    synthesis::validate(model);
+  } catch (const UserError& e) {
+    throw e.located(m.location());
+  }
+  return model;
 }
 
 std::uint32_t streams_used(const workload::Workload& w) {
@@ -68,9 +111,8 @@ std::uint32_t streams_used(const workload::Workload& w) {
   return streams;
 }
 
-LoadedWorkloadSection read_training(config::Reader& s, std::uint32_t gpu_count) {
-  const synthesis::TransformerConfig model =
-      parsed(s, "model", [](const std::string& name) { return synthesis::find_transformer(name); }, "gpt-7b");
+LoadedWorkloadSection read_training(config::Reader& s, std::uint32_t gpu_count, const std::filesystem::path& base_dir) {
+  const synthesis::TransformerConfig model = read_model(s);
   synthesis::ParallelPlan plan;
   plan.tp = count(s, "tp", plan.tp);
   plan.pp = count(s, "pp", plan.pp);
@@ -104,19 +146,19 @@ LoadedWorkloadSection read_training(config::Reader& s, std::uint32_t gpu_count) 
   if (plan.ranks() > gpu_count) {
     s.fail("", fmt::format("tp x cp x dp x pp = {} ranks, but the topology has only {} GPUs", plan.ranks(), gpu_count));
   }
-  const compute::Params compute_params = read_compute(s.child_or_empty("compute"));
+  const ComputeSection compute = read_compute(s.child_or_empty("compute"), base_dir);
   s.finish();
   try {
     synthesis::validate(plan, model);
     LoadedWorkloadSection out;
     out.workload = synthesis::synthesize_training(model, plan);
-    compute::assign_durations(out.workload, compute_params);
+    compute.assign(out.workload);
     out.memory = synthesis::peak_memory(model, plan);
-    const Bytes hbm = compute_params.gpu.memory_capacity();
+    const Bytes hbm = compute.params.gpu.memory_capacity();
     if (hbm > 0 && out.memory->total() > hbm) {
       out.warnings.push_back(fmt::format("workload: the estimated memory of a stage-{} rank, {:.1f} GiB, {}",
                                          out.memory->stage, static_cast<double>(out.memory->total()) / (1ull << 30),
-                                         synthesis::hbm_fit(*out.memory, compute_params.gpu.name, hbm)));
+                                         synthesis::hbm_fit(*out.memory, compute.params.gpu.name, hbm)));
     }
     return out;
   } catch (const UserError& e) {
@@ -125,7 +167,7 @@ LoadedWorkloadSection read_training(config::Reader& s, std::uint32_t gpu_count) 
   }
 }
 
-workload::Workload read_dlrm(config::Reader& s, std::uint32_t gpu_count) {
+workload::Workload read_dlrm(config::Reader& s, std::uint32_t gpu_count, const std::filesystem::path& base_dir) {
   const synthesis::DlrmConfig model = synthesis::mlperf_dlrm();
   s.choice("model", {"mlperf"}, "mlperf");
   synthesis::DlrmPlan plan;
@@ -135,12 +177,12 @@ workload::Workload read_dlrm(config::Reader& s, std::uint32_t gpu_count) {
   plan.dtype = parsed(s, "dtype", workload::parse_data_type, workload::to_string(plan.dtype));
   plan.grad_dtype = parsed(s, "grad_dtype", workload::parse_data_type, workload::to_string(plan.grad_dtype));
   plan.iterations = count(s, "iterations", plan.iterations);
-  const compute::Params compute_params = read_compute(s.child_or_empty("compute"));
+  const ComputeSection compute = read_compute(s.child_or_empty("compute"), base_dir);
   s.finish();
   try {
     synthesis::validate(model, plan);
     workload::Workload w = synthesis::synthesize_dlrm(model, plan);
-    compute::assign_durations(w, compute_params);
+    compute.assign(w);
     return w;
   } catch (const UserError& e) {
     if (e.where().known()) throw;
@@ -154,12 +196,15 @@ LoadedWorkloadSection read_trace(config::Reader& s, std::uint32_t gpu_count, con
   workload::LoadOptions options;
   options.format = parsed(s, "format", workload::parse_file_format, "auto");
   if (s.has("ranks")) options.simai_ranks = count(s, "ranks", 1);
-  const compute::Params compute_params = read_compute(s.child_or_empty("compute"));
+  const double scale = s.optional<double>("scale", 1.0);
+  if (!(scale > 0 && scale <= 1)) s.fail("scale", fmt::format("must be in (0, 1], got {}", scale));
+  const ComputeSection compute = read_compute(s.child_or_empty("compute"), base_dir);
   s.finish();
   LoadedWorkloadSection out;
   try {
     workload::LoadedWorkload loaded = workload::load_workload(path.string(), options);
-    compute::assign_durations(loaded.workload, compute_params);
+    compute.assign(loaded.workload);
+    if (scale != 1.0) workload::scale_workload(loaded.workload, scale);
     for (const auto& w : loaded.warnings) out.warnings.push_back(workload::to_string(w));
     out.workload = std::move(loaded.workload);
   } catch (const UserError& e) {
@@ -182,7 +227,24 @@ std::pair<double, double> factor_range(config::Reader& v, std::string_view key) 
   return {range[0], range[1]};
 }
 
-workload::VariationSpec read_variation(config::Reader v, std::uint64_t seed) {
+// variation.slow_nics: NICs slowed by a given factor, whatever the random draws.
+std::vector<workload::NicSlowdown> read_slow_nics(config::Reader& v) {
+  std::vector<workload::NicSlowdown> slow;
+  if (!v.has("slow_nics")) return slow;
+  for (config::Reader n : v.list_of_maps("slow_nics")) {
+    const std::uint64_t rank = n.required<std::uint64_t>("rank");
+    if (rank > 0xfffffffeu) n.fail("rank", fmt::format("rank {} is too large", rank));
+    const double factor = n.required<double>("factor");
+    if (!(factor >= 1)) n.fail("factor", fmt::format("must be at least 1 (the NIC's bandwidth is divided by it), got {}", factor));
+    n.finish();
+    slow.push_back({static_cast<std::uint32_t>(rank), factor});
+  }
+  return slow;
+}
+
+workload::VariationSpec read_variation(config::Reader v, std::uint64_t seed,
+                                       std::vector<workload::NicSlowdown>& slow_nics) {
+  slow_nics = read_slow_nics(v);
   workload::VariationSpec spec;
   spec.seed = seed;
   auto chance = [&](std::string_view key) {
@@ -230,17 +292,18 @@ LoadedWorkloadSection read_workload_section(config::Reader s, std::uint32_t gpu_
   const std::string type = s.choice("type", {"microbenchmark", "training", "dlrm", "trace"}, "microbenchmark");
   std::optional<workload::VariationSpec> variation;
   std::optional<SourceLocation> variation_at;
+  std::vector<workload::NicSlowdown> slow_nics;
   if (auto v = s.optional_child("variation")) {
     variation_at = v->location();
-    variation = read_variation(*v, seed);
+    variation = read_variation(*v, seed, slow_nics);
   }
   LoadedWorkloadSection out;
   if (type == "microbenchmark") {
     out.workload = read_microbenchmark(s, gpu_count);
   } else if (type == "training") {
-    out = read_training(s, gpu_count);
+    out = read_training(s, gpu_count, base_dir);
   } else if (type == "dlrm") {
-    out.workload = read_dlrm(s, gpu_count);
+    out.workload = read_dlrm(s, gpu_count, base_dir);
   } else {
     out = read_trace(s, gpu_count, base_dir);
   }
@@ -254,6 +317,7 @@ LoadedWorkloadSection read_workload_section(config::Reader s, std::uint32_t gpu_
   if (variation) {
     try {
       out.nic_slowdowns = workload::apply_variation(out.workload, *variation).nic_slowdowns;
+      out.nic_slowdowns.insert(out.nic_slowdowns.end(), slow_nics.begin(), slow_nics.end());
     } catch (const UserError& e) {
       if (e.where().known()) throw;
       throw e.located(*variation_at);

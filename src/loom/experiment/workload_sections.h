@@ -2,14 +2,17 @@
 //
 //   type: microbenchmark   collectives on named rank groups (sections.h: read_microbenchmark)
 //   type: training         a transformer training step synthesised from model x parallelism
-//                          (model preset, tp, pp, dp, ep, schedule, batches, recompute, ...)
+//                          (model: a preset's name or a map of its shape; tp, pp, dp, ep,
+//                          schedule, batches, recompute, ...)
 //   type: dlrm             DLRM (MLPerf preset): model-parallel embeddings, data-parallel MLPs
-//   type: trace            a workload file: Chakra ET prefix or SimAI/AICB text (`file:`)
+//   type: trace            a workload file: Chakra ET prefix or SimAI/AICB text (`file:`),
+//                          optionally scaled down (`scale:` in (0, 1])
 //   variation:             (any type) compute_slowdown_chance, compute_slowdown: [min, max],
 //                          nic_slowdown_chance, nic_slowdown: [min, max], stragglers: [{rank,
-//                          layer, micro_batch, iteration, factor}]
+//                          layer, micro_batch, iteration, factor}], slow_nics: [{rank, factor}]
 // Training, DLRM and trace workloads get compute durations from the roofline compute model
-// (`compute:` gpu and efficiencies) for nodes that have FLOPs but no measured duration.
+// (`compute:` gpu and efficiencies) for nodes that have FLOPs but no measured duration, or from
+// a measured kernel table (`compute.kernel_table:`, a CSV label,time) for the labels it lists.
 #pragma once
 
 #include <filesystem>

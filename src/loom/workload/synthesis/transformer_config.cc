@@ -1,5 +1,7 @@
 #include "loom/workload/synthesis/transformer_config.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "loom/core/error.h"
@@ -81,6 +83,34 @@ const TransformerConfig& find_transformer(std::string_view name) {
     names += names.empty() ? c.name : ", " + c.name;
   }
   throw UserError(fmt::format("unknown model '{}', expected one of {}", name, names));
+}
+
+namespace {
+// A 64-bit field through a 32-bit count of at most 2^30.
+void wide_count(ParamVisitor& v, std::string_view key, std::uint64_t& value, std::string_view doc,
+                std::uint32_t min = 1) {
+  std::uint32_t narrow = static_cast<std::uint32_t>(std::min<std::uint64_t>(value, 1u << 30));
+  v.count(key, narrow, min, 1u << 30, doc);
+  value = narrow;
+}
+}  // namespace
+
+void visit_parameters(TransformerConfig& c, ParamVisitor& v) {
+  v.count("layers", c.layers, 1, 100'000, "transformer layers l");
+  wide_count(v, "hidden", c.hidden, "hidden size h");
+  v.count("heads", c.heads, 1, 1u << 20, "attention heads a (h must be a multiple)");
+  v.count("kv_heads", c.kv_heads, 1, 1u << 20, "key/value heads (grouped-query attention; = heads for MHA)");
+  wide_count(v, "ffn_hidden", c.ffn_hidden, "MLP width (GPT: 4h)");
+  v.flag("gated_mlp", c.gated_mlp, "SwiGLU: three MLP matrices instead of two");
+  wide_count(v, "vocab", c.vocab, "vocabulary size V");
+  wide_count(v, "sequence", c.sequence, "sequence length s in tokens");
+  v.flag("learned_positions", c.learned_positions, "learned position embeddings (s x h parameters, GPT)");
+  v.count("experts", c.experts, 0, 1u << 16, "routed experts per MoE layer; 0 = dense");
+  v.count("top_k", c.top_k, 0, 1u << 16, "experts each token visits");
+  v.real("capacity_factor", c.capacity_factor, RealRange{1, 64}, "tokens padded to C x T x k / E per expert");
+  v.count("shared_experts", c.shared_experts, 0, 1u << 16, "experts every token visits");
+  wide_count(v, "expert_ffn", c.expert_ffn, "width of each expert (routed or shared); 0 for a dense model", 0);
+  v.count("first_dense_layers", c.first_dense_layers, 0, 100'000, "leading layers that keep the dense MLP");
 }
 
 }  // namespace loom::workload::synthesis

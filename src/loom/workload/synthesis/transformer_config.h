@@ -25,6 +25,8 @@
 #include <string_view>
 #include <vector>
 
+#include "loom/core/param_visitor.h"
+
 namespace loom::workload::synthesis {
 
 struct TransformerConfig {
@@ -73,5 +75,9 @@ void validate(const TransformerConfig& config);
 const std::vector<TransformerConfig>& transformer_presets();
 // By name; UserError listing the presets otherwise.
 const TransformerConfig& find_transformer(std::string_view name);
+
+// A model given by its shape rather than a preset name (workload.model as a map): every field
+// above with its range (core/param_visitor.h). The name is not visited.
+void visit_parameters(TransformerConfig& config, ParamVisitor& visitor);
 
 }  // namespace loom::workload::synthesis
