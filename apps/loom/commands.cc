@@ -71,6 +71,10 @@ int list_command() {
       }
     }
   }
+  fmt::print("    {:<40} {:<9} {:>9}  one of loom, simai; start from SimAI's SimAI.conf settings, then apply "
+             "the keys above\n    {:<40} {:<9} {:>9}  with profile simai: read this SimAI.conf instead of "
+             "SimAI's shipped one\n",
+             "profile", "choice", "loom", "simai_conf", "file", "");
   return 0;
 }
 

@@ -7,9 +7,13 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <limits>
+#include <set>
+#include <sstream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "loom/core/error.h"
 #include "loom/experiment/experiment.h"
@@ -211,6 +215,105 @@ output: {flows: false, timeline: false}
     EXPECT_THAT(e.what(), HasSubstr("packet backend: switch buffer = 1024 at node spine.0"));
   }
 }
+
+const std::string kSimaiConf =
+    std::string(LOOM_SOURCE_DIR) + "/../shared/fixtures/simai/inputs/config/SimAI.conf";
+
+std::string packet_experiment(const std::string& packet) {
+  return std::string(kSmall) + "network: {mode: packet, packet: {" + packet + "}}\n";
+}
+
+// The keys of a SimAI.conf, in file order.
+std::vector<std::string> keys_of(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<std::string> keys;
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream words(line);
+    std::string key;
+    if (words >> key) keys.push_back(key);
+  }
+  return keys;
+}
+
+// SimAI's own SimAI.conf: every key either sets a packet parameter (checked here one by one) or
+// is named in the warning of keys without effect; none is dropped silently.
+TEST(NetworkSection, SimaiConfSetsEveryPacketKeyAndNamesTheRest) {
+  if (!std::filesystem::exists(kSimaiConf)) GTEST_SKIP() << "fixture absent: " << kSimaiConf;
+  const Experiment e = load_text(packet_experiment("profile: simai, simai_conf: " + kSimaiConf));
+  const network::packet::PacketParams& p = e.network.params.packet;
+  EXPECT_EQ(p.nic.mtu, 9000u);                                    // PACKET_PAYLOAD_SIZE
+  EXPECT_EQ(p.cc.kind, network::packet::CcKind::kDcqcn);          // CC_MODE 1
+  EXPECT_TRUE(p.sw.ecn);                                          // ENABLE_QCN
+  EXPECT_EQ(p.cc.dcqcn.alpha_interval, Time::us(1));              // ALPHA_RESUME_INTERVAL
+  EXPECT_EQ(p.cc.dcqcn.decrease_interval, Time::us(4));           // RATE_DECREASE_INTERVAL
+  EXPECT_FALSE(p.cc.dcqcn.clamp_target_rate);                     // CLAMP_TARGET_RATE
+  EXPECT_EQ(p.cc.dcqcn.increase_timer, Time::us(900));            // RP_TIMER
+  EXPECT_EQ(p.cc.dcqcn.g, 0.00390625);                            // EWMA_GAIN
+  EXPECT_EQ(p.cc.dcqcn.fast_recovery_stages, 1u);                 // FAST_RECOVERY_TIMES
+  EXPECT_EQ(p.cc.dcqcn.rate_ai, Bandwidth::bits_per_second(50'000'000));             // RATE_AI
+  EXPECT_EQ(p.cc.dcqcn.rate_hai, Bandwidth::bits_per_second(100'000'000));           // RATE_HAI
+  EXPECT_EQ(p.cc.min_rate, Bandwidth::bits_per_second(100'000'000));                 // MIN_RATE
+  EXPECT_EQ(p.cc.dctcp.rate_ai, Bandwidth::bits_per_second(1000'000'000));           // DCTCP_RATE_AI
+  EXPECT_EQ(p.link_error_rate, 0.0);                              // ERROR_RATE_PER_LINK
+  EXPECT_EQ(p.nic.ack_interval, 1u);                              // L2_ACK_INTERVAL
+  EXPECT_TRUE(p.nic.window);                                      // HAS_WIN
+  EXPECT_TRUE(p.nic.variable_window);                             // VAR_WIN
+  EXPECT_TRUE(p.cc.hpcc.fast_react);                              // FAST_REACT
+  EXPECT_EQ(p.cc.hpcc.eta, 0.95);                                 // U_TARGET
+  EXPECT_EQ(p.cc.hpcc.max_stage, 0u);                             // MI_THRESH
+  EXPECT_EQ(p.cc.hpcc.int_byte_unit, 128u);                       // INT_MULTI 1
+  EXPECT_FALSE(p.nic.ack_high_priority);                          // ACK_HIGH_PRIO
+  EXPECT_EQ(p.sw.buffer_bytes, Bytes{32} << 20);                  // BUFFER_SIZE
+  ASSERT_EQ(p.sw.ecn_table.size(), 6u);                           // KMIN_MAP, KMAX_MAP, PMAX_MAP
+  const network::packet::EcnSetting& at200 = p.sw.ecn_table[3];
+  EXPECT_EQ(at200.speed, Bandwidth::gbps(200));
+  EXPECT_EQ(at200.kmin, 300'000u);
+  EXPECT_EQ(at200.kmax, 1'200'000u);
+  EXPECT_EQ(at200.pmax, 0.8);
+  // Checked above, or a constraint Loom always meets (USE_DYNAMIC_PFC_THRESHOLD 1, MULTI_RATE 0,
+  // SAMPLE_FEEDBACK 0, RATE_BOUND 1, LINK_DOWN 0 0 0: another value is an error).
+  const std::set<std::string> applied = {
+      "ENABLE_QCN", "USE_DYNAMIC_PFC_THRESHOLD", "PACKET_PAYLOAD_SIZE", "CC_MODE", "ALPHA_RESUME_INTERVAL",
+      "RATE_DECREASE_INTERVAL", "CLAMP_TARGET_RATE", "RP_TIMER", "EWMA_GAIN", "FAST_RECOVERY_TIMES", "RATE_AI",
+      "RATE_HAI", "MIN_RATE", "DCTCP_RATE_AI", "ERROR_RATE_PER_LINK", "L2_ACK_INTERVAL", "HAS_WIN", "VAR_WIN",
+      "FAST_REACT", "U_TARGET", "MI_THRESH", "INT_MULTI", "MULTI_RATE", "SAMPLE_FEEDBACK", "RATE_BOUND",
+      "ACK_HIGH_PRIO", "LINK_DOWN", "KMAX_MAP", "KMIN_MAP", "PMAX_MAP", "BUFFER_SIZE"};
+  std::vector<std::string> without_effect;
+  for (const std::string& key : keys_of(kSimaiConf)) {
+    if (!applied.count(key)) without_effect.push_back(key);
+  }
+  ASSERT_EQ(e.warnings.size(), 1u);
+  EXPECT_EQ(e.warnings[0], fmt::format("network.packet.profile: SimAI keys without effect in an experiment: {}",
+                                       fmt::join(without_effect, ", ")));
+}
+
+// profile: simai alone is SimAI's shipped settings; keys of the experiment override them.
+TEST(NetworkSection, SimaiProfileDefaultsAndOverrides) {
+  const Experiment defaults = load_text(packet_experiment("profile: simai"));
+  EXPECT_EQ(defaults.network.params.packet.nic.mtu, 9000u);
+  EXPECT_EQ(defaults.network.params.packet.sw.ecn_table.size(), 6u);
+  EXPECT_TRUE(defaults.warnings.empty());
+  if (std::filesystem::exists(kSimaiConf)) {
+    const Experiment file = load_text(packet_experiment("profile: simai, simai_conf: " + kSimaiConf));
+    EXPECT_EQ(file.effective_config["network"]["packet"].dump(),
+              [&] {
+                nlohmann::json j = defaults.effective_config["network"]["packet"];
+                j["simai_conf"] = kSimaiConf;
+                return j.dump();
+              }());
+  }
+  const Experiment overridden = load_text(packet_experiment("profile: simai, mtu: 4000B, dcqcn: {g: 0.5}"));
+  EXPECT_EQ(overridden.network.params.packet.nic.mtu, 4000u);
+  EXPECT_EQ(overridden.network.params.packet.cc.dcqcn.g, 0.5);
+  EXPECT_EQ(overridden.network.params.packet.sw.ecn_table.size(), 6u);
+  EXPECT_THAT(load_error(packet_experiment("simai_conf: x.conf"), {}),
+              HasSubstr("network.packet.simai_conf: applies to profile: simai only"));
+  const auto bad = std::filesystem::temp_directory_path() / "loom_bad_simai.conf";
+  std::ofstream(bad) << "CC_MODE 1\nNVLS_MAGIC 3\n";
+  EXPECT_THAT(load_error(packet_experiment("profile: simai, simai_conf: " + bad.string()), {}),
+              HasSubstr("loom_bad_simai.conf:2: NVLS_MAGIC 3: expected a key of HPCC's config.txt"));
+}
+
 
 }  // namespace
 }  // namespace loom::experiment

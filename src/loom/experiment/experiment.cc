@@ -103,7 +103,8 @@ Experiment load(config::Document& document) {
     }
     system.finish();
   }
-  e.network = read_network(root.child_or_empty("network"), e.topology, e.seed);
+  e.network = read_network(root.child_or_empty("network"), e.topology, e.seed, base_dir);
+  e.warnings.insert(e.warnings.end(), e.network.warnings.begin(), e.network.warnings.end());
   if (e.network.params.mode == network::NetworkMode::kPacket) {
     for (const std::uint8_t c : e.runtime.stream_classes) {
       if (c >= e.network.params.packet.sw.queues) {

@@ -3,10 +3,12 @@
 #include <string>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "loom/config/closest_match.h"
 #include "loom/config/param_reader.h"
 #include "loom/experiment/located.h"
+#include "loom/network/packet/hpcc_config.h"
 
 namespace loom::experiment {
 
@@ -45,9 +47,35 @@ LinkChange read_link_change(config::Reader change, const topology::Topology& top
                                    seen, cable));
 }
 
+// network.packet.profile: the parameters a file of another simulator sets, before the keys of
+// the experiment override them.
+void read_profile(config::Reader& packet, const std::filesystem::path& base_dir, NetworkSection& section) {
+  const bool simai = packet.choice("profile", {"loom", "simai"}, "loom") == "simai";
+  if (!simai) {
+    if (packet.has("simai_conf")) packet.fail("simai_conf", "applies to profile: simai only");
+    return;
+  }
+  network::packet::HpccConfig config;
+  if (packet.has("simai_conf")) {
+    std::filesystem::path path = packet.required<std::string>("simai_conf");
+    if (path.is_relative()) path = base_dir / path;
+    config = located(packet, [&] { return read_hpcc_config(path.string(), network::packet::ConfigUse::kProfile); });
+  } else {
+    config = network::packet::parse_hpcc_config(network::packet::simai_default_config(), "SimAI.conf",
+                                                network::packet::ConfigUse::kProfile);
+  }
+  if (!config.ignored_keys.empty()) {
+    section.warnings.push_back(fmt::format("network.packet.profile: SimAI keys without effect in an experiment: {}",
+                                           fmt::join(config.ignored_keys, ", ")));
+  }
+  config.params.seed = section.params.packet.seed;
+  section.params.packet = config.params;
+}
+
 }  // namespace
 
-NetworkSection read_network(config::Reader s, const topology::Topology& topology, std::uint64_t seed) {
+NetworkSection read_network(config::Reader s, const topology::Topology& topology, std::uint64_t seed,
+                            const std::filesystem::path& base_dir) {
   NetworkSection section;
   network::NetworkParams& p = section.params;
   std::vector<std::string_view> modes;
@@ -66,6 +94,7 @@ NetworkSection read_network(config::Reader s, const topology::Topology& topology
   if (p.mode == network::NetworkMode::kPacket) {
     config::Reader packet = s.child_or_empty("packet");
     p.packet.seed = seed;
+    read_profile(packet, base_dir, section);
     config::ParamReader reader(packet);
     network::packet::visit_parameters(p.packet, reader);
     packet.finish();

@@ -4,13 +4,17 @@
 //   mode: analytical | flow | packet
 //   pxn: false
 //   flow: {...}     flow mode only (network/flow/flow_params.h: visit_parameters)
-//   packet: {...}   packet mode only (network/packet/packet_params.h: visit_parameters)
+//   packet: {...}   packet mode only (network/packet/packet_params.h: visit_parameters);
+//                   `profile: simai` starts from SimAI's settings (its shipped SimAI.conf, or
+//                   the file `simai_conf` names) before the keys given here override them
 //   link_changes: [{at: 40us, between: [leaf.0, spine.1], state: down}, ...]
 //                   a cable (both directions) goes down or up at `at`; `cable: k` picks the
 //                   k-th of several parallel cables between the two nodes (default 0)
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
+#include <string>
 #include <vector>
 
 #include "loom/config/reader.h"
@@ -29,10 +33,12 @@ struct NetworkSection {
   network::NetworkParams params;
   bool pxn = false;  // relay cross-rail transfers through the rail-aligned GPU (network/pxn_relay.h)
   std::vector<LinkChange> link_changes;  // in file order
+  std::vector<std::string> warnings;     // e.g. a profile's keys that have no effect here
 };
 
-// `seed` seeds the packet backend's random streams.
-NetworkSection read_network(config::Reader section, const topology::Topology& topology, std::uint64_t seed);
+// `seed` seeds the packet backend's random streams; a profile file is relative to `base_dir`.
+NetworkSection read_network(config::Reader section, const topology::Topology& topology, std::uint64_t seed,
+                            const std::filesystem::path& base_dir);
 
 // The parameter keys of each mode's section, for `loom list` (network.flow.*, network.packet.*).
 std::vector<ParamEntry> network_parameter_catalog(network::NetworkMode mode);

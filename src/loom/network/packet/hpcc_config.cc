@@ -14,10 +14,47 @@ namespace loom::network::packet {
 
 namespace {
 
-constexpr std::array<std::string_view, 12> kIgnored = {
-    "TRACE_FILE",    "TRACE_OUTPUT_FILE", "ENABLE_TRACE",   "QLEN_MON_FILE", "QLEN_MON_START",
-    "QLEN_MON_END",  "PINT_LOG_BASE",  "PINT_PROB",     "L2_CHUNK_SIZE",
-    "L2_BACK_TO_ZERO", "PAUSE_TIME",      "LINK_DELAY"};
+constexpr std::array<std::string_view, 20> kIgnored = {
+    "TRACE_FILE",    "TRACE_OUTPUT_FILE", "ENABLE_TRACE",    "QLEN_MON_FILE",  "QLEN_MON_START", "QLEN_MON_END",
+    "BW_MON_FILE",   "RATE_MON_FILE",     "CNP_MON_FILE",    "MON_START",      "MON_END",        "QP_MON_INTERVAL",
+    "QLEN_MON_INTERVAL", "BW_MON_INTERVAL", "PINT_LOG_BASE", "PINT_PROB",      "L2_CHUNK_SIZE",  "L2_BACK_TO_ZERO",
+    "PAUSE_TIME",    "LINK_DELAY"};
+// Keys of a whole run that an experiment's profile has no use for.
+constexpr std::array<std::string_view, 6> kRunOnly = {"TOPOLOGY_FILE",   "FLOW_FILE",           "FCT_OUTPUT_FILE",
+                                                      "PFC_OUTPUT_FILE", "SIMULATOR_STOP_TIME", "GLOBAL_T"};
+
+// SimAI.conf's network settings (its file and monitor keys left out).
+constexpr std::string_view kSimaiDefaults = R"(ENABLE_QCN 1
+USE_DYNAMIC_PFC_THRESHOLD 1
+PACKET_PAYLOAD_SIZE 9000
+CC_MODE 1
+ALPHA_RESUME_INTERVAL 1
+RATE_DECREASE_INTERVAL 4
+CLAMP_TARGET_RATE 0
+RP_TIMER 900
+EWMA_GAIN 0.00390625
+FAST_RECOVERY_TIMES 1
+RATE_AI 50Mb/s
+RATE_HAI 100Mb/s
+MIN_RATE 100Mb/s
+DCTCP_RATE_AI 1000Mb/s
+ERROR_RATE_PER_LINK 0.0000
+L2_ACK_INTERVAL 1
+HAS_WIN 1
+VAR_WIN 1
+FAST_REACT 1
+U_TARGET 0.95
+MI_THRESH 0
+INT_MULTI 1
+MULTI_RATE 0
+SAMPLE_FEEDBACK 0
+RATE_BOUND 1
+ACK_HIGH_PRIO 0
+KMAX_MAP 6 25000000000 400 50000000000 800 100000000000 1600 200000000000 1200 400000000000 3200 1600000000000 2400
+KMIN_MAP 6 25000000000 100 50000000000 200 100000000000 400 200000000000 300 400000000000 800 1600000000000 600
+PMAX_MAP 6 25000000000 0.2 50000000000 0.2 100000000000 0.2 200000000000 0.8 400000000000 0.2 1600000000000 0.2
+BUFFER_SIZE 32
+)";
 
 // One line's key and values, with its location for messages.
 class Line {
@@ -105,10 +142,11 @@ EcnSetting& ecn_entry(PacketParams& p, std::uint64_t bps) {
   return p.sw.ecn_table.back();
 }
 
-void apply(HpccConfig& c, const Line& line) {
+void apply(HpccConfig& c, const Line& line, ConfigUse use) {
   PacketParams& p = c.params;
   const std::string& k = line.key();
-  if (std::find(kIgnored.begin(), kIgnored.end(), k) != kIgnored.end()) {
+  const bool run_only = std::find(kRunOnly.begin(), kRunOnly.end(), k) != kRunOnly.end();
+  if (std::find(kIgnored.begin(), kIgnored.end(), k) != kIgnored.end() || (run_only && use == ConfigUse::kProfile)) {
     c.ignored_keys.push_back(k);
   } else if (k == "ENABLE_QCN") {
     p.sw.ecn = line.flag();
@@ -223,7 +261,7 @@ void set_wire_sizes(PacketParams& p) {
 
 }  // namespace
 
-HpccConfig parse_hpcc_config(std::string_view text, const std::string& name) {
+HpccConfig parse_hpcc_config(std::string_view text, const std::string& name, ConfigUse use) {
   HpccConfig config;
   config.params.cc.hpcc.int_byte_unit = 128;  // INT_MULTI 1
   config.params.cc.hpcc.int_queue_unit = 80;
@@ -237,11 +275,11 @@ HpccConfig parse_hpcc_config(std::string_view text, const std::string& name) {
     if (!(words >> key)) continue;
     std::vector<std::string> values;
     for (std::string w; words >> w;) values.push_back(w);
-    apply(config, Line(name, number, key, std::move(values)));
+    apply(config, Line(name, number, key, std::move(values)), use);
   }
   set_wire_sizes(config.params);
   config.params.cc.hpcc.int_time_unit = Time::ns(1);
-  if (config.topology_file.empty() || config.flow_file.empty()) {
+  if (use == ConfigUse::kRun && (config.topology_file.empty() || config.flow_file.empty())) {
     throw UserError(SourceLocation{name, 0, 0}, "missing TOPOLOGY_FILE or FLOW_FILE: expected both keys");
   }
   try {
@@ -252,12 +290,14 @@ HpccConfig parse_hpcc_config(std::string_view text, const std::string& name) {
   return config;
 }
 
-HpccConfig read_hpcc_config(const std::string& path) {
+HpccConfig read_hpcc_config(const std::string& path, ConfigUse use) {
   std::ifstream in(path);
   if (!in) throw UserError(fmt::format("cannot read HPCC config '{}': expected a readable file", path));
   std::ostringstream text;
   text << in.rdbuf();
-  return parse_hpcc_config(text.str(), path);
+  return parse_hpcc_config(text.str(), path, use);
 }
+
+std::string_view simai_default_config() { return kSimaiDefaults; }
 
 }  // namespace loom::network::packet

@@ -18,10 +18,16 @@
 //   L2_ACK_INTERVAL -> nic.ack_interval; ACK_HIGH_PRIO -> nic.ack_high_priority
 //   ERROR_RATE_PER_LINK -> link_error_rate (every link, besides the topology file's); SIMULATOR_STOP_TIME (s)
 //   TOPOLOGY_FILE, FLOW_FILE, FCT_OUTPUT_FILE, PFC_OUTPUT_FILE -> file names
-// Accepted without effect (tracing and monitors of ns-3, or encodings Loom does not need):
-// TRACE_FILE, TRACE_OUTPUT_FILE, ENABLE_TRACE, QLEN_MON_FILE, QLEN_MON_START, QLEN_MON_END,
-// PINT_LOG_BASE, PINT_PROB, L2_CHUNK_SIZE, L2_BACK_TO_ZERO (Loom goes back to the
-// NACKed byte), RATE_BOUND 1. Rejected with a message: MULTI_RATE 1, SAMPLE_FEEDBACK 1,
+// Accepted without effect (tracing and monitors of ns-3 and SimAI, or encodings Loom does not
+// need): TRACE_FILE, TRACE_OUTPUT_FILE, ENABLE_TRACE, QLEN_MON_FILE, QLEN_MON_START,
+// QLEN_MON_END, BW_MON_FILE, RATE_MON_FILE, CNP_MON_FILE, MON_START, MON_END, QP_MON_INTERVAL,
+// QLEN_MON_INTERVAL, BW_MON_INTERVAL, PINT_LOG_BASE, PINT_PROB, L2_CHUNK_SIZE, L2_BACK_TO_ZERO
+// (Loom goes back to the NACKed byte), RATE_BOUND 1.
+//
+// As a profile (ConfigUse::kProfile: an experiment's network.packet.profile, e.g. SimAI.conf)
+// only the packet parameters apply: TOPOLOGY_FILE, FLOW_FILE, FCT_OUTPUT_FILE,
+// PFC_OUTPUT_FILE, SIMULATOR_STOP_TIME and GLOBAL_T are not required and are listed among the
+// keys without effect (the experiment's topology, workload and outputs stand instead). Rejected with a message: MULTI_RATE 1, SAMPLE_FEEDBACK 1,
 // RATE_BOUND 0, USE_DYNAMIC_PFC_THRESHOLD 0, a LINK_DOWN other than "0 0 0", unknown keys.
 #pragma once
 
@@ -46,11 +52,20 @@ struct HpccConfig {
   std::vector<std::string> ignored_keys;  // accepted keys without effect, in file order
 };
 
+// What a config is read for: a whole ns-3 run (`loom hpcc`), or the packet parameters of an
+// experiment, where its files, stop time and GLOBAL_T do not apply.
+enum class ConfigUse : std::uint8_t { kRun, kProfile };
+
 // Parses config text; `name` labels errors ("config.txt:12: ..."). Throws UserError for a
 // malformed line, an unknown or unsupported key, or a bad value.
-HpccConfig parse_hpcc_config(std::string_view text, const std::string& name);
+HpccConfig parse_hpcc_config(std::string_view text, const std::string& name, ConfigUse use = ConfigUse::kRun);
 // Reads and parses a config file (UserError if it cannot be read).
-HpccConfig read_hpcc_config(const std::string& path);
+HpccConfig read_hpcc_config(const std::string& path, ConfigUse use = ConfigUse::kRun);
+
+// SimAI's network settings as its shipped SimAI.conf gives them (astra-sim-alibabacloud
+// inputs/config), without its file and monitor keys: the parameters of
+// network.packet.profile: simai when no file is named.
+std::string_view simai_default_config();
 
 // The per-packet header bytes of HPCC's ns-3 without INT (CustomHeader minus IntHeader).
 inline constexpr Bytes kHpccHeaderBytes = 48;
