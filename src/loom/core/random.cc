@@ -8,12 +8,7 @@
 namespace loom {
 
 namespace {
-std::uint64_t splitmix64(std::uint64_t& state) {
-  std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
+std::uint64_t splitmix64(std::uint64_t& state) { return mix64(state += kGoldenGamma); }
 }  // namespace
 
 std::uint64_t stable_hash(std::string_view text) {

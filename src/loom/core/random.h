@@ -42,4 +42,15 @@ class RandomStream {
 // A stable 64-bit hash of a name (FNV-1a), for deriving seeds and ids from strings.
 std::uint64_t stable_hash(std::string_view text);
 
+// The golden-ratio increment of splitmix64; also spreads consecutive indices (x + i * this).
+inline constexpr std::uint64_t kGoldenGamma = 0x9e3779b97f4a7c15ULL;
+
+// splitmix64's finaliser: a bijective 64-bit mix with good avalanche, so distinct keys give
+// independent-looking hashes (ECMP choices, per-key random draws).
+constexpr std::uint64_t mix64(std::uint64_t x) {
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
 }  // namespace loom

@@ -46,14 +46,7 @@ void PxnRelay::start(const TransferRequest& request, CompletionHandler& handler,
     inner_.start(request, handler, cookie);
     return;
   }
-  std::uint32_t slot = 0;
-  if (free_slots_.empty()) {
-    slot = static_cast<std::uint32_t>(pending_.size());
-    pending_.emplace_back();
-  } else {
-    slot = free_slots_.back();
-    free_slots_.pop_back();
-  }
+  const std::uint32_t slot = pending_.acquire();
   pending_[slot] = Pending{&handler, cookie, 2};
   ++relayed_;
   TransferRequest leg = request;
@@ -65,11 +58,11 @@ void PxnRelay::start(const TransferRequest& request, CompletionHandler& handler,
 }
 
 void PxnRelay::on_transfer_complete(std::uint64_t slot) {
-  Pending& p = pending_[slot];
+  Pending& p = pending_[static_cast<std::uint32_t>(slot)];
   if (--p.legs_left > 0) return;
   CompletionHandler* handler = p.handler;
   const std::uint64_t cookie = p.cookie;
-  free_slots_.push_back(static_cast<std::uint32_t>(slot));
+  pending_.release(static_cast<std::uint32_t>(slot));
   handler->on_transfer_complete(cookie);
 }
 

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "loom/core/slot_vector.h"
 #include "loom/network/backend.h"
 #include "loom/topology/topology.h"
 
@@ -61,8 +62,7 @@ class PxnRelay final : public Backend, private CompletionHandler {
   Backend& inner_;
   std::uint32_t rails_ = 0;                   // 1 + the largest rail of any NIC
   std::vector<topology::NodeId> relay_gpu_;   // host * rails_ + rail -> GPU node, or kNone
-  std::vector<Pending> pending_;
-  std::vector<std::uint32_t> free_slots_;
+  SlotVector<Pending> pending_;
   std::uint64_t relayed_ = 0;
 };
 

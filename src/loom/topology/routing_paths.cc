@@ -17,6 +17,8 @@
 #include "loom/core/error.h"
 #include "loom/topology/routing.h"
 
+#include "loom/core/random.h"
+
 namespace loom::topology {
 
 namespace {
@@ -24,20 +26,10 @@ namespace {
 constexpr std::uint8_t kUnreachable = 0xff;
 constexpr std::uint64_t kSaturated = std::numeric_limits<std::uint64_t>::max();
 
-// splitmix64's finaliser: a bijective 64-bit mix with good avalanche.
-std::uint64_t mix(std::uint64_t x) {
-  x ^= x >> 30;
-  x *= 0xbf58476d1ce4e5b9ull;
-  x ^= x >> 27;
-  x *= 0x94d049bb133111ebull;
-  x ^= x >> 31;
-  return x;
-}
-
 // The per-pair part of every flow key, and a flow's key: route() picks next hop
-// mix(flow key ^ node seed) mod (number of next hops) at every node.
-std::uint64_t pair_key(NodeId src, NodeId dst) { return mix((std::uint64_t{src} << 32) | dst); }
-std::uint64_t flow_key(std::uint64_t pair, std::uint64_t flow_hash) { return mix(pair ^ flow_hash); }
+// mix64(flow key ^ node seed) mod (number of next hops) at every node.
+std::uint64_t pair_key(NodeId src, NodeId dst) { return mix64((std::uint64_t{src} << 32) | dst); }
+std::uint64_t flow_key(std::uint64_t pair, std::uint64_t flow_hash) { return mix64(pair ^ flow_hash); }
 
 // Throws the UserError of an unreachable destination when the walker has no path.
 void require_reachable(const Topology& topology, std::uint8_t start_cost, NodeId src, NodeId dst) {
@@ -178,7 +170,7 @@ class Routing::Walker {
 };
 
 std::uint64_t Routing::node_seed(NodeId node) const {
-  return mix(seed_ ^ ((std::uint64_t{node} + 1) * 0x9e3779b97f4a7c15ull));
+  return mix64(seed_ ^ ((std::uint64_t{node} + 1) * kGoldenGamma));
 }
 
 void Routing::route(NodeId src, NodeId dst, std::uint64_t flow_hash,
@@ -194,7 +186,7 @@ void Routing::route(NodeId src, NodeId dst, std::uint64_t flow_hash,
     walker.for_each_next(phase, at, [&](LinkId, Phase) { ++choices; });
     LOOM_ASSERT(choices > 0, fmt::format("no next hop at '{}' towards '{}'",
                                          topology_->node(at).name, topology_->node(dst).name));
-    std::uint64_t pick = mix(key ^ node_seed(at)) % choices;
+    std::uint64_t pick = mix64(key ^ node_seed(at)) % choices;
     LinkId chosen = kNone;
     Phase chosen_phase = phase;
     walker.for_each_next(phase, at, [&](LinkId l, Phase p) {
@@ -247,7 +239,7 @@ bool Routing::PairRoutes::route(std::uint64_t flow_hash, std::vector<LinkId>& ou
     const State& s = states_[at];
     only = only && s.choice_count == 1;
     // Any hash modulo 1 is 0: a lone next hop needs no hashing.
-    const std::uint64_t pick = s.choice_count == 1 ? 0 : mix(key ^ s.seed) % s.choice_count;
+    const std::uint64_t pick = s.choice_count == 1 ? 0 : mix64(key ^ s.seed) % s.choice_count;
     Choice& choice = choices_[s.first_choice + pick];
     out.push_back(choice.link);
     if (choice.child == kNone) {

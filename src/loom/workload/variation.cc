@@ -10,13 +10,8 @@
 namespace loom::workload {
 namespace {
 
-// splitmix64's finaliser: a bijective 64-bit mix, so distinct keys give independent draws.
-std::uint64_t mix(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
+// Distinct keys give independent draws (core/random.h: mix64).
+std::uint64_t mix(std::uint64_t x) { return mix64(x + kGoldenGamma); }
 
 // Uniform in [0, 1) from 53 bits of a key's hash.
 double unit(std::uint64_t seed, std::uint64_t key, std::uint64_t salt) {

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "loom/core/error.h"
+#include "loom/core/random.h"
 
 namespace loom::network::flow {
 
@@ -14,11 +15,7 @@ constexpr double kBitPicosecondsPerByte = 8e12;  // bytes x this / (bit/s) = pic
 // The ECMP hash of QP `qp` of a transfer: QP 0 keeps the request's, the others are
 // splitmix64-mixed from it so that they spread independently over equal-cost paths.
 std::uint64_t qp_hash(std::uint64_t flow_hash, std::uint32_t qp) {
-  if (qp == 0) return flow_hash;
-  std::uint64_t z = flow_hash + 0x9e3779b97f4a7c15ull * qp;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
+  return qp == 0 ? flow_hash : mix64(flow_hash + kGoldenGamma * qp);
 }
 
 std::vector<double> link_capacities(const topology::Topology& topology) {
@@ -94,20 +91,9 @@ void FlowBackend::carried_bytes(std::vector<double>& out) const {
   for (topology::LinkId l = 0; l < links_.size(); ++l) out[l] = carried_bytes(l);
 }
 
-std::uint32_t FlowBackend::new_transfer() {
-  ++active_transfers_;
-  if (!free_transfers_.empty()) {
-    const std::uint32_t id = free_transfers_.back();
-    free_transfers_.pop_back();
-    return id;
-  }
-  transfers_.emplace_back();
-  return static_cast<std::uint32_t>(transfers_.size() - 1);
-}
-
 void FlowBackend::start(const TransferRequest& request, CompletionHandler& handler, std::uint64_t cookie) {
   LOOM_ASSERT(request.src != request.dst, "transfer from a node to itself");
-  const std::uint32_t id = new_transfer();
+  const std::uint32_t id = transfers_.acquire();
   LOOM_ASSERT(request.weight > 0, "transfer weight must be positive");
   transfers_[id] = Transfer{&handler, cookie, request.src, request.dst, request.bytes,
                             simulator_.now(), Time{}, simulator_.now(), 0, request.weight};
@@ -292,8 +278,7 @@ void FlowBackend::deliver_event(void* self, std::uint64_t transfer) {
 void FlowBackend::deliver(std::uint64_t transfer_arg) {
   const auto id = static_cast<std::uint32_t>(transfer_arg);
   const Transfer transfer = transfers_[id];
-  free_transfers_.push_back(id);
-  --active_transfers_;
+  transfers_.release(id);
   if (params_.record_flows) {
     records_.push_back({transfer.src, transfer.dst, transfer.bytes, transfer.start, simulator_.now(),
                         transfer.ideal});

@@ -52,6 +52,7 @@
 
 #include "loom/core/delay_batcher.h"
 #include "loom/core/simulator.h"
+#include "loom/core/slot_vector.h"
 #include "loom/network/backend.h"
 #include "loom/network/link_change_schedule.h"
 #include "loom/network/flow/flow_params.h"
@@ -95,7 +96,7 @@ class FlowBackend final : public Backend {
   Time ideal_time(const TransferRequest& request) const override;
 
   // Transfers started and not yet delivered; QP flows currently draining.
-  std::size_t active_transfers() const { return active_transfers_; }
+  std::size_t active_transfers() const { return transfers_.live(); }
   std::size_t active_flows() const { return solver_.flow_count(); }
 
   // Bits per second the link carries now (sum of its flows' rates).
@@ -149,7 +150,6 @@ class FlowBackend final : public Backend {
     Time since;
   };
 
-  std::uint32_t new_transfer();
   // ideal_time() of `bytes` over `path`.
   Time ideal_over(std::span<const topology::LinkId> path, Bytes bytes) const;
   // Routes one QP into path_ and adds it to the solver. A QP that arrives on empty links is
@@ -179,9 +179,7 @@ class FlowBackend final : public Backend {
   FlowParams params_;
   MaxMinSolver solver_;
   std::vector<Stream> streams_;
-  std::vector<Transfer> transfers_;
-  std::vector<std::uint32_t> free_transfers_;
-  std::size_t active_transfers_ = 0;
+  SlotVector<Transfer> transfers_;
   std::vector<LinkState> links_;
   // Per link, path_latency()'s terms: the link's own latency (as a path's first link) and its
   // latency plus its source node's forwarding latency (as any later link). A stream's latency

@@ -6,13 +6,13 @@
 #include <fmt/format.h>
 
 #include "loom/core/error.h"
+#include "loom/core/random.h"
 #include "loom/network/packet/monitor_csv.h"
 
 namespace loom::network::packet {
 
 namespace {
 
-constexpr std::uint64_t kQpHashStep = 0x9e3779b97f4a7c15ull;
 constexpr std::uint64_t kSprayHashStep = 0xc2b2ae3d27d4eb4full;
 
 void deliver(void* handler, std::uint64_t cookie) {
@@ -51,21 +51,14 @@ void PacketBackend::start(const TransferRequest& request, CompletionHandler& han
     simulator_.schedule_in(ideal_time(request), &deliver, &handler, cookie);
     return;
   }
-  std::uint32_t id;
-  if (free_.empty()) {
-    id = static_cast<std::uint32_t>(transfers_.size());
-    transfers_.emplace_back();
-  } else {
-    id = free_.back();
-    free_.pop_back();
-  }
+  const std::uint32_t id = transfers_.acquire();
   if (monitor_) monitor_->start();  // sampling pauses whenever the fabric falls idle
   const auto qps = static_cast<std::uint32_t>(std::min<std::uint64_t>(queue_pairs_, request.bytes));
   transfers_[id] = Transfer{&handler, cookie, qps};
   const Bytes share = request.bytes / qps;
   const Bytes extra = request.bytes % qps;
   for (std::uint32_t i = 0; i < qps; ++i) {
-    const std::uint64_t hash = request.flow_hash + i * kQpHashStep;
+    const std::uint64_t hash = request.flow_hash + i * kGoldenGamma;
     forward_.clear();
     reverse_.clear();
     routing_.route(request.src, request.dst, hash, forward_);
@@ -119,7 +112,7 @@ void PacketBackend::on_qp_delivered(QpId, std::uint64_t tag) {
   if (--transfer.pending != 0) return;
   simulator_.schedule_in(Time::zero(), &deliver, transfer.handler, transfer.cookie);
   transfer.handler = nullptr;
-  free_.push_back(static_cast<std::uint32_t>(tag));
+  transfers_.release(static_cast<std::uint32_t>(tag));
 }
 
 void PacketBackend::on_qp_acked(QpId, std::uint64_t) {}

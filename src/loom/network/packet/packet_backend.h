@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "loom/core/simulator.h"
+#include "loom/core/slot_vector.h"
 #include "loom/network/backend.h"
 #include "loom/network/link_change_schedule.h"
 #include "loom/network/packet/fabric.h"
@@ -72,7 +73,7 @@ class PacketBackend final : public Backend, private FabricListener {
   // Transfers started and not yet complete (on the packets and, with scale_up_flow, at flow
   // level inside hosts).
   std::size_t active_transfers() const {
-    return transfers_.size() - free_.size() + (scale_up_ ? scale_up_->active_transfers() : 0);
+    return transfers_.live() + (scale_up_ ? scale_up_->active_transfers() : 0);
   }
 
  private:
@@ -98,8 +99,7 @@ class PacketBackend final : public Backend, private FabricListener {
   Fabric fabric_;
   std::optional<FabricMonitor> monitor_;
   std::unique_ptr<ScaleUpFlow> scale_up_;  // params.scale_up_flow: transfers inside a host
-  std::vector<Transfer> transfers_;
-  std::vector<std::uint32_t> free_;
+  SlotVector<Transfer> transfers_;
   std::vector<std::uint64_t> qp_hash_;  // by QP id: the flow hash it was routed with
   LinkChangeSchedule link_changes_{simulator_, routing_, &PacketBackend::on_link_change, this};
   mutable std::vector<topology::LinkId> forward_, reverse_, alternates_, candidate_;  // scratch
