@@ -97,6 +97,9 @@ Experiment load(config::Document& document) {
         e.runtime.stream_classes.push_back(static_cast<std::uint8_t>(c));
       }
     }
+    const Time watchdog = system.optional<Time>("watchdog", Time::s(300));
+    if (watchdog < Time::zero()) system.fail("watchdog", "must not be negative (0 turns the watchdog off)");
+    e.runtime.watchdog = std::chrono::nanoseconds(watchdog.picoseconds() / 1000);
     system.finish();
   }
   {

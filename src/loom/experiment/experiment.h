@@ -6,7 +6,8 @@
 //   topology    a blueprint and its parameters
 //   workload    what the ranks run: microbenchmark, training (synthesised) or trace (a file)
 //   collective  default algorithm and its options
-//   system      comm_streams per rank; stream_weights (flow sharing) and stream_classes (packet)
+//   system      comm_streams per rank; stream_weights (flow sharing) and stream_classes (packet);
+//               watchdog (wall time the simulated clock may stand still)
 //   network     mode: analytical | flow | packet; flow / packet: that backend's parameters
 //   output      dir, and which files to write (collectives, flows, ranks, timeline, max_rows)
 // Every key is read through config::Reader, so an unknown key, a wrong type, a missing key or a
