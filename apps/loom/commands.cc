@@ -32,6 +32,7 @@ int run_command(const RunArguments& args) {
   const experiment::Experiment loaded = experiment::load(document);
   for (const std::string& warning : loaded.warnings) fmt::print(stderr, "loom: warning: {}\n", warning);
   const experiment::Outcome outcome = experiment::run(loaded);
+  for (const std::string& warning : outcome.run_warnings) fmt::print(stderr, "loom: warning: {}\n", warning);
   report::print_table(std::cout, outcome.entries, outcome.result);
   fmt::print("wrote {}\n", outcome.summary_path.string());
   return 0;

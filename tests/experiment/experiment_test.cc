@@ -173,6 +173,57 @@ TEST(Experiment, TheSameExperimentRunsInFlowModeAndAgreesWhereNothingIsShared) {
   EXPECT_LE(summary["network"]["hot_links"][0]["mean_utilisation"].get<double>(), 1.0 + 1e-9);
 }
 
+// links.csv sampling stops once the file holds output.max_rows rows, or after that many
+// intervals: a 1 ps interval costs 10 samples, not one event per picosecond of the run. Data
+// first moves 1.9 us into this all-reduce.
+TEST(Experiment, LinkSamplingStopsAtTheRowCapAndSaysSo) {
+  const std::string text =
+      "topology: {hosts: 2, gpus_per_host: 2}\n"
+      "workload: {collectives: [{op: all-reduce, size: 1MiB}]}\n"
+      "network: {mode: flow}\n"
+      "output: {max_rows: 10, collectives: false, flows: false, ranks: false, timeline: false}\n";
+  const fs::path dir = scratch_dir("link_cap");
+  const Outcome tiny = run_text(text, {"output.dir=" + dir.string(), "output.link_interval=1ps"});
+  EXPECT_LT(tiny.result.events, 10'000u);
+  EXPECT_EQ(tiny.run_warnings, std::vector<std::string>{"links.csv: sampling stopped at 10ps after output.max_rows "
+                                                        "(10) rows or intervals (a longer output.link_interval covers "
+                                                        "more of the run)"});
+  const Outcome full = run_text(text, {"output.dir=" + dir.string(), "output.link_interval=1us"});
+  EXPECT_EQ(full.run_warnings,
+            (std::vector<std::string>{"links.csv: sampling stopped at 3us after output.max_rows (10) rows or intervals "
+                                      "(a longer output.link_interval covers more of the run)",
+                                      "links.csv: 10 rows kept, 6 more left out by the row cap"}));
+  const auto summary = nlohmann::json::parse(read_file(full.summary_path));
+  EXPECT_EQ(summary["outputs"][0]["file"], "links.csv");
+  EXPECT_EQ(summary["outputs"][0]["rows"], 10);
+  EXPECT_EQ(summary["outputs"][0]["rows_left_out"], 6);
+  EXPECT_EQ(summary["warnings"].size(), 2u);
+}
+
+TEST(Experiment, ARerunRemovesThePreviousRunsFilesAndKeepsTheUsers) {
+  const std::string text = "topology: {hosts: 1, gpus_per_host: 2}\n"
+                           "workload: {collectives: [{op: all-reduce, size: 1MiB}]}\n";
+  const fs::path dir = scratch_dir("rerun");
+  run_text(text, {"output.dir=" + dir.string()});
+  ASSERT_TRUE(fs::exists(dir / "flows.csv"));
+  std::ofstream(dir / "notes.txt") << "mine\n";
+  run_text(text, {"output.dir=" + dir.string(), "output.flows=false", "output.timeline=false"});
+  EXPECT_FALSE(fs::exists(dir / "flows.csv"));
+  EXPECT_FALSE(fs::exists(dir / "timeline.json"));
+  EXPECT_TRUE(fs::exists(dir / "collectives.csv"));
+  EXPECT_TRUE(fs::exists(dir / "notes.txt"));
+  fs::remove(dir / "summary.json");
+  fs::remove(dir / "collectives.csv");
+  fs::remove(dir / "ranks.csv");
+  EXPECT_EQ(error_of(text, {"output.dir=" + dir.string()}),
+            "output folder '" + dir.string() + "' holds files but no summary.json, so it is not a Loom result (it "
+            "holds 'notes.txt'); choose a new or empty folder");
+  // A folder of other runs' folders is a fine place for one more run.
+  fs::remove(dir / "notes.txt");
+  fs::create_directories(dir / "earlier_run");
+  EXPECT_EQ(error_of(text, {"output.dir=" + dir.string()}), "no error");
+}
+
 TEST(Experiment, PacketModeRunsTheSameExperiment) {
   const std::string text =
       "topology: {hosts: 2, gpus_per_host: 2}\n"

@@ -148,6 +148,7 @@ Experiment load(config::Document& document) {
 }
 
 Outcome run(const Experiment& e) {
+  report::prepare_output_dir(e.output.dir);
   Simulator simulator;
   const topology::Routing routing(e.topology);
   std::unique_ptr<network::Backend> backend;
@@ -199,6 +200,23 @@ Outcome run(const Experiment& e) {
                                 {"link_visits", flow->solver_stats().link_visits}}}};
   }
   if (pxn) info.network["pxn_relayed_transfers"] = pxn->relayed();
+  if (links && links->stopped_at() != Time::max()) {
+    outcome.run_warnings.push_back(fmt::format(
+        "links.csv: sampling stopped at {} after output.max_rows ({}) rows or intervals (a longer "
+        "output.link_interval covers more of the run)", links->stopped_at(), o.max_rows));
+  }
+  if (packet != nullptr && packet->monitor() != nullptr && packet->monitor()->stopped_at() != Time::max()) {
+    outcome.run_warnings.push_back(fmt::format(
+        "the packet monitor files reached network.packet.monitor.max_rows at {}: sampling stopped there",
+        packet->monitor()->stopped_at()));
+  }
+  for (const report::WrittenFile& f : outcome.files) {
+    if (f.dropped > 0) {
+      outcome.run_warnings.push_back(fmt::format("{}: {} rows kept, {} more left out by the row cap",
+                                                 f.path.filename().string(), f.rows, f.dropped));
+    }
+  }
+  info.warnings.insert(info.warnings.end(), outcome.run_warnings.begin(), outcome.run_warnings.end());
   outcome.summary_path = report::write_summary(
       o.dir, report::make_summary(info, e.workload, outcome.result, outcome.metrics, outcome.files));
   return outcome;

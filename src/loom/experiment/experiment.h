@@ -75,9 +75,12 @@ struct Outcome {
   std::filesystem::path summary_path;
   std::vector<report::WrittenFile> files;  // the other files written
   std::vector<std::string> warnings;        // the experiment's warnings
+  std::vector<std::string> run_warnings;    // the run's: files cut short by a row cap (also in the summary)
 };
 
-// Simulates the experiment and writes its results into its output directory.
+// Simulates the experiment and writes its results into its output directory, first removing
+// the files a previous run listed there (report::prepare_output_dir, which also refuses a
+// folder of other files that is not a Loom result).
 Outcome run(const Experiment& experiment);
 
 }  // namespace loom::experiment
