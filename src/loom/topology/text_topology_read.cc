@@ -59,7 +59,7 @@ class LineReader {
     std::uint32_t value = 0;
     const auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), value);
     if (ec != std::errc() || end != token.data() + token.size()) {
-      fail(fmt::format("{} '{}' is not a whole number", what, token));
+      fail(fmt::format("{} '{}' is not a whole number", what, excerpt(token)));
     }
     return value;
   }
@@ -113,11 +113,13 @@ void read_body(LineReader& r, RawGraph& g, std::uint32_t scale_up_count, std::ui
     } catch (const UserError& e) {
       r.fail(fmt::format("link {} - {}: {}", l.a, l.b, e.message()));
     }
-    if (l.rate.is_zero()) r.fail(fmt::format("link {} - {}: rate '{}' is zero; expected a positive rate", l.a, l.b, t[2]));
+    if (l.rate.is_zero()) {
+      r.fail(fmt::format("link {} - {}: rate '{}' is zero; expected a positive rate", l.a, l.b, excerpt(t[2])));
+    }
     const char* first = t[4].data();
     const auto [end, ec] = std::from_chars(first, first + t[4].size(), l.error_rate);
     if (ec != std::errc() || end != first + t[4].size()) {
-      r.fail(fmt::format("link {} - {}: error rate '{}' is not a number", l.a, l.b, t[4]));
+      r.fail(fmt::format("link {} - {}: error rate '{}' is not a number", l.a, l.b, excerpt(t[4])));
     }
     g.links.push_back(l);
   }
