@@ -436,8 +436,18 @@ TEST(Experiment, VariationKeysAreCheckedAndStragglersSlowTheRun) {
   const Outcome straggling = run_text(base + "  variation: {stragglers: [{rank: 1, factor: 2}]}\n",
                                       {"output.dir=" + scratch_dir("straggler").string()});
   EXPECT_GT(straggling.result.makespan, plain.result.makespan);
-  EXPECT_NE(error_of(base + "  variation: {nic_slowdown: [2, 1]}\n"), "no error");
-  EXPECT_NE(error_of(base + "  variation: {compute_slowdown_chance: 2}\n"), "no error");
+  EXPECT_EQ(error_of(base + "  variation: {nic_slowdown: [2, 1]}\n"),
+            "exp.yaml:7:29: workload.variation.nic_slowdown: expected [min, max] factors with 0 < min <= max");
+  EXPECT_EQ(error_of(base + "  variation: {nic_slowdown: [0.5, 2]}\n"),
+            "exp.yaml:7:29: workload.variation.nic_slowdown: factors must be at least 1 (a factor below 1 would make a "
+            "NIC faster than its cable)");
+  EXPECT_EQ(error_of(base + "  variation: {compute_slowdown_chance: 2}\n"),
+            "exp.yaml:7:40: workload.variation.compute_slowdown_chance: must be a probability in [0, 1], got 2");
+  EXPECT_EQ(error_of(base + "  variation: {stragglers: [{rank: 1, layer: 99, factor: 2}]}\n"),
+            "exp.yaml:7:14: variation: straggler on rank 1: layer 99 does not exist there (layer range there: 0..31)");
+  EXPECT_EQ(error_of(base + "  variation: {stragglers: [{rank: 1, iteration: 1, factor: 2}]}\n"),
+            "exp.yaml:7:14: variation: straggler on rank 1: iteration 1 does not exist there (iteration range there: "
+            "0..0)");
 }
 
 TEST(Experiment, TraceWorkloadsLoadChakraFixtures) {
