@@ -5,6 +5,7 @@
 #include <charconv>
 #include <limits>
 #include <sstream>
+#include <unordered_map>
 #include <vector>
 
 #include "loom/core/error.h"
@@ -94,6 +95,8 @@ void read_body(LineReader& r, RawGraph& g, std::uint32_t scale_up_count, std::ui
     if (g.role[id] != Role::kGpu) r.fail(fmt::format("switch id {} is listed twice", id));
     g.role[id] = i < scale_up_count ? Role::kScaleUp : Role::kSwitch;
   }
+  // Both directions of a pair -> the line that linked it: a repeated line would double its capacity.
+  std::unordered_map<std::uint64_t, int> linked;
   for (std::uint32_t i = 0; i < link_count; ++i) {
     const std::vector<std::string> t = r.next(fmt::format("{} link lines, found {}", link_count, i));
     if (t.size() != 5) {
@@ -106,6 +109,11 @@ void read_body(LineReader& r, RawGraph& g, std::uint32_t scale_up_count, std::ui
     if (l.a >= n || l.b >= n) {
       r.fail(fmt::format("link {} - {} names a node out of range; expected ids 0..{}", l.a, l.b,
                          n - 1));
+    }
+    const auto [before, fresh] = linked.emplace(std::uint64_t{std::min(l.a, l.b)} << 32 | std::max(l.a, l.b), l.line);
+    if (!fresh) {
+      r.fail(fmt::format("link {} - {} repeats the link of line {}; one line per pair of nodes", l.a, l.b,
+                         before->second));
     }
     try {
       l.rate = parse_bandwidth(t[2]);
