@@ -200,6 +200,31 @@ TEST(Experiment, LinkSamplingStopsAtTheRowCapAndSaysSo) {
   EXPECT_EQ(summary["warnings"].size(), 2u);
 }
 
+// Up front, before the run: a sampler that can cover less simulated time than the run's
+// compute alone (its critical path at infinite bandwidth) is bound to stop early.
+TEST(Experiment, ASamplingIntervalTheRowCapCannotCoverIsAWarningUpFront) {
+  const std::string text = "topology: {hosts: 1, gpus_per_host: 2}\n"
+                           "workload: {type: training, model: gpt-7b, tp: 2, global_batch: 1}\n";
+  const auto warnings = [&](const std::vector<std::string>& overrides) {
+    config::Document document = config::Document::parse(text, "exp.yaml");
+    for (const auto& o : overrides) document.apply_override(o);
+    return load(document).warnings;
+  };
+  const std::vector<std::string> links = warnings({"network.mode=flow", "output.link_interval=1ns", "output.max_rows=1000"});
+  ASSERT_EQ(links.size(), 1u);
+  EXPECT_THAT(links[0], ::testing::StartsWith("output.link_interval x output.max_rows cover at most 1us of simulated "
+                                              "time, but the run lasts at least "));
+  EXPECT_THAT(links[0], ::testing::EndsWith(" (its compute alone): links.csv will stop sampling early; a longer "
+                                            "interval covers more"));
+  const std::vector<std::string> queues = warnings(
+      {"network.mode=packet", "network.packet={monitor: {interval: 1ns, queues: true, max_rows: 1200}}"});
+  ASSERT_EQ(queues.size(), 1u);
+  EXPECT_THAT(queues[0], ::testing::StartsWith("network.packet.monitor.interval x max_rows / 12 watched ports cover "
+                                               "at most 100ns of simulated time"));
+  EXPECT_TRUE(warnings({"network.mode=flow"}).empty());
+  EXPECT_TRUE(warnings({"network.mode=flow", "output.links=false", "output.link_interval=1ns"}).empty());
+}
+
 TEST(Experiment, ARerunRemovesThePreviousRunsFilesAndKeepsTheUsers) {
   const std::string text = "topology: {hosts: 1, gpus_per_host: 2}\n"
                            "workload: {collectives: [{op: all-reduce, size: 1MiB}]}\n";

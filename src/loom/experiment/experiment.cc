@@ -1,6 +1,7 @@
 #include "loom/experiment/experiment.h"
 
 #include <array>
+#include <cmath>
 #include <fstream>
 #include <memory>
 #include <optional>
@@ -20,6 +21,7 @@
 #include "loom/report/tables.h"
 #include "loom/report/timeline.h"
 #include "loom/topology/routing.h"
+#include "loom/workload/critical_path.h"
 
 namespace loom::experiment {
 
@@ -51,6 +53,35 @@ report::WrittenFile monitor_file(const std::filesystem::path& path) {
   }
   return file;
 }
+// A sampler stops at its row cap (link_monitor.h, network/packet/monitor.h): warns up front
+// when the cap covers less simulated time than the run's compute alone (its critical path at
+// infinite bandwidth, a lower bound of the run), so the sampled file is bound to stop early.
+void warn_of_short_sampling(Experiment& e) {
+  const network::packet::MonitorOptions& m = e.packet.monitor;
+  const bool links = e.network_mode == "flow" && e.output.links;
+  // queues and throughput write a row per watched port (every link) and sample.
+  const bool ports = e.network_mode == "packet" && (m.queues || m.throughput);
+  if (!links && !ports) return;
+  const Time run = workload::critical_path_length(e.workload);
+  const auto warn = [&](std::string_view cap, double covered_ps, std::string_view what) {
+    if (covered_ps >= static_cast<double>(run.picoseconds())) return;
+    e.warnings.push_back(fmt::format("{} cover at most {} of simulated time, but the run lasts at least {} (its compute "
+                                     "alone): {} will stop sampling early; a longer interval covers more",
+                                     cap, Time::ps(std::llround(covered_ps)), run, what));
+  };
+  if (links) {
+    warn("output.link_interval x output.max_rows",
+         static_cast<double>(e.output.link_interval.picoseconds()) * static_cast<double>(e.output.max_rows),
+         "links.csv");
+  }
+  if (ports) {
+    const std::uint32_t watched = e.topology.link_count();
+    warn(fmt::format("network.packet.monitor.interval x max_rows / {} watched ports", watched),
+         static_cast<double>(m.interval.picoseconds()) * static_cast<double>(m.max_rows) / watched,
+         "packet_queues.csv and packet_throughput.csv");
+  }
+}
+
 }  // namespace
 
 Experiment load(config::Document& document) {
@@ -143,6 +174,7 @@ Experiment load(config::Document& document) {
     e.runtime.record_transfers = o.flows;
   }
   root.finish();
+  warn_of_short_sampling(e);
   e.effective_config = document.effective();
   return e;
 }
