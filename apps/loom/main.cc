@@ -71,7 +71,13 @@ int main(int argc, char** argv) {
   run->add_option("--out", run_args.out_dir, "Output directory (overrides output.dir)");
   run->add_option("--set", run_args.overrides, "Override a key: --set a.b.c=value (repeatable)")
       ->allow_extra_args(false);
-  run->add_option("--seed", run_args.seed, "Experiment seed (overrides seed)")->check(CLI::NonNegativeNumber);
+  // Without the check CLI11 reads -1 as 2^64 - 1.
+  const CLI::Validator non_negative(
+      [](const std::string& text) {
+        return text.starts_with('-') ? fmt::format("expected a non-negative integer, got '{}'", text) : std::string();
+      },
+      "NON-NEGATIVE");
+  run->add_option("--seed", run_args.seed, "Experiment seed (overrides seed)")->check(non_negative);
   CLI::App* list = app.add_subcommand("list", "List blueprints, their parameters and defaults, and model names.");
   CLI::App* version = app.add_subcommand("version", "Print Loom's version and git revision.");
   const loom::app::CollectiveCommand collective(app);
