@@ -8,6 +8,7 @@
 #include "loom/collective/msccl/plan_checker.h"
 #include "loom/collective/msccl/plan_reader.h"
 #include "loom/collective/msccl/program.h"
+#include "loom/core/error.h"
 #include "loom/core/units.h"
 #include "loom/topology/topology_io.h"
 
@@ -59,6 +60,9 @@ int collective_plan_command(const PlanArguments& args) {
   const auto program = std::make_shared<const Program>(std::move(plan));
   for (std::uint32_t seed = 1; seed <= args.check; ++seed) {
     const PlanCheckResult result = check_plan(program, size, seed);
+    if (!result.checkable) {
+      throw UserError(fmt::format("{}: cannot --check this plan: {}", args.file, result.description));
+    }
     if (!result.ok) {
       fmt::print("check FAILED in completion order {}: {}\n", seed, result.description);
       return 1;

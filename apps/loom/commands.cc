@@ -14,6 +14,8 @@
 #include "loom/collective/gpu_model.h"
 #include "loom/collective/protocol.h"
 #include "loom/topology/blueprint_catalog.h"
+#include "loom/workload/compute/gpu_spec.h"
+#include "loom/workload/synthesis/transformer_config.h"
 
 namespace loom::app {
 
@@ -32,13 +34,16 @@ int run_command(const RunArguments& args) {
   const experiment::Experiment loaded = experiment::load(document);
   for (const std::string& warning : loaded.warnings) fmt::print(stderr, "loom: warning: {}\n", warning);
   const experiment::Outcome outcome = experiment::run(loaded);
+  for (const std::string& warning : outcome.run_warnings) fmt::print(stderr, "loom: warning: {}\n", warning);
   report::print_table(std::cout, outcome.entries, outcome.result);
   fmt::print("wrote {}\n", outcome.summary_path.string());
   return 0;
 }
 
+std::string version_text() { return fmt::format("loom {} ({})", kVersion, kGitSha); }
+
 int version_command() {
-  fmt::print("loom {} ({})\n", kVersion, kGitSha);
+  fmt::print("{}\n", version_text());
   return 0;
 }
 
@@ -51,6 +56,12 @@ int list_command() {
     }
   }
   fmt::print("\nWorkload types (workload.type): microbenchmark, training, dlrm, trace\n");
+  std::vector<std::string_view> models, compute_gpus;
+  for (const auto& model : workload::synthesis::transformer_presets()) models.push_back(model.name);
+  for (const auto& gpu : workload::compute::gpu_catalog()) compute_gpus.push_back(gpu.name);
+  fmt::print("Training models (workload.model): {}\n", fmt::join(models, ", "));
+  fmt::print("DLRM models (workload.model): mlperf\n");
+  fmt::print("GPU models for compute (workload.compute.gpu): {}\n", fmt::join(compute_gpus, ", "));
   std::vector<std::string_view> ops, algorithms, protocols, gpus;
   for (collective::CollectiveOp op : collective::all_collective_ops()) ops.push_back(collective::to_string(op));
   for (collective::Algorithm a : collective::all_algorithms()) algorithms.push_back(collective::to_string(a));

@@ -17,6 +17,8 @@ struct RunArguments {
 };
 
 int run_command(const RunArguments& args);
+// "loom <version> (<git revision>)".
+std::string version_text();
 int version_command();
 // Prints every blueprint with its parameters (unit, default, doc), and the names the
 // experiment file accepts for workloads, collectives, algorithms and network modes.

@@ -1,8 +1,11 @@
 // `loom`: the command-line front end. Parses arguments, dispatches to a subcommand, and turns
 // errors into one line on stderr: exit code 2 for the user's mistakes (bad arguments, bad input
-// files), 3 for an internal error (a Loom bug).
+// files, an input too large for the machine's memory), 3 for an internal error (a Loom bug).
 #include <exception>
 #include <iostream>
+#include <new>
+#include <string_view>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -12,6 +15,7 @@
 #include "hpcc_command.h"
 #include "topo_command.h"
 #include "workload_command.h"
+#include "loom/config/closest_match.h"
 #include "loom/core/error.h"
 
 namespace {
@@ -24,15 +28,32 @@ constexpr const char* kExamples = R"(Examples:
   loom collective explain --op all-reduce --size 64MiB --ranks 8 --gpu h100
   loom topo generate clos --hosts 4096 --gpus-per-host 8 --tiers 3 --nic-bandwidth 400Gbps -o clos.yaml
   loom topo show clos.yaml
-  loom workload generate --model gpt-175b --tp 8 --pp 8 --dp 16 -o gpt175b
+  loom workload generate --model gpt-13b --tp 2 --pp 2 --dp 4 -o gpt13b
   loom hpcc mix/config.txt                   run an HPCC/ns-3 experiment as it is (fct.txt, pfc.txt)
   loom version
 
-Exit codes: 0 success, 2 bad arguments or input (one line on stderr), 3 internal error.)";
+Exit codes: 0 success, 1 a plan check found a violation, 2 bad arguments or input, or out of memory
+(one line on stderr), 3 internal error.)";
 
 int report_error(const std::string& message, int code) {
   std::cerr << "loom: " << message << '\n';
   return code;
+}
+
+// CLI11 says "The following argument was not expected: rn" of a misspelled command; name it
+// and suggest the closest. Empty when argv's first word is an option or a command.
+std::string unknown_command(CLI::App& app, int argc, char** argv) {
+  if (argc < 2 || argv[1][0] == '-') return {};
+  std::vector<std::string_view> names;
+  for (const CLI::App* command : app.get_subcommands([](const CLI::App*) { return true; })) {
+    if (command->get_name() == argv[1]) return {};
+    names.push_back(command->get_name());
+  }
+  std::string message = fmt::format("unknown command '{}'", argv[1]);
+  if (const auto close = loom::config::closest_match(argv[1], names)) {
+    message += fmt::format("; did you mean '{}'?", *close);
+  }
+  return message + " (see 'loom --help')";
 }
 
 }  // namespace
@@ -41,6 +62,7 @@ int main(int argc, char** argv) {
   CLI::App app{"Loom: a simulator of AI-training clusters.", "loom"};
   app.footer(kExamples);
   app.require_subcommand(1);
+  app.set_version_flag("--version", loom::app::version_text(), "Print Loom's version and git revision");
 
   loom::app::RunArguments run_args;
   CLI::App* run = app.add_subcommand("run", "Run an experiment and write its results.");
@@ -49,7 +71,13 @@ int main(int argc, char** argv) {
   run->add_option("--out", run_args.out_dir, "Output directory (overrides output.dir)");
   run->add_option("--set", run_args.overrides, "Override a key: --set a.b.c=value (repeatable)")
       ->allow_extra_args(false);
-  run->add_option("--seed", run_args.seed, "Experiment seed (overrides seed)");
+  // Without the check CLI11 reads -1 as 2^64 - 1.
+  const CLI::Validator non_negative(
+      [](const std::string& text) {
+        return text.starts_with('-') ? fmt::format("expected a non-negative integer, got '{}'", text) : std::string();
+      },
+      "NON-NEGATIVE");
+  run->add_option("--seed", run_args.seed, "Experiment seed (overrides seed)")->check(non_negative);
   CLI::App* list = app.add_subcommand("list", "List blueprints, their parameters and defaults, and model names.");
   CLI::App* version = app.add_subcommand("version", "Print Loom's version and git revision.");
   const loom::app::CollectiveCommand collective(app);
@@ -59,8 +87,11 @@ int main(int argc, char** argv) {
   loom::app::HpccArguments hpcc_args;
   CLI::App* hpcc = loom::app::add_hpcc_command(app, hpcc_args);
 
+  if (const std::string unknown = unknown_command(app, argc, argv); !unknown.empty()) return report_error(unknown, 2);
   try {
     app.parse(argc, argv);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
@@ -79,6 +110,9 @@ int main(int argc, char** argv) {
     if (hpcc->parsed()) return loom::app::hpcc_command(hpcc_args, std::cout);
   } catch (const loom::UserError& e) {
     return report_error(e.what(), 2);
+  } catch (const std::bad_alloc&) {
+    return report_error("out of memory: the input asks for more than this machine can hold; make it smaller "
+                        "(hosts, ranks, repeat, iterations, global_batch, ...)", 2);
   } catch (const loom::InternalError& e) {
     return report_error(e.what(), 3);
   } catch (const std::exception& e) {

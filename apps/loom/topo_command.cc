@@ -44,16 +44,19 @@ topology::TextParameterReader::Values parameter_pairs(const std::vector<std::str
   return pairs;
 }
 
-// Writes through `write` to `path`, or to standard output when `path` is empty.
+// Writes through `write` to `path`, or to standard output when `path` is empty. The file is
+// created only once `write` has succeeded, so a failing writer leaves no empty file behind.
 template <class Write>
 void write_output(const std::string& path, Write&& write) {
   if (path.empty()) {
     write(std::cout);
     return;
   }
+  std::ostringstream text;
+  write(text);
   std::ofstream out(path);
   if (!out) throw UserError(fmt::format("cannot write '{}'", path));
-  write(out);
+  out << text.str();
   if (!out) throw UserError(fmt::format("writing '{}' failed", path));
 }
 

@@ -223,7 +223,7 @@ std::unique_ptr<WorkloadCommand> add_workload_command(CLI::App& app) {
   WorkloadConvertArguments& c = cmd->convert_args_;
   CLI::App* cv = cmd->workload_->add_subcommand("convert", "Convert a workload file to Chakra traces or JSON.");
   cv->add_option("input", c.input, "Workload file or Chakra prefix")->required();
-  cv->add_option("output", c.output, "Output prefix (chakra) or file (json)")->required();
+  cv->add_option("output,-o,--output", c.output, "Output prefix (chakra) or file (json)")->required();
   cv->add_option("--to", c.to, "chakra or json")->capture_default_str();
   cv->add_option("--format", c.format, "Input format: auto, chakra or simai")->capture_default_str();
   cv->add_option("--ranks", c.ranks, "SimAI text: number of ranks (overrides all_gpus)");

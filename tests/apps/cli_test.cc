@@ -3,7 +3,10 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iostream>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "apps/loom_binary.h"
 
@@ -14,7 +17,8 @@ using cli_support::Result;
 using cli_support::scratch;
 using cli_support::slurp;
 
-Result loom(const std::string& args) { return cli_support::run_loom(args); }
+// Runs `loom args` after the shell commands `before` (e.g. "cd dir && ").
+Result loom(const std::string& args, const std::string& before = "") { return cli_support::run_loom(args, before); }
 
 int lines(const std::string& text) {
   int n = 0;
@@ -46,6 +50,84 @@ TEST(Cli, BadArgumentsExitTwo) {
   }
 }
 
+TEST(Cli, MisspelledTopLevelKeyIsNamedWithTheClosestKey) {
+  const fs::path file = scratch() / "topologgy.yaml";
+  std::ofstream(file) << "topologgy: {hosts: 2}\nworkload: {collectives: [{op: all-reduce, size: 1MiB}]}\n";
+  const Result r = loom("run " + file.string());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "loom: " + file.string() +
+                       ":1:1: unknown key 'topologgy' at the top level; did you mean 'topology'?\n");
+}
+
+TEST(Cli, ANegativeSeedIsRefused) {
+  const Result r = loom("run --seed -1");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "loom: --seed: expected a non-negative integer, got '-1' (see 'loom --help')\n");
+}
+
+TEST(Cli, AMisspelledCommandIsNamedWithTheClosestCommand) {
+  const Result r = loom("rn examples/default.yaml");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "loom: unknown command 'rn'; did you mean 'run'? (see 'loom --help')\n");
+  const Result far = loom("frobnicate");
+  EXPECT_EQ(far.exit_code, 2);
+  EXPECT_EQ(far.err, "loom: unknown command 'frobnicate' (see 'loom --help')\n");
+}
+
+TEST(Cli, CollectivePlanCheckOfACollectiveWithoutPostconditionIsAnError) {
+  const fs::path plan = scratch() / "sendrecv.xml";
+  std::ofstream(plan)
+      << R"(<algo name="x" proto="Simple" nchannels="1" nchunksperloop="1" ngpus="2" coll="sendrecv" inplace="0">
+  <gpu id="0" i_chunks="1" o_chunks="0" s_chunks="0">
+    <tb id="0" send="1" recv="-1" chan="0">
+      <step s="0" type="s" srcbuf="i" srcoff="0" dstbuf="o" dstoff="0" cnt="1" depid="-1" deps="-1" hasdep="0"/>
+    </tb>
+  </gpu>
+  <gpu id="1" i_chunks="0" o_chunks="1" s_chunks="0">
+    <tb id="0" send="-1" recv="0" chan="0">
+      <step s="0" type="r" srcbuf="i" srcoff="0" dstbuf="o" dstoff="0" cnt="1" depid="-1" deps="-1" hasdep="0"/>
+    </tb>
+  </gpu>
+</algo>
+)";
+  const Result r = loom("collective plan " + plan.string() + " --check 2");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "loom: " + plan.string() +
+                       ": cannot --check this plan: no postcondition is known for collective 'sendrecv'\n");
+}
+
+TEST(Cli, AFailingWriterLeavesNoEmptyFile) {
+  const fs::path file = scratch() / "two_gpus.hpcc.txt";
+  fs::remove(file);
+  const Result r = loom("topo generate leaf-spine --hosts 2 --as hpcc -o " + file.string());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(lines(r.err), 1) << r.err;
+  EXPECT_FALSE(fs::exists(file));
+}
+
+TEST(Cli, BinaryInputIsQuotedAsAShortEscapedExcerpt) {
+  const fs::path file = scratch() / "binary.txt";
+  // An ELF header, a terminal escape sequence, then 200 more bytes of one "word".
+  std::ofstream(file, std::ios::binary) << std::string("\x7f" "ELF\x02\x01\x01\x00\x1b[31m", 13)
+                                        << std::string(200, 'x');
+  const Result r = loom("workload show " + file.string());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "loom: " + file.string() + ":1: unknown policy '\\x7fELF\\x02\\x01\\x01\\x00\\x1b[31m" +
+                       std::string(19, 'x') +
+                       "...', expected HYBRID_TRANSFORMER_FWD_IN_BCKWD, HYBRID_TRANSFORMER, MICRO or DATA\n");
+}
+
+TEST(Cli, RunningOutOfMemoryIsAUserErrorNotABug) {
+  const fs::path file = scratch() / "huge.yaml";
+  std::ofstream(file) << "topology: {hosts: 1, gpus_per_host: 2}\n"
+                         "workload: {collectives: [{op: all-reduce, size: 1MiB, repeat: 100000000}]}\n";
+  // 600 MB of address space: the 10^8 collectives' DAG cannot fit.
+  const Result r = loom("run " + file.string() + " --out " + (scratch() / "huge").string(), "ulimit -v 600000; ");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "loom: out of memory: the input asks for more than this machine can hold; make it smaller "
+                   "(hosts, ranks, repeat, iterations, global_batch, ...)\n");
+}
+
 TEST(Cli, DefaultRunSaysSoPrintsTheTableAndWritesTheSummary) {
   const fs::path out = scratch() / "default_run";
   fs::remove_all(out);
@@ -73,6 +155,9 @@ TEST(Cli, ListShowsBlueprintsWithTheirParameters) {
   EXPECT_NE(r.out.find("leaf-spine"), std::string::npos);
   EXPECT_NE(r.out.find("nic_bandwidth"), std::string::npos);
   EXPECT_NE(r.out.find("400Gbps"), std::string::npos);
+  EXPECT_NE(r.out.find("Training models (workload.model): gpt-7b, gpt-13b, gpt-175b, llama-7b"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("GPU models for compute (workload.compute.gpu): "), std::string::npos) << r.out;
 }
 
 TEST(Cli, CollectiveExplainPrintsTheTunersChoice) {
@@ -148,6 +233,73 @@ TEST(Cli, HelpAndVersion) {
   const Result version = loom("version");
   EXPECT_EQ(version.exit_code, 0);
   EXPECT_EQ(version.out.rfind("loom ", 0), 0u);
+  const Result flag = loom("--version");
+  EXPECT_EQ(flag.exit_code, 0);
+  EXPECT_EQ(flag.out, version.out);
+}
+
+// "loom ..." command lines in README.md's ```sh blocks and under Examples: in `loom --help`;
+// a line joining several with "; " gives each, comments ("# ...", or a help line's description
+// after a run of spaces) are cut off.
+std::vector<std::string> documented_command_lines() {
+  std::vector<std::string> commands;
+  const auto keep = [&](std::string line) {
+    line = line.substr(0, line.find(" #"));
+    if (line.rfind("build/apps/loom/loom ", 0) == 0) line = line.substr(std::string("build/apps/loom/").size());
+    for (std::size_t start = 0; start != std::string::npos;) {
+      const std::size_t end = line.find("; ", start);
+      std::string command = line.substr(start, end == std::string::npos ? std::string::npos : end - start);
+      command = command.substr(0, command.find_last_not_of(' ') + 1);
+      if (command.rfind("loom ", 0) == 0 || command == "loom") commands.push_back(command);
+      start = end == std::string::npos ? end : end + 2;
+    }
+  };
+  std::istringstream readme(slurp(fs::path(LOOM_SOURCE_DIR) / "README.md"));
+  bool in_sh = false;
+  for (std::string line; std::getline(readme, line);) {
+    if (line.rfind("```", 0) == 0) {
+      in_sh = line == "```sh";
+    } else if (in_sh) {
+      keep(line);
+    }
+  }
+  std::istringstream help(loom("--help").out);
+  bool in_examples = false;
+  for (std::string line; std::getline(help, line);) {
+    if (line == "Examples:") {
+      in_examples = true;
+    } else if (in_examples && line.empty()) {
+      break;
+    } else if (in_examples) {
+      keep(line.substr(2, line.find("   ") == std::string::npos ? std::string::npos : line.find("   ") - 2));
+    }
+  }
+  return commands;
+}
+
+// Each documented command line runs as written, in order, in a folder holding the files the
+// lines before it wrote (plus exp.yaml, the README's first experiment, and examples/).
+TEST(Cli, EveryDocumentedCommandLineRuns) {
+  const std::vector<std::string> commands = documented_command_lines();
+  ASSERT_GE(commands.size(), 20u);
+  const fs::path dir = scratch() / "documented";
+  fs::remove_all(dir);
+  fs::create_directories(dir / "examples");
+  fs::copy_file(fs::path(LOOM_SOURCE_DIR) / "examples/default.yaml", dir / "examples/default.yaml");
+  const std::string readme = slurp(fs::path(LOOM_SOURCE_DIR) / "README.md");
+  const std::size_t yaml = readme.find("```yaml\n") + 8;
+  std::ofstream(dir / "exp.yaml") << readme.substr(yaml, readme.find("```", yaml) - yaml);
+  const bool graphviz = std::system("command -v dot >/dev/null 2>&1") == 0;
+  for (const std::string& command : commands) {
+    // `loom hpcc` needs an ns-3 experiment folder: HpccRunsAnNs3ExperimentAsItIs runs a fixture.
+    if (command.rfind("loom hpcc", 0) == 0) continue;
+    if (command.rfind("loom topo draw", 0) == 0 && !graphviz) {
+      std::cout << "skipped without Graphviz's dot: " << command << '\n';
+      continue;
+    }
+    const Result r = loom(command.substr(4), "cd '" + dir.string() + "' && ");
+    EXPECT_EQ(r.exit_code, 0) << command << ": " << r.err;
+  }
 }
 
 }  // namespace

@@ -34,10 +34,12 @@ inline std::filesystem::path scratch() {
   return dir;
 }
 
-// `loom ARGS` through the shell (ARGS may quote and redirect).
-inline Result run_loom(const std::string& args) {
+// `loom ARGS` through the shell (ARGS may quote and redirect), after the shell commands `before`
+// (e.g. "cd dir && ").
+inline Result run_loom(const std::string& args, const std::string& before = "") {
   const std::filesystem::path out = scratch() / "stdout.txt", err = scratch() / "stderr.txt";
-  const std::string command = std::string(LOOM_BINARY) + " " + args + " >" + out.string() + " 2>" + err.string();
+  const std::string command =
+      before + std::string(LOOM_BINARY) + " " + args + " >" + out.string() + " 2>" + err.string();
   const int status = std::system(command.c_str());
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
 }

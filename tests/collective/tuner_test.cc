@@ -110,6 +110,18 @@ TEST(Tuner, InvalidQueriesNameTheProblem) {
   }
 }
 
+TEST(Tuner, TreeDepthOfTwoToTheThirtyFirstMembersDoesNotWrap) {
+  // floor(log2 n) once looped forever from n = 2^31 on: its probe 2 << 31 wrapped to 0.
+  const auto tree_time = [](std::uint32_t members) {
+    for (const TunerChoice& c : tuner_candidates(without_nvls(query(CollectiveOp::kAllReduce, 1 << 20, members, 1, "h100")))) {
+      if (c.algorithm == Algorithm::kTree && c.protocol == Protocol::kSimple && c.channels == 1) return c.seconds;
+    }
+    return 0.0;
+  };
+  EXPECT_GT(tree_time(0xffffffffu), tree_time(1u << 30));
+  EXPECT_GT(tree_time(1u << 31), tree_time(1u << 30));
+}
+
 TEST(Explain, PrintsTheChoiceAndItsCandidates) {
   const std::string text = explain(without_nvls(query(CollectiveOp::kAllReduce, 64 << 20, 8, 1, "h100")), 3);
   EXPECT_THAT(text, StartsWith("all-reduce of 64MiB on 8 ranks (1 host x 8), GPU h100\n"

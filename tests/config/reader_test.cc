@@ -64,6 +64,10 @@ const ErrorCase kErrorCases[] = {
     {"missing required section", "network:\n  mode: analytical\n", "", {},
      "x.yaml:1:1: missing required key 'network' at the top level; expected a map of settings "
      "(key: value lines)"},
+    {"misspelled required section", "network:\n", "netwrok:\n", {},
+     "x.yaml:7:1: unknown key 'netwrok' at the top level; did you mean 'network'?"},
+    {"misspelled required key", "size: 64MiB", "sizee: 64MiB", {},
+     "x.yaml:14:38: unknown key 'sizee' in workload.collectives[0]; did you mean 'size'?"},
     {"wrong type", "repeat: 5", "repeat: ten", {},
      "x.yaml:14:59: workload.collectives[0].repeat: expected a non-negative integer, got 'ten'"},
     {"bare number for a bandwidth", "nic_bandwidth: 400Gbps", "nic_bandwidth: 400", {},

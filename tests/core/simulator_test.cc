@@ -216,5 +216,37 @@ TEST(Simulator, ExceptionFromAnActionLeavesTheSimulatorUsable) {
   EXPECT_THAT(log.calls, ElementsAre(std::pair{2_ns, 7u}));
 }
 
+// Reposts itself `delay` later until `left` runs out.
+struct Repeater {
+  Simulator* sim = nullptr;
+  Time delay;
+  std::uint64_t left = 0;
+  void fire() {
+    if (left-- > 0) sim->post_in<&Repeater::fire>(delay, this);
+  }
+};
+
+TEST(Simulator, WatchdogStopsARunWhoseClockNoLongerAdvances) {
+  Simulator sim;
+  Repeater stuck{&sim, Time::zero(), ~std::uint64_t{0}};
+  sim.schedule_at<&Repeater::fire>(5_ns, &stuck);
+  sim.set_watchdog(std::chrono::nanoseconds(1));
+  sim.run();
+  EXPECT_TRUE(sim.stalled());
+  EXPECT_EQ(sim.now(), 5_ns);
+  // The first window moved the clock from 0 to 5 ns; the second did not.
+  EXPECT_EQ(sim.events_processed(), 2 * Simulator::kWatchdogEvents);
+}
+
+TEST(Simulator, WatchdogLetsAnAdvancingClockRun) {
+  Simulator sim;
+  Repeater ticking{&sim, Time::ps(1), 3 * Simulator::kWatchdogEvents};
+  sim.schedule_at<&Repeater::fire>(Time::zero(), &ticking);
+  sim.set_watchdog(std::chrono::nanoseconds(1));
+  sim.run();
+  EXPECT_FALSE(sim.stalled());
+  EXPECT_EQ(sim.events_processed(), 3 * Simulator::kWatchdogEvents + 1);
+}
+
 }  // namespace
 }  // namespace loom

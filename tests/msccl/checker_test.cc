@@ -123,6 +123,7 @@ TEST(MscclChecker, NoPostconditionForAnUnknownCollective) {
   const PlanCheckResult result = check_plan(compile(text, "r.xml"), 4096, 1);
   EXPECT_FALSE(result.ok);
   EXPECT_EQ(result.description, "no postcondition is known for collective 'sendrecv'");
+  EXPECT_FALSE(result.checkable);
 }
 
 }  // namespace

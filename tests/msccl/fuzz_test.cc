@@ -6,7 +6,6 @@
 // LOOM_FUZZ_TRIALS=<n> in the environment runs n mutated cases instead of the in-suite count
 // (for long runs under the sanitizers).
 #include <array>
-#include <chrono>
 #include <cstdlib>
 #include <memory>
 #include <string>
@@ -120,7 +119,6 @@ loom::testing::FuzzRun fuzz_plans(int in_suite_trials, std::size_t cuts) {
 
 TEST(MscclFuzz, MutatedAndTruncatedPlansCompileOrFailWithAUserErrorNamingTheFile) {
   const loom::testing::FuzzRun run = fuzz_plans(5000, 97);
-  EXPECT_LT(run.elapsed, std::chrono::milliseconds(3 * run.trials));
   // Both branches must be exercised, or the mutations are too weak (or too strong).
   EXPECT_GT(run.mutated.accepted, run.trials / 20);
   EXPECT_GT(run.mutated.rejected, run.trials / 2);

@@ -65,6 +65,28 @@ TEST(FabricMonitor, RejectsBadParameters) {
   }
 }
 
+// A 1 ps interval on 2 ports fills 10-row files after 5 samples; sampling then stops for good
+// instead of running 8 million more samples through the rest of the flow.
+TEST(FabricMonitor, StopsSamplingWhenEveryFileIsFull) {
+  PacketParams p;
+  testing::Star star(1, p);
+  MonitorParams m;
+  m.options.interval = Time::ps(1);
+  m.options.queues = m.options.throughput = true;
+  m.options.max_rows = 10;
+  m.ports = {star.topo.out_links(star.senders[0])[0], star.bottleneck};
+  FabricMonitor monitor(star.simulator, star.backend->fabric(), m);
+  monitor.start();
+  const std::uint64_t before = star.simulator.events_processed();
+  ASSERT_NE(star.incast(100'000)[0], Time::max());
+  EXPECT_EQ(monitor.stopped_at(), Time::ps(5));
+  EXPECT_EQ(monitor.queues().size(), 10u);
+  EXPECT_EQ(monitor.throughput().size(), 10u);
+  EXPECT_EQ(monitor.dropped_rows().queues, 0u);
+  // The flow's own events (a few per packet of 100) and 5 samples, not one per picosecond.
+  EXPECT_LT(star.simulator.events_processed() - before, 100'000u);
+}
+
 std::string read_all(const std::filesystem::path& path) {
   std::ifstream in(path);
   std::ostringstream text;

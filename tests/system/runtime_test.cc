@@ -132,6 +132,40 @@ TEST(Runtime, TooManyStreamsIsAUserError) {
   }
 }
 
+// A backend whose transfers never finish and keep an event busy at the same instant.
+class SpinningBackend final : public network::Backend {
+ public:
+  explicit SpinningBackend(Simulator& simulator) : simulator_(simulator) {}
+  network::NetworkMode mode() const override { return network::NetworkMode::kFlow; }
+  network::Capabilities capabilities() const override { return {}; }
+  void start(const network::TransferRequest&, network::CompletionHandler&, std::uint64_t) override { spin(); }
+  Time ideal_time(const network::TransferRequest&) const override { return Time::zero(); }
+
+ private:
+  void spin() { simulator_.post_in<&SpinningBackend::spin>(Time::zero(), this); }
+  Simulator& simulator_;
+};
+
+TEST(Runtime, TheWatchdogStopsARunWhoseClockStandsStill) {
+  const StarFabric fabric(2);
+  DagBuilder dag(2);
+  const workload::NodeId work = dag.compute(0, 3_us);
+  dag.send(0, 1, 1024, {work});
+  dag.recv(1, 0, 1024);
+  Simulator simulator;
+  SpinningBackend backend(simulator);
+  RuntimeOptions options;
+  options.watchdog = std::chrono::nanoseconds(1);
+  Runtime runtime(simulator, fabric.topology, dag.workload(), backend, options);
+  try {
+    runtime.run();
+    FAIL() << "expected the watchdog to stop the run";
+  } catch (const UserError& e) {
+    EXPECT_STREQ(e.what(), "no progress: simulated time stayed at 3us for 1ns of wall time (131072 events "
+                           "processed, 1 of 3 operations done); stopped by the watchdog (system.watchdog)");
+  }
+}
+
 TEST(Runtime, MoreRanksThanGpusIsAUserError) {
   const StarFabric fabric(2);
   workload::Workload w(4);

@@ -231,6 +231,8 @@ TEST(TextTopology, MistakesNameTheLine) {
               HasSubstr("x.txt:1: 3 GPUs do not fill servers of gpus_per_server = 2"));
   EXPECT_THAT(simai("5 2 0 1 1 H100\n4\n0 4 100Gbps 1us 0\n"),
               HasSubstr("x.txt: GPU 'host.0.gpu.1' (rank 1) has no NIC attached"));
+  EXPECT_THAT(simai("5 2 0 1 3 H100\n4\n0 4 100Gbps 1us 0\n1 4 100Gbps 1us 0\n4 0 100Gbps 1us 0\n"),
+              HasSubstr("x.txt:5: link 4 - 0 repeats the link of line 3; one line per pair of nodes"));
   const auto hpcc = [](std::string text) {
     return user_error_of([&] { parse_topology(text, "h.txt", TopologyFormat::kHpcc); });
   };
@@ -292,6 +294,22 @@ TEST(InfraGraph, MistakesAreLocated) {
                              "edges:\n  - {ep1: {instance: 's[0:2]', component: nic}, "
                              "ep2: {instance: 's[1]', component: nic}, link: eth}\n"),
               HasSubstr("one2one needs endpoints of equal length, got 2 and 1"));
+  EXPECT_THAT(error(device + "instances: [{name: s, device: box, count: 2}]\nlinks: [{name: eth}]\n"
+                             "edges:\n  - {ep1: {instance: 's[1]', component: nic}, "
+                             "ep2: {instance: 's[1]', component: nic}, link: eth}\n"),
+              HasSubstr("ig.yaml:12:5: edges[0]: the edge joins 's.1.nic.0' to itself; an edge joins two different "
+                        "endpoints"));
+  EXPECT_THAT(error(device + "instances: [{name: s, device: box, count: 2}]\n"
+                             "links: [{name: eth, physical: {bandwidth: {gigabits_per_second: -400}}}]\n"
+                             "edges:\n  - {ep1: {instance: 's[0]', component: nic}, "
+                             "ep2: {instance: 's[1]', component: nic}, link: eth}\n"),
+              HasSubstr("ig.yaml:10:65: links[0].physical.bandwidth.gigabits_per_second: "));
+  EXPECT_THAT(error(device + "instances: [{name: s, device: box, count: 2000000000}]\n"),
+              HasSubstr("ig.yaml:9:43: instances[0].count: 2000000000 instances x 3 components of device 'box' exceed "
+                        "the 4294967294 endpoints Loom's 32-bit node ids can name"));
+  EXPECT_THAT(error(device + "instances: [{name: s, device: box, count: 5000000000}]\n"),
+              HasSubstr("ig.yaml:9:43: instances[0].count: 5000000000 is more than Loom's 32-bit node ids can name; "
+                        "expected below 4294967295"));
 }
 
 TEST(Dot, DrawsHostsAsClustersAndSwitchesByTier) {

@@ -6,7 +6,6 @@
 // LOOM_FUZZ_TRIALS=<n> in the environment runs n mutated cases per format instead of the
 // in-suite count (for long runs under the sanitizers).
 #include <array>
-#include <chrono>
 #include <filesystem>
 #include <sstream>
 #include <string>
@@ -51,7 +50,6 @@ void fuzz(Reader read, const std::vector<std::string>& files, std::string_view s
       });
   EXPECT_GT(run.mutated.accepted, run.trials / 20) << stream;
   EXPECT_GT(run.mutated.rejected, run.trials / 5) << stream;
-  EXPECT_LT(run.elapsed, std::chrono::milliseconds(1000 + 2 * run.trials)) << stream;
 }
 
 TEST(TextTopologyFuzz, MutatedSimaiTopologiesReadOrFailWithALocatedUserError) {

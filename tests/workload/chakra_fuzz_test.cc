@@ -3,7 +3,6 @@
 // mutations (bit flips, bytes set to varint edge values, deletions, duplicated runs, truncation)
 // of the shared fixtures. LOOM_FUZZ_TRIALS=<n> runs n cases instead of the in-suite count.
 #include <array>
-#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -81,7 +80,6 @@ TEST(ChakraFuzz, CorruptedRankFilesLoadOrFailWithAUserErrorNamingTheFile) {
   const int trials = loom::testing::fuzz_trial_count(1000);
   RandomStream rng(2025, "chakra-byte-mutations");
   loom::testing::FuzzOutcome outcome;
-  const auto begin = std::chrono::steady_clock::now();
   for (int trial = 0; trial < trials; ++trial) {
     TraceSet& set = sets[rng.uniform_int(0, sets.size() - 1)];
     const std::size_t rank = rng.uniform_int(0, set.files.size() - 1);
@@ -96,10 +94,8 @@ TEST(ChakraFuzz, CorruptedRankFilesLoadOrFailWithAUserErrorNamingTheFile) {
         });
     write(set.files[rank], set.originals[rank]);
   }
-  const auto elapsed = std::chrono::steady_clock::now() - begin;
   EXPECT_GT(outcome.accepted, trials / 50);
   EXPECT_GT(outcome.rejected, trials / 5);
-  EXPECT_LT(elapsed, std::chrono::milliseconds(2000 + 20 * trials));
 }
 
 }  // namespace

@@ -258,6 +258,19 @@ TEST(ChakraErrors, TruncatedAndMissingFiles) {
   }
 }
 
+TEST(ChakraErrors, AMissingRankFileInsideThePrefixIsNamed) {
+  const auto dir = scratch_dir("gap");
+  ASSERT_EQ(write_chakra(sample_workload(), (dir / "sample").string()).size(), 4u);
+  std::filesystem::remove(dir / "sample.1.et");
+  try {
+    read_chakra((dir / "sample").string());
+    FAIL() << "loaded a trace without rank 1";
+  } catch (const UserError& e) {
+    EXPECT_EQ(std::string(e.what()), "Chakra trace '" + (dir / "sample").string() + "': rank 1's file '" +
+                                         (dir / "sample.1.et").string() + "' is missing, but rank 3's exists");
+  }
+}
+
 TEST(ChakraErrors, DanglingAndSelfDependenciesAreWarnedAndDropped) {
   auto n1 = comp(1, {0, 1, 77});
   const ChakraTrace t = read_chakra_files({write_trace("dangling", meta("0.0.4"), {comp(0, {}), n1})});

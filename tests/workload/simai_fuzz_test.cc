@@ -3,7 +3,6 @@
 // (tests/fuzz_support.h) of small fixtures with new and old headers, every seed also truncated.
 // LOOM_FUZZ_TRIALS=<n> runs n mutated cases instead of the in-suite count.
 #include <array>
-#include <chrono>
 #include <string>
 #include <vector>
 
@@ -51,7 +50,6 @@ TEST(SimaiTextFuzz, MutatedWorkloadsImportOrFailWithALocatedUserError) {
       });
   EXPECT_GT(run.mutated.accepted, run.trials / 20);
   EXPECT_GT(run.mutated.rejected, run.trials / 5);
-  EXPECT_LT(run.elapsed, std::chrono::milliseconds(2000 + 5 * run.trials));
 }
 
 // Regressions the fuzzing found: a file asking for 2^32 - 1 ranks or micro-batches tried to

@@ -1,5 +1,6 @@
 // Performance variation, scaling down, the infinite-bandwidth critical path and the JSON export.
 #include <cmath>
+#include <string>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -132,6 +133,42 @@ TEST(Variation, InvalidSpecsNameTheField) {
   } catch (const UserError& e) {
     EXPECT_STREQ(e.what(), "variation: straggler rank 9 is outside 0..3");
   }
+}
+
+std::string variation_error(const VariationSpec& spec) {
+  Workload w = pipeline();
+  try {
+    apply_variation(w, spec);
+  } catch (const UserError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+// Rank 3, the last of 4 stages of 8 layers, runs layers 6 and 7 of 8 micro-batches, 1 iteration.
+TEST(Variation, AStragglerThatMatchesNothingNamesWhatItsRankLacks) {
+  VariationSpec spec;
+  spec.stragglers.push_back({3, 2, kNoIndex, kAnyIteration, 2});
+  EXPECT_EQ(variation_error(spec),
+            "variation: straggler on rank 3: layer 2 does not exist there (layer range there: 6..7)");
+  spec.stragglers = {{3, 7, 8, kAnyIteration, 2}};
+  EXPECT_EQ(variation_error(spec),
+            "variation: straggler on rank 3: micro-batch 8 does not exist there (micro-batch range "
+            "there: 0..7)");
+  spec.stragglers = {{3, kNoIndex, kNoIndex, 1, 2}};
+  EXPECT_EQ(variation_error(spec),
+            "variation: straggler on rank 3: iteration 1 does not exist there (iteration range there: 0..0)");
+  spec.stragglers = {{3, 7, 7, 0, 2}};
+  EXPECT_EQ(variation_error(spec), "no error");
+}
+
+TEST(Variation, NicSlowdownsBelowOneAreRefused) {
+  VariationSpec spec;
+  spec.nic_slowdown_chance = 0.5;
+  spec.nic_slowdown_min = 0.5;
+  spec.nic_slowdown_max = 2;
+  EXPECT_EQ(variation_error(spec), "variation: nic_slowdown factors must be at least 1 (a factor below 1 would make a "
+                                   "NIC faster than its cable)");
 }
 
 TEST(Scaling, OneFactorScalesFlopsBytesAndDurations) {

@@ -1,6 +1,7 @@
 #include "loom/collective/tuner.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <utility>
 
@@ -35,11 +36,8 @@ double base_latency(Algorithm algorithm, Protocol protocol) {
   return 0.0;
 }
 
-std::uint32_t floor_log2(std::uint32_t n) {
-  std::uint32_t levels = 0;
-  while ((2u << levels) <= n) ++levels;
-  return levels;
-}
+// floor(log2 n); 0 for n <= 1.
+std::uint32_t floor_log2(std::uint32_t n) { return n <= 1 ? 0 : static_cast<std::uint32_t>(std::bit_width(n)) - 1; }
 
 // Modelled seconds of one candidate.
 class CostModel {

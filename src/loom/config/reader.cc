@@ -58,6 +58,15 @@ Node::Entry* Reader::ask(std::string_view key) const {
 Node& Reader::require(std::string_view key, std::string_view expected) {
   Node::Entry* entry = ask(key);
   if (entry == nullptr) {
+    // A misspelling of the key is more likely than a key left out: blame it, where it is.
+    std::vector<std::string_view> unused;
+    for (const Node::Entry& e : map_->entries) {
+      if (!e.used) unused.push_back(e.key);
+    }
+    if (const auto misspelled = closest_match(key, unused)) {
+      throw UserError(map_->find(*misspelled)->key_location,
+                      fmt::format("unknown key '{}' {}; did you mean '{}'?", *misspelled, in_map(path_), key));
+    }
     throw UserError(map_->location, fmt::format("missing required key '{}' {}; expected {}", key,
                                                 in_map(path_), expected));
   }

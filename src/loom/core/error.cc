@@ -27,6 +27,19 @@ UserError::UserError(SourceLocation where, std::string message)
 
 UserError UserError::located(SourceLocation where) const { return {std::move(where), message_}; }
 
+std::string excerpt(std::string_view text, std::size_t max_bytes) {
+  std::string out;
+  for (const char c : text.substr(0, max_bytes)) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte >= 0x20 && byte < 0x7f) {
+      out += c;
+    } else {
+      out += fmt::format("\\x{:02x}", byte);
+    }
+  }
+  return text.size() > max_bytes ? out + "..." : out;
+}
+
 void fail_assertion(const char* condition, const char* file, int line, const std::string& detail) {
   throw InternalError(fmt::format("internal error (a Loom bug) at {}:{}: {} failed: {}", file, line,
                                   condition, detail));

@@ -10,6 +10,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace loom {
 
@@ -44,6 +45,11 @@ class InternalError : public std::logic_error {
  public:
   using std::logic_error::logic_error;
 };
+
+// A piece of the user's input fit for a one-line message: printable ASCII as is, every other
+// byte as \xNN, cut after `max_bytes` input bytes with "...". Garbage (a binary file given as
+// text) then shows as a short escaped excerpt, never raw bytes on the terminal.
+std::string excerpt(std::string_view text, std::size_t max_bytes = 32);
 
 [[noreturn]] void fail_assertion(const char* condition, const char* file, int line,
                                  const std::string& detail);

@@ -8,8 +8,27 @@ EventId Simulator::reschedule(EventId id, Time when) {
   return queue_.reschedule(id, when);
 }
 
+void Simulator::start_watchdog() {
+  stalled_ = false;
+  watched_time_ = now_;
+  watched_at_ = std::chrono::steady_clock::now();
+}
+
+void Simulator::check_progress() {
+  if (watchdog_limit_ == std::chrono::nanoseconds::zero()) return;
+  const auto wall = std::chrono::steady_clock::now();
+  if (now_ != watched_time_) {
+    watched_time_ = now_;
+    watched_at_ = wall;
+  } else if (wall - watched_at_ >= watchdog_limit_) {
+    stalled_ = true;
+    stop_requested_ = true;
+  }
+}
+
 void Simulator::run() {
   stop_requested_ = false;
+  start_watchdog();
   while (!stop_requested_ && !queue_.empty()) fire(queue_.pop());
 }
 
@@ -17,6 +36,7 @@ void Simulator::run_until(Time limit) {
   LOOM_ASSERT(limit >= now_, "run_until(" + to_string(limit) + ") is before now " +
                                  to_string(now_));
   stop_requested_ = false;
+  start_watchdog();
   EventQueue::Fired event{};
   while (!stop_requested_ && queue_.pop_due(limit, event)) fire(event);
   if (!stop_requested_ && !queue_.empty()) now_ = limit;

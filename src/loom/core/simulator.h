@@ -17,6 +17,7 @@
 // and the simulator stays usable.
 #pragma once
 
+#include <chrono>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
@@ -114,6 +115,14 @@ class Simulator {
   // events stay queued; a later run() resumes them. Outside a run it has no effect.
   void stop() { stop_requested_ = true; }
 
+  // No-progress watchdog: run() and run_until() return early, and stalled() turns true, once
+  // now() has not advanced for `limit` of wall time. The wall clock is read every
+  // kWatchdogEvents events (so a stall is seen within that many events of the limit), never
+  // in between; a zero limit (the default) turns the watchdog off.
+  static constexpr std::uint64_t kWatchdogEvents = std::uint64_t{1} << 16;
+  void set_watchdog(std::chrono::nanoseconds limit) { watchdog_limit_ = limit; }
+  bool stalled() const { return stalled_; }
+
   // The event run() will process next, when the queue can tell in O(1) (EventQueue::peek): a
   // hint for prefetching what that event will touch; false says nothing.
   bool peek_next(EventQueue::Fired& out) const { return queue_.peek(out); }
@@ -128,12 +137,19 @@ class Simulator {
     now_ = event.time;
     ++events_processed_;
     event.fn(event.context, event.arg);
+    if (events_processed_ % kWatchdogEvents == 0) check_progress();
   }
+  void start_watchdog();
+  void check_progress();
 
   EventQueue queue_;
   Time now_;
   std::uint64_t events_processed_ = 0;
   bool stop_requested_ = false;
+  std::chrono::nanoseconds watchdog_limit_{0};
+  Time watched_time_;                                 // now() at the last check that saw it move
+  std::chrono::steady_clock::time_point watched_at_;  // wall time of that check
+  bool stalled_ = false;
 };
 
 }  // namespace loom

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <fstream>
 #include <memory>
 #include <optional>
@@ -19,6 +20,7 @@
 #include "loom/report/tables.h"
 #include "loom/report/timeline.h"
 #include "loom/topology/routing.h"
+#include "loom/workload/critical_path.h"
 
 namespace loom::experiment {
 
@@ -55,6 +57,35 @@ std::string replace_dots(std::string key) {
   std::replace(key.begin(), key.end(), '.', '/');
   return key;
 }
+// A sampler stops at its row cap (link_monitor.h, network/packet/monitor.h): warns up front
+// when the cap covers less simulated time than the run's compute alone (its critical path at
+// infinite bandwidth, a lower bound of the run), so the sampled file is bound to stop early.
+void warn_of_short_sampling(Experiment& e) {
+  const network::packet::MonitorOptions& m = e.network.params.packet.monitor;
+  const bool links = e.network.params.mode == network::NetworkMode::kFlow && e.output.links;
+  // queues and throughput write a row per watched port (every link) and sample.
+  const bool ports = e.network.params.mode == network::NetworkMode::kPacket && (m.queues || m.throughput);
+  if (!links && !ports) return;
+  const Time run = workload::critical_path_length(e.workload);
+  const auto warn = [&](std::string_view cap, double covered_ps, std::string_view what) {
+    if (covered_ps >= static_cast<double>(run.picoseconds())) return;
+    e.warnings.push_back(fmt::format("{} cover at most {} of simulated time, but the run lasts at least {} (its compute "
+                                     "alone): {} will stop sampling early; a longer interval covers more",
+                                     cap, Time::ps(std::llround(covered_ps)), run, what));
+  };
+  if (links) {
+    warn("output.link_interval x output.max_rows",
+         static_cast<double>(e.output.link_interval.picoseconds()) * static_cast<double>(e.output.max_rows),
+         "links.csv");
+  }
+  if (ports) {
+    const std::uint32_t watched = e.topology.link_count();
+    warn(fmt::format("network.packet.monitor.interval x max_rows / {} watched ports", watched),
+         static_cast<double>(m.interval.picoseconds()) * static_cast<double>(m.max_rows) / watched,
+         "packet_queues.csv and packet_throughput.csv");
+  }
+}
+
 }  // namespace
 
 Experiment load(config::Document& document) {
@@ -101,6 +132,9 @@ Experiment load(config::Document& document) {
         e.runtime.stream_classes.push_back(static_cast<std::uint8_t>(c));
       }
     }
+    const Time watchdog = system.optional<Time>("watchdog", Time::s(300));
+    if (watchdog < Time::zero()) system.fail("watchdog", "must not be negative (0 turns the watchdog off)");
+    e.runtime.watchdog = std::chrono::nanoseconds(watchdog.picoseconds() / 1000);
     system.finish();
   }
   e.network = read_network(root.child_or_empty("network"), e.topology, e.seed, base_dir);
@@ -132,11 +166,13 @@ Experiment load(config::Document& document) {
     e.runtime.record_transfers = o.flows;
   }
   root.finish();
+  warn_of_short_sampling(e);
   e.effective_config = document.effective();
   return e;
 }
 
 Outcome run(const Experiment& e) {
+  report::prepare_output_dir(e.output.dir);
   Simulator simulator;
   topology::Routing routing(e.topology);
   const std::unique_ptr<network::Backend> backend = network::make_backend(simulator, e.topology, routing, e.network.params);
@@ -179,6 +215,23 @@ Outcome run(const Experiment& e) {
     info.network[nlohmann::json::json_pointer("/" + replace_dots(statistic.key))] = statistic.value;
   }
   if (pxn) info.network["pxn_relayed_transfers"] = pxn->relayed();
+  if (links && links->stopped_at() != Time::max()) {
+    outcome.run_warnings.push_back(fmt::format(
+        "links.csv: sampling stopped at {} after output.max_rows ({}) rows or intervals (a longer "
+        "output.link_interval covers more of the run)", links->stopped_at(), o.max_rows));
+  }
+  if (backend->capabilities().monitors && backend->monitors_stopped_at() != Time::max()) {
+    outcome.run_warnings.push_back(fmt::format(
+        "the packet monitor files reached network.packet.monitor.max_rows at {}: sampling stopped there",
+        backend->monitors_stopped_at()));
+  }
+  for (const report::WrittenFile& f : outcome.files) {
+    if (f.dropped > 0) {
+      outcome.run_warnings.push_back(fmt::format("{}: {} rows kept, {} more left out by the row cap",
+                                                 f.path.filename().string(), f.rows, f.dropped));
+    }
+  }
+  info.warnings.insert(info.warnings.end(), outcome.run_warnings.begin(), outcome.run_warnings.end());
   outcome.summary_path = report::write_summary(
       o.dir, report::make_summary(info, e.workload, outcome.result, outcome.metrics, outcome.files));
   return outcome;

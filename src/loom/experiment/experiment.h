@@ -6,7 +6,8 @@
 //   topology    a blueprint and its parameters
 //   workload    what the ranks run: microbenchmark, training (synthesised) or trace (a file)
 //   collective  default algorithm and its options
-//   system      comm_streams per rank; stream_weights (flow sharing) and stream_classes (packet)
+//   system      comm_streams per rank; stream_weights (flow sharing) and stream_classes (packet);
+//               watchdog (wall time the simulated clock may stand still)
 //   network     mode: analytical | flow | packet; flow / packet: that backend's parameters;
 //               pxn; link_changes (network_section.h)
 //   output      dir, and which files to write (collectives, flows, ranks, timeline, max_rows)
@@ -71,9 +72,12 @@ struct Outcome {
   std::filesystem::path summary_path;
   std::vector<report::WrittenFile> files;  // the other files written
   std::vector<std::string> warnings;        // the experiment's warnings
+  std::vector<std::string> run_warnings;    // the run's: files cut short by a row cap (also in the summary)
 };
 
-// Simulates the experiment and writes its results into its output directory.
+// Simulates the experiment and writes its results into its output directory, first removing
+// the files a previous run listed there (report::prepare_output_dir, which also refuses a
+// folder of other files that is not a Loom result).
 Outcome run(const Experiment& experiment);
 
 }  // namespace loom::experiment

@@ -13,12 +13,17 @@ LinkMonitor::LinkMonitor(Simulator& simulator, const topology::Topology& topolog
 
 void LinkMonitor::tick() {
   take_sample();
+  // Each interval could have added a row: at most max_rows of them, even when they add none.
+  if (samples_.size() >= max_rows_ || ++intervals_ >= max_rows_) {
+    stopped_at_ = sampler_.end();
+    return;
+  }
   // Stop when nothing else is left to simulate; otherwise this event would keep the run alive.
   if (simulator_.pending() > 0) simulator_.schedule_in<&LinkMonitor::tick>(interval_, this);
 }
 
 void LinkMonitor::finish() {
-  if (simulator_.now() > sampler_.end()) take_sample();
+  if (stopped_at_ == Time::max() && simulator_.now() > sampler_.end()) take_sample();
 }
 
 void LinkMonitor::take_sample() {

@@ -3,8 +3,10 @@
 //
 // A sampling event runs every `interval` while the simulation has other work pending, so it
 // never keeps a finished run alive; a last sample closes the final partial interval. Only
-// links with non-zero utilisation in an interval are kept, at most `max_rows` of them (the
-// number left out is counted).
+// links with non-zero utilisation in an interval are kept, at most `max_rows` of them: the
+// sample that fills the file counts the rows it leaves out, and sampling stops there
+// (stopped_at()); it also stops after max_rows intervals, so a tiny interval costs at most
+// max_rows samples of O(links) each.
 #pragma once
 
 #include <vector>
@@ -26,6 +28,9 @@ class LinkMonitor {
   void finish();
   const std::vector<report::LinkSample>& samples() const { return samples_; }
   std::uint64_t dropped() const { return dropped_; }
+  // The end of the last interval sampled when the file filled up or max_rows intervals were
+  // sampled; Time::max() if sampling went on to the end of the run.
+  Time stopped_at() const { return stopped_at_; }
 
  private:
   void tick();
@@ -37,6 +42,8 @@ class LinkMonitor {
   std::uint64_t max_rows_;
   std::vector<report::LinkSample> samples_;
   std::uint64_t dropped_ = 0;
+  std::uint64_t intervals_ = 0;
+  Time stopped_at_ = Time::max();
 };
 
 }  // namespace loom::experiment

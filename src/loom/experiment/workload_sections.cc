@@ -256,6 +256,7 @@ workload::VariationSpec read_variation(config::Reader v, std::uint64_t seed,
   std::tie(spec.compute_slowdown_min, spec.compute_slowdown_max) = factor_range(v, "compute_slowdown");
   spec.nic_slowdown_chance = chance("nic_slowdown_chance");
   std::tie(spec.nic_slowdown_min, spec.nic_slowdown_max) = factor_range(v, "nic_slowdown");
+  if (spec.nic_slowdown_min < 1) v.fail("nic_slowdown", workload::kNicSpeedUp);
   if (v.has("stragglers")) {
     for (config::Reader g : v.list_of_maps("stragglers")) {
       workload::Straggler st;

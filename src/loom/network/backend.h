@@ -76,6 +76,9 @@ class Backend {
   // Capabilities::monitors. Writes the monitors' CSV files into `dir` and returns their paths
   // (none when no monitor was configured).
   virtual std::vector<std::filesystem::path> write_monitors(const std::filesystem::path& dir) const;
+  // Capabilities::monitors. When the monitors stopped sampling because every file they write was
+  // full (Time::max(): they did not).
+  virtual Time monitors_stopped_at() const { return Time::max(); }
   // Counts about the run so far (solver work, packets, marks), for the run record.
   virtual std::vector<Statistic> statistics() const { return {}; }
 };

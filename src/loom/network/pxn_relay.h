@@ -39,6 +39,7 @@ class PxnRelay final : public Backend, private CompletionHandler {
   std::vector<std::filesystem::path> write_monitors(const std::filesystem::path& dir) const override {
     return inner_.write_monitors(dir);
   }
+  Time monitors_stopped_at() const override { return inner_.monitors_stopped_at(); }
   std::vector<Statistic> statistics() const override { return inner_.statistics(); }
   void start(const TransferRequest& request, CompletionHandler& handler, std::uint64_t cookie) override;
   // A relayed transfer's ideal time is the slower of its two legs alone.

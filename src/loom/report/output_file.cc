@@ -3,10 +3,44 @@
 #include <system_error>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "loom/core/error.h"
 
 namespace loom::report {
+
+void prepare_output_dir(const std::filesystem::path& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return;
+  const fs::path summary = dir / "summary.json";
+  if (!fs::exists(summary)) {
+    // Subfolders (other runs' results) are no file of this run's to be confused with.
+    for (const fs::directory_entry& entry : fs::directory_iterator(dir)) {
+      if (entry.is_directory()) continue;
+      throw UserError(fmt::format("output folder '{}' holds files but no summary.json, so it is not a Loom result "
+                                  "(it holds '{}'); choose a new or empty folder",
+                                  dir.string(), entry.path().filename().string()));
+    }
+    return;
+  }
+  nlohmann::json previous;
+  try {
+    previous = nlohmann::json::parse(std::ifstream(summary));
+  } catch (const nlohmann::json::exception&) {
+    throw UserError(fmt::format("'{}' is not a Loom run record (not JSON); remove it or choose another output folder",
+                                summary.string()));
+  }
+  if (previous.contains("outputs") && previous["outputs"].is_array()) {
+    for (const auto& output : previous["outputs"]) {
+      if (!output.contains("file") || !output["file"].is_string()) continue;
+      // Only plain names inside `dir`: a summary is not trusted to point elsewhere.
+      const fs::path name = output["file"].get<std::string>();
+      if (name == name.filename() && name != "." && name != "..") fs::remove(dir / name, ec);
+    }
+  }
+  fs::remove(summary, ec);
+}
 
 std::ofstream open_output(const std::filesystem::path& dir, const std::string& name, std::filesystem::path& path) {
   std::error_code ec;

@@ -26,7 +26,7 @@ struct RunInfo {
   nlohmann::json effective_config;   // what the run actually used, after defaults and overrides
   nlohmann::json network;            // backend-specific results (e.g. hot links), or null
   nlohmann::json memory;             // synthesised training: per-rank memory estimate, or null
-  std::vector<std::string> warnings; // what loading the inputs warned about (also printed)
+  std::vector<std::string> warnings; // what loading the inputs and running warned about (also printed)
 };
 
 nlohmann::json make_summary(const RunInfo& info, const workload::Workload& workload, const system::RunResult& result,

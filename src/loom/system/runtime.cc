@@ -93,7 +93,15 @@ RunResult Runtime::run() {
   for (NodeId id = 0; id < workload_.node_count(); ++id) {
     if (node_state_[id].pending == 0) node_ready(id, kNoNode);
   }
+  simulator_.set_watchdog(options_.watchdog);
   simulator_.run();
+  if (simulator_.stalled()) {
+    throw UserError(fmt::format(
+        "no progress: simulated time stayed at {} for {} of wall time ({} events processed, {} of {} "
+        "operations done); stopped by the watchdog (system.watchdog)",
+        simulator_.now(), Time::ns(options_.watchdog.count()), simulator_.events_processed(),
+        nodes_done_, workload_.node_count()));
+  }
   if (nodes_done_ != workload_.node_count()) report_stall();
   result_.events = simulator_.events_processed();
   for (Time t : result_.rank_finish) result_.makespan = std::max(result_.makespan, t);

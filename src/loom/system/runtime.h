@@ -22,6 +22,7 @@
 // reaches a collective, an unmatched send) is a UserError naming the ranks and the operation.
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <memory>
 #include <tuple>
@@ -68,6 +69,9 @@ struct RuntimeOptions {
   // Imported custom collectives (collective/msccl): a collective whose operation and member
   // count match a plan runs the first such plan instead of its algorithm (no tuning).
   std::vector<CustomPlan> custom_plans;
+  // Wall time the simulated clock may stand still before run() gives up (Simulator::set_watchdog;
+  // zero = never).
+  std::chrono::nanoseconds watchdog{0};
 };
 
 class Runtime final : private network::CompletionHandler {
@@ -80,7 +84,8 @@ class Runtime final : private network::CompletionHandler {
   Runtime(const Runtime&) = delete;
   Runtime& operator=(const Runtime&) = delete;
 
-  // Runs the whole workload to completion and returns what happened.
+  // Runs the whole workload to completion and returns what happened. Throws UserError when
+  // the watchdog stops a run whose simulated time no longer advances.
   RunResult run();
 
  private:

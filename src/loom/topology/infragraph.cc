@@ -80,21 +80,39 @@ std::pair<Bandwidth, Time> link_properties(config::Reader& link, Bandwidth fallb
   Time latency = Time::zero();
   auto physical = link.optional_child("physical");
   if (!physical) return {bandwidth, latency};
+  // The number with the key's unit appended, located at the key on a mistake.
+  const auto number_in = [](config::Reader& r, const char* key, const char* unit, auto parse) {
+    try {
+      return parse(r.required<std::string>(key) + unit);
+    } catch (const UserError& e) {
+      if (e.where().known()) throw;
+      r.fail(key, e.message());
+    }
+  };
   if (auto bw = physical->optional_child("bandwidth")) {
     if (bw->has("gigabits_per_second")) {
-      bandwidth = parse_bandwidth(bw->required<std::string>("gigabits_per_second") + "Gbps");
+      bandwidth = number_in(*bw, "gigabits_per_second", "Gbps", parse_bandwidth);
     } else if (bw->has("gigabytes_per_second")) {
-      bandwidth = parse_bandwidth(bw->required<std::string>("gigabytes_per_second") + "GBps");
+      bandwidth = number_in(*bw, "gigabytes_per_second", "GBps", parse_bandwidth);
     } else {
       bw->fail("", "expected gigabits_per_second or gigabytes_per_second");
     }
   }
   if (auto lat = physical->optional_child("latency")) {
     for (const char* unit : {"ms", "us", "ns"}) {
-      if (lat->has(unit)) latency = parse_time(lat->required<std::string>(unit) + unit);
+      if (lat->has(unit)) latency = number_in(*lat, unit, unit, parse_time);
     }
   }
   return {bandwidth, latency};
+}
+
+// A `count` key (default 1) that fits the 32-bit node ids every endpoint becomes.
+std::uint32_t endpoint_count(config::Reader& r) {
+  const std::uint64_t count = r.optional<std::uint64_t>("count", 1);
+  if (count >= kNone) {
+    r.fail("count", fmt::format("{} is more than Loom's 32-bit node ids can name; expected below {}", count, kNone));
+  }
+  return static_cast<std::uint32_t>(count);
 }
 
 class Importer {
@@ -136,9 +154,7 @@ class Importer {
   void read_device(config::Reader& d) {
     Device device;
     for (config::Reader& c : d.list_of_maps("components")) {
-      Component comp{c.required<std::string>("name"),
-                     static_cast<std::uint32_t>(c.optional<std::uint64_t>("count", 1)),
-                     c.optional<std::string>("choice", "custom")};
+      Component comp{c.required<std::string>("name"), endpoint_count(c), c.optional<std::string>("choice", "custom")};
       device.host = device.host || comp.choice == "xpu";
       device.components.push_back(comp);
     }
@@ -155,16 +171,22 @@ class Importer {
     Instance inst;
     inst.name = i.required<std::string>("name");
     inst.device = i.required<std::string>("device");
-    inst.count = static_cast<std::uint32_t>(i.optional<std::uint64_t>("count", 1));
+    inst.count = endpoint_count(i);
     const auto found = devices_.find(inst.device);
     if (found == devices_.end()) {
       i.fail("device", fmt::format("no device named '{}' is defined under devices", inst.device));
     }
     const Device& device = found->second;
+    std::uint64_t per_index = 0;
     for (const Component& c : device.components) {
-      inst.component[c.name] = {inst.per_index, c.count};
-      inst.per_index += c.count;
+      inst.component[c.name] = {static_cast<std::uint32_t>(per_index), c.count};
+      per_index += c.count;
     }
+    if (per_index >= kNone || per_index * inst.count >= kNone) {
+      i.fail("count", fmt::format("{} instances x {} components of device '{}' exceed the {} endpoints Loom's "
+                                  "32-bit node ids can name", inst.count, per_index, inst.device, kNone - 1));
+    }
+    inst.per_index = static_cast<std::uint32_t>(per_index);
     std::uint32_t switch_ports = 0;
     for (const Component& c : device.components) switch_ports += c.choice == "port" ? c.count : 0;
     if (device.host) inst.first_host = hosts_;
@@ -247,7 +269,13 @@ class Importer {
         e.fail("scheme", fmt::format("one2one needs endpoints of equal length, got {} and {}",
                                      a.size(), b.size()));
       }
-      for (std::size_t i = 0; i < a.size(); ++i) add(a[i], b[i]);
+      for (std::size_t i = 0; i < a.size(); ++i) {
+        if (a[i] == b[i] && a[i] != kNone) {
+          e.fail("", fmt::format("the edge joins '{}' to itself; an edge joins two different endpoints",
+                                 specs_[a[i]].name));
+        }
+        add(a[i], b[i]);
+      }
     }
   }
 

@@ -13,12 +13,14 @@
 //    port count. Switch tiers are hop distances from the switches next to hosts.
 //  - edges: endpoints `{instance: "server[0:2]", component: "nic[1]"}` (no index: all; [i];
 //    or [a:b], b exclusive) expand instance-major; scheme one2one pairs them in order,
-//    many2many joins every pair, ring joins consecutive ep1 endpoints and closes the ring.
+//    many2many joins every pair but an endpoint with itself, ring joins consecutive ep1
+//    endpoints and closes the ring; a one2one pair of an endpoint with itself is an error.
 //  - a link's bandwidth comes from physical.bandwidth (gigabits_per_second or
 //    gigabytes_per_second) and latency from physical.latency (ms, us or ns); a link without
 //    them gets `default_bandwidth` and zero latency.
 // Errors are UserErrors located in the file (unknown device, slice out of range, one2one
-// endpoints of different lengths, a link name that is not defined).
+// endpoints of different lengths or an endpoint joined to itself, a link name that is not
+// defined, a bandwidth or latency that is not a positive number).
 #pragma once
 
 #include <string>

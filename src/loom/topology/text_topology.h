@@ -17,7 +17,8 @@
 // (rail i) that the import adds, joined to its GPU by a zero-latency link as fast as its
 // fabric links together; NICs and switches forward in zero time (the files carry no
 // forwarding latency). Fabric switch tiers are hop distances from the switches next to NICs.
-// Every mistake is a UserError "file:line: what, expected what".
+// Every mistake is a UserError "file:line: what, expected what"; a pair of nodes linked on two
+// lines (which would double its capacity) is one, naming both lines.
 //
 // Export reverses this: GPUs first (by rank), then scale-up switches, then fabric switches;
 // a GPU's NIC collapses into the GPU. It needs every NIC to serve exactly one GPU (SimAI:

@@ -5,6 +5,7 @@
 #include <charconv>
 #include <limits>
 #include <sstream>
+#include <unordered_map>
 #include <vector>
 
 #include "loom/core/error.h"
@@ -59,7 +60,7 @@ class LineReader {
     std::uint32_t value = 0;
     const auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), value);
     if (ec != std::errc() || end != token.data() + token.size()) {
-      fail(fmt::format("{} '{}' is not a whole number", what, token));
+      fail(fmt::format("{} '{}' is not a whole number", what, excerpt(token)));
     }
     return value;
   }
@@ -94,6 +95,8 @@ void read_body(LineReader& r, RawGraph& g, std::uint32_t scale_up_count, std::ui
     if (g.role[id] != Role::kGpu) r.fail(fmt::format("switch id {} is listed twice", id));
     g.role[id] = i < scale_up_count ? Role::kScaleUp : Role::kSwitch;
   }
+  // Both directions of a pair -> the line that linked it: a repeated line would double its capacity.
+  std::unordered_map<std::uint64_t, int> linked;
   for (std::uint32_t i = 0; i < link_count; ++i) {
     const std::vector<std::string> t = r.next(fmt::format("{} link lines, found {}", link_count, i));
     if (t.size() != 5) {
@@ -107,17 +110,24 @@ void read_body(LineReader& r, RawGraph& g, std::uint32_t scale_up_count, std::ui
       r.fail(fmt::format("link {} - {} names a node out of range; expected ids 0..{}", l.a, l.b,
                          n - 1));
     }
+    const auto [before, fresh] = linked.emplace(std::uint64_t{std::min(l.a, l.b)} << 32 | std::max(l.a, l.b), l.line);
+    if (!fresh) {
+      r.fail(fmt::format("link {} - {} repeats the link of line {}; one line per pair of nodes", l.a, l.b,
+                         before->second));
+    }
     try {
       l.rate = parse_bandwidth(t[2]);
       l.delay = parse_time(t[3]);
     } catch (const UserError& e) {
       r.fail(fmt::format("link {} - {}: {}", l.a, l.b, e.message()));
     }
-    if (l.rate.is_zero()) r.fail(fmt::format("link {} - {}: rate '{}' is zero; expected a positive rate", l.a, l.b, t[2]));
+    if (l.rate.is_zero()) {
+      r.fail(fmt::format("link {} - {}: rate '{}' is zero; expected a positive rate", l.a, l.b, excerpt(t[2])));
+    }
     const char* first = t[4].data();
     const auto [end, ec] = std::from_chars(first, first + t[4].size(), l.error_rate);
     if (ec != std::errc() || end != first + t[4].size()) {
-      r.fail(fmt::format("link {} - {}: error rate '{}' is not a number", l.a, l.b, t[4]));
+      r.fail(fmt::format("link {} - {}: error rate '{}' is not a number", l.a, l.b, excerpt(t[4])));
     }
     g.links.push_back(l);
   }

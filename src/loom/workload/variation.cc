@@ -1,6 +1,10 @@
 #include "loom/workload/variation.h"
 
+#include <algorithm>
+#include <array>
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -34,6 +38,39 @@ bool matches(const Straggler& s, const Node& n) {
          (s.iteration == kAnyIteration || s.iteration == n.iteration);
 }
 
+// Why straggler `s` matched no compute node: the first of its layer, micro-batch and iteration
+// that no compute node of its rank has.
+std::string unmatched_straggler(const Workload& workload, const Straggler& s) {
+  struct Field {
+    const char* name;
+    std::uint32_t wanted, any;
+    std::uint32_t low = ~0u, high = 0;
+    bool seen = false;
+  };
+  std::array<Field, 3> fields{{{"layer", s.layer, kNoIndex},
+                               {"micro-batch", s.micro_batch, kNoIndex},
+                               {"iteration", s.iteration, kAnyIteration}}};
+  for (NodeId id = 0; id < workload.node_count(); ++id) {
+    const Node& n = workload.node(id);
+    if (n.kind != NodeKind::kCompute || n.rank != s.rank) continue;
+    const std::array<std::uint32_t, 3> values{n.layer, n.micro_batch, n.iteration};
+    for (std::size_t f = 0; f < fields.size(); ++f) {
+      if (values[f] == fields[f].any) continue;
+      fields[f].low = std::min(fields[f].low, values[f]);
+      fields[f].high = std::max(fields[f].high, values[f]);
+      fields[f].seen |= values[f] == fields[f].wanted;
+    }
+  }
+  for (const Field& f : fields) {
+    if (f.wanted == f.any || f.seen) continue;
+    const std::string there = f.low > f.high ? "none" : fmt::format("{}..{}", f.low, f.high);
+    return fmt::format("variation: straggler on rank {}: {} {} does not exist there ({} range there: {})",
+                       s.rank, f.name, f.wanted, f.name, there);
+  }
+  return fmt::format("variation: straggler on rank {}: no compute node has that layer, micro-batch and iteration "
+                     "together", s.rank);
+}
+
 }  // namespace
 
 VariationResult apply_variation(Workload& workload, const VariationSpec& spec) {
@@ -41,6 +78,7 @@ VariationResult apply_variation(Workload& workload, const VariationSpec& spec) {
               spec.compute_slowdown_max);
   check_range("nic_slowdown_chance", spec.nic_slowdown_chance, "nic_slowdown", spec.nic_slowdown_min,
               spec.nic_slowdown_max);
+  if (spec.nic_slowdown_min < 1) throw UserError(fmt::format("variation: nic_slowdown {}", kNicSpeedUp));
   for (const Straggler& s : spec.stragglers) {
     if (s.rank >= workload.rank_count()) {
       throw UserError(fmt::format("variation: straggler rank {} is outside 0..{}", s.rank, workload.rank_count() - 1));
@@ -50,9 +88,14 @@ VariationResult apply_variation(Workload& workload, const VariationSpec& spec) {
   constexpr std::uint64_t kComputeSalt = 0x636f6d70757465ull;  // "compute"
   constexpr std::uint64_t kFactorSalt = 0x666163746f72ull;     // "factor"
   VariationResult result;
+  std::vector<bool> straggler_matched(spec.stragglers.size(), false);
   for (NodeId id = 0; id < workload.node_count(); ++id) {
     Node& n = workload.mutable_node(id);
-    if (n.kind != NodeKind::kCompute || n.duration == Time::zero()) continue;
+    if (n.kind != NodeKind::kCompute) continue;
+    for (std::size_t i = 0; i < spec.stragglers.size(); ++i) {
+      if (matches(spec.stragglers[i], n)) straggler_matched[i] = true;
+    }
+    if (n.duration == Time::zero()) continue;
     double factor = 1.0;
     if (spec.compute_slowdown_chance > 0) {
       const std::uint64_t key = (std::uint64_t{n.rank} << 32) ^ (std::uint64_t{n.layer} << 16) ^ n.micro_batch ^
@@ -70,6 +113,9 @@ VariationResult apply_variation(Workload& workload, const VariationSpec& spec) {
     n.duration = Time::ps(static_cast<std::int64_t>(std::llround(static_cast<double>(before.picoseconds()) * factor)));
     result.added += n.duration - before;
     ++result.slowed_nodes;
+  }
+  for (std::size_t i = 0; i < spec.stragglers.size(); ++i) {
+    if (!straggler_matched[i]) throw UserError(unmatched_straggler(workload, spec.stragglers[i]));
   }
   if (spec.nic_slowdown_chance > 0) {
     RandomStream rng(spec.seed, "variation.nic");

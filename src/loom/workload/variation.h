@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 #include <vector>
 
 #include "loom/workload/workload.h"
@@ -55,8 +56,13 @@ struct VariationResult {
   Time added;                              // sum over nodes of (new - old duration)
 };
 
-// UserError naming the field for chances outside [0, 1], factors <= 0, min > max, or a
-// straggler rank outside the workload. O(nodes + stragglers · nodes matched).
+// Why nic_slowdown factors below 1 are refused.
+inline constexpr std::string_view kNicSpeedUp =
+    "factors must be at least 1 (a factor below 1 would make a NIC faster than its cable)";
+
+// UserError naming the field for chances outside [0, 1], factors <= 0, min > max, NIC slowdowns
+// below 1, or a straggler whose rank is outside the workload or which matches no compute node
+// (naming the layer, micro-batch or iteration its rank does not have). O(nodes + stragglers · nodes matched).
 VariationResult apply_variation(Workload& workload, const VariationSpec& spec);
 
 }  // namespace loom::workload

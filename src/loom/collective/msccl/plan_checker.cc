@@ -168,6 +168,7 @@ PlanCheckResult check_plan(std::shared_ptr<const Program> program, Bytes size, s
   const std::optional<CollectiveOp> op = plan_operation(plan);
   const bool known = op == CollectiveOp::kAllReduce || op == CollectiveOp::kAllGather ||
                      op == CollectiveOp::kReduceScatter || op == CollectiveOp::kAllToAll;
+  result.checkable = false;
   if (!known) return failure(fmt::format("no postcondition is known for collective '{}'", plan.collective), result);
   const std::uint32_t chunks = reference_chunks(plan);
   const std::uint32_t n = plan.rank_count();
@@ -175,6 +176,7 @@ PlanCheckResult check_plan(std::shared_ptr<const Program> program, Bytes size, s
     return failure(fmt::format("{} chunks cannot be split into {} equal blocks for {}", chunks, n, plan.collective),
                    result);
   }
+  result.checkable = true;
   SymbolicData data(*program, *op, chunks);
   CollectiveSpec spec;
   spec.op = *op;

@@ -16,7 +16,7 @@
 //   reduce-scatter  K = C;  rank r's output chunk k = {(s, r*C/n + k) : every s}, each once;
 //   all-to-all      K = C;  rank r's output chunk s*C/n + k = {(s, r*C/n + k)}.
 // Any other collective name, or C not divisible by n where needed, is reported as a failure
-// (the checker has no postcondition for it). Also reported: a stall (nothing in flight and
+// with checkable = false (the checker has no postcondition for it). Also reported: a stall (nothing in flight and
 // the execution not finished), a member reported finished twice, finished() true with
 // transfers in flight. Violations are returned, never thrown.
 //
@@ -34,6 +34,7 @@ namespace loom::collective::msccl {
 
 struct PlanCheckResult {
   bool ok = true;
+  bool checkable = true;        // false: no postcondition applies to the plan (description says why)
   std::string description;      // the first violation; empty when ok
   std::uint64_t transfers = 0;  // transfers (signals included) made ready
   Bytes bytes = 0;              // their total payload bytes

@@ -30,7 +30,7 @@ FabricMonitor::FabricMonitor(Simulator& simulator, Fabric& fabric, MonitorParams
 FabricMonitor::~FabricMonitor() { stop(); }
 
 void FabricMonitor::start() {
-  if (simulator_.is_pending(next_)) return;
+  if (simulator_.is_pending(next_) || full()) return;
   for (std::size_t i = 0; i < params_.ports.size(); ++i) {
     last_tx_[i] = fabric_.tx_bytes(params_.ports[i]);
     last_drops_[i] = fabric_.drops(params_.ports[i]);
@@ -40,6 +40,13 @@ void FabricMonitor::start() {
 }
 
 void FabricMonitor::stop() { simulator_.cancel(next_); }
+
+bool FabricMonitor::full() const {
+  const MonitorOptions& o = params_.options;
+  const auto done = [&](bool on, std::size_t rows) { return !on || rows >= o.max_rows; };
+  return done(o.queues, queues_.size()) && done(o.throughput, throughput_.size()) &&
+         done(o.qp_rates, rates_.size()) && done(o.cnps, cnps_.size()) && done(o.drops, drops_.size());
+}
 
 template <typename Row>
 void FabricMonitor::keep(std::vector<Row>& rows, std::uint64_t& dropped, const Row& row) {
@@ -86,6 +93,10 @@ void FabricMonitor::sample() {
       }
       seen.cnps = cnps;
     }
+  }
+  if (full()) {
+    stopped_at_ = now;
+    return;
   }
   const Time at = now + o.interval;
   const bool idle = params_.until == Time::max() && fabric_.active_qps() == 0;

@@ -8,7 +8,9 @@
 // when non-zero (a QP that ends mid-interval has reported up to its last sample). Sampling stops
 // at `until`, or, with until = Time::max(), at the first sample that finds no QP running (so
 // Simulator::run() still ends); start() again resumes it. Every kind keeps at most max_rows
-// rows; later ones are counted in dropped_rows(). With `pfc` on the monitor turns on the
+// rows; later ones are counted in dropped_rows(). Once every sampled kind that is on (all but
+// pfc) holds max_rows rows, sampling stops for good (stopped_at()), so a tiny interval costs
+// at most max_rows samples of such files. With `pfc` on the monitor turns on the
 // fabric's PAUSE/RESUME log, capped the same way.
 // Cost per sample: O(ports watched + QP slots when QP rates or CNPs are on).
 #pragma once
@@ -85,6 +87,8 @@ class FabricMonitor {
   const std::vector<QpCnpSample>& cnps() const { return cnps_; }
   const std::vector<DropSample>& drops() const { return drops_; }
   const DroppedRows& dropped_rows() const { return dropped_; }
+  // When sampling stopped because every sampled file was full; Time::max() while it goes on.
+  Time stopped_at() const { return stopped_at_; }
 
  private:
   struct QpSeen {
@@ -92,6 +96,7 @@ class FabricMonitor {
     std::uint64_t cnps = 0;
   };
   void sample();
+  bool full() const;
   template <typename Row>
   void keep(std::vector<Row>& rows, std::uint64_t& dropped, const Row& row);
 
@@ -108,6 +113,7 @@ class FabricMonitor {
   std::vector<QpCnpSample> cnps_;
   std::vector<DropSample> drops_;
   DroppedRows dropped_;
+  Time stopped_at_ = Time::max();
 };
 
 }  // namespace loom::network::packet

@@ -1,10 +1,12 @@
 #include "loom/workload/chakra/chakra_reader.h"
 
 #include <algorithm>
+#include <charconv>
 #include <filesystem>
 #include <functional>
 #include <queue>
 #include <set>
+#include <string_view>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -462,6 +464,23 @@ std::vector<std::string> chakra_rank_files(const std::string& prefix) {
   }
   if (files.empty()) {
     throw UserError(fmt::format("no Chakra trace at '{}.0.et'; expected files <prefix>.<rank>.et", prefix));
+  }
+  // A gap would silently drop every rank after it: look for a higher rank's file.
+  const std::filesystem::path path(prefix);
+  const std::filesystem::path dir = path.has_parent_path() ? path.parent_path() : ".";
+  const std::string stem = path.filename().string() + ".";
+  std::uint64_t highest = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    if (!name.starts_with(stem) || !name.ends_with(".et")) continue;
+    const std::string_view digits = std::string_view(name).substr(stem.size(), name.size() - stem.size() - 3);
+    std::uint64_t rank = 0;
+    const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), rank);
+    if (!digits.empty() && error == std::errc{} && end == digits.data() + digits.size()) highest = std::max(highest, rank);
+  }
+  if (highest >= files.size()) {
+    throw UserError(fmt::format("Chakra trace '{}': rank {}'s file '{}.{}.et' is missing, but rank {}'s exists", prefix,
+                                files.size(), prefix, files.size(), highest));
   }
   return files;
 }

@@ -48,7 +48,7 @@ struct ChakraTrace {
 };
 
 // `<prefix>.0.et`, `<prefix>.1.et`, ... up to the first missing rank. UserError if there is no
-// `<prefix>.0.et`.
+// `<prefix>.0.et`, or if a higher rank's file exists past the first missing one (naming it).
 std::vector<std::string> chakra_rank_files(const std::string& prefix);
 
 // Reads the traces of chakra_rank_files(prefix).

@@ -45,7 +45,7 @@ std::uint64_t number(std::string_view word, std::string_view what, std::string_v
   std::uint64_t value = 0;
   const auto [end, ec] = std::from_chars(word.data(), word.data() + word.size(), value);
   if (ec != std::errc() || end != word.data() + word.size()) {
-    throw UserError(fmt::format("{}: {} is '{}', expected a whole number >= 0", where, what, word));
+    throw UserError(fmt::format("{}: {} is '{}', expected a whole number >= 0", where, what, excerpt(word)));
   }
   return value;
 }
@@ -83,7 +83,7 @@ Comm parse_comm(std::string_view type, std::string_view size, std::string_view w
   if (!c.op) {
     throw UserError(fmt::format("{}: unknown comm type '{}', expected NONE or ALLREDUCE, ALLGATHER, REDUCESCATTER, "
                                 "ALLTOALL, BROADCAST with an optional _EP or _DP_EP suffix",
-                                where, type));
+                                where, excerpt(type)));
   }
   c.bytes = sized(number(size, "the comm size", where), "the comm size", where);
   return c;
@@ -99,14 +99,14 @@ Header parse_header(std::string_view line, std::string_view name, const Options&
       h.policy != "DATA") {
     throw UserError(fmt::format("{}: unknown policy '{}', expected HYBRID_TRANSFORMER_FWD_IN_BCKWD, "
                                 "HYBRID_TRANSFORMER, MICRO or DATA",
-                                where, h.policy));
+                                where, excerpt(h.policy)));
   }
   bool seen_tp = false, seen_ep = false, seen_pp = false, seen_vpp = false, seen_ga = false, seen_gpus = false;
   for (std::size_t i = 1; i < words.size(); ++i) {
     std::string_view key = words[i];
     if (key.ends_with(":")) key.remove_suffix(1);
-    if (i + 1 >= words.size()) throw UserError(fmt::format("{}: header key '{}' has no value", where, key));
-    const std::uint64_t value = number(words[++i], fmt::format("header key '{}'", key), where);
+    if (i + 1 >= words.size()) throw UserError(fmt::format("{}: header key '{}' has no value", where, excerpt(key)));
+    const std::uint64_t value = number(words[++i], fmt::format("header key '{}'", excerpt(key)), where);
     auto small = [&](std::uint32_t& slot, bool& seen) {
       if (value == 0 || value > 0xffffffffu) {
         throw UserError(fmt::format("{}: header key '{}' is {}, expected a positive count", where, key, value));
@@ -128,7 +128,7 @@ Header parse_header(std::string_view line, std::string_view name, const Options&
       }
       i += value;  // skip the listed layer ids
     }
-    else log.add(name, "header", where, fmt::format("unknown header key '{}' ignored", key));
+    else log.add(name, "header", where, fmt::format("unknown header key '{}' ignored", excerpt(key)));
   }
   const bool model = h.policy.starts_with("HYBRID");
   auto missing = [&](bool seen, std::string_view key, std::uint32_t value) {
