@@ -240,6 +240,13 @@ TEST(Experiment, ARerunRemovesThePreviousRunsFilesAndKeepsTheUsers) {
   EXPECT_FALSE(fs::exists(dir / "timeline.json"));
   EXPECT_TRUE(fs::exists(dir / "collectives.csv"));
   EXPECT_TRUE(fs::exists(dir / "notes.txt"));
+  // A run that fails (data parallelism's stream is not there) keeps them.
+  EXPECT_EQ(error_of("topology: {hosts: 1, gpus_per_host: 2}\n"
+                     "workload: {type: training, model: gpt-7b, dp: 2, global_batch: 2}\nsystem: {comm_streams: 1}\n",
+                     {"output.dir=" + dir.string()}),
+            "dp.allreduce_grads: uses communication stream 5, but ranks have 1 (system.comm_streams)");
+  EXPECT_TRUE(fs::exists(dir / "collectives.csv"));
+  EXPECT_TRUE(fs::exists(dir / "summary.json"));
   fs::remove(dir / "summary.json");
   fs::remove(dir / "collectives.csv");
   fs::remove(dir / "ranks.csv");
