@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -28,7 +30,8 @@ std::string read_file(const fs::path& path) {
 std::string default_experiment_text() { return read_file(fs::path(LOOM_SOURCE_DIR) / "examples/default.yaml"); }
 
 fs::path scratch_dir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("loom_experiment_test_" + name);
+  // One per process: test runs of other checkouts on the same machine must not share it.
+  const fs::path dir = fs::temp_directory_path() / ("loom_experiment_test_" + name + "." + std::to_string(getpid()));
   fs::remove_all(dir);
   return dir;
 }
