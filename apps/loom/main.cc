@@ -1,6 +1,7 @@
 // `loom`: the command-line front end. Parses arguments, dispatches to a subcommand, and turns
 // errors into one line on stderr: exit code 2 for the user's mistakes (bad arguments, bad input
 // files, an input too large for the machine's memory), 3 for an internal error (a Loom bug).
+#include <algorithm>
 #include <exception>
 #include <iostream>
 #include <new>
@@ -40,20 +41,29 @@ int report_error(const std::string& message, int code) {
   return code;
 }
 
-// CLI11 says "The following argument was not expected: rn" of a misspelled command; name it
-// and suggest the closest. Empty when argv's first word is an option or a command.
+// CLI11 says "The following argument was not expected: rn" of a misspelled command (or
+// subcommand); name it and suggest the closest. Empty when the leading words name commands.
 std::string unknown_command(CLI::App& app, int argc, char** argv) {
-  if (argc < 2 || argv[1][0] == '-') return {};
-  std::vector<std::string_view> names;
-  for (const CLI::App* command : app.get_subcommands([](const CLI::App*) { return true; })) {
-    if (command->get_name() == argv[1]) return {};
-    names.push_back(command->get_name());
+  const CLI::App* current = &app;
+  std::string path;
+  for (int i = 1; i < argc && argv[i][0] != '-'; ++i) {
+    const std::vector<const CLI::App*> commands = current->get_subcommands([](const CLI::App*) { return true; });
+    if (commands.empty()) return {};
+    const auto named = std::find_if(commands.begin(), commands.end(),
+                                    [&](const CLI::App* c) { return c->get_name() == argv[i]; });
+    if (named == commands.end()) {
+      std::vector<std::string_view> names;
+      for (const CLI::App* c : commands) names.push_back(c->get_name());
+      std::string message = fmt::format("unknown command '{}{}'", path, argv[i]);
+      if (const auto close = loom::config::closest_match(argv[i], names)) {
+        message += fmt::format("; did you mean '{}{}'?", path, *close);
+      }
+      return message + " (see 'loom " + path + "--help')";
+    }
+    current = *named;
+    path += current->get_name() + " ";
   }
-  std::string message = fmt::format("unknown command '{}'", argv[1]);
-  if (const auto close = loom::config::closest_match(argv[1], names)) {
-    message += fmt::format("; did you mean '{}'?", *close);
-  }
-  return message + " (see 'loom --help')";
+  return {};
 }
 
 }  // namespace

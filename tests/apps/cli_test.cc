@@ -72,6 +72,9 @@ TEST(Cli, AMisspelledCommandIsNamedWithTheClosestCommand) {
   const Result far = loom("frobnicate");
   EXPECT_EQ(far.exit_code, 2);
   EXPECT_EQ(far.err, "loom: unknown command 'frobnicate' (see 'loom --help')\n");
+  const Result nested = loom("topo shwo clos.yaml");
+  EXPECT_EQ(nested.exit_code, 2);
+  EXPECT_EQ(nested.err, "loom: unknown command 'topo shwo'; did you mean 'topo show'? (see 'loom topo --help')\n");
 }
 
 TEST(Cli, CollectivePlanCheckOfACollectiveWithoutPostconditionIsAnError) {

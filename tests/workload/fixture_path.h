@@ -1,6 +1,8 @@
 // Locating the shared fixtures (../shared/fixtures beside the checkout); tests skip when absent.
 #pragma once
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <string>
 
@@ -17,9 +19,11 @@ inline bool has_fixture(const std::string& relative) { return std::filesystem::e
     if (!::loom::workload::testing::has_fixture(relative)) GTEST_SKIP() << "fixture missing: " << (relative); \
   } while (false)
 
-// A fresh, empty directory under the system temp dir for files a test writes.
+// A fresh, empty directory under the system temp dir for files a test writes, one per process:
+// test runs of other checkouts on the same machine must not share it.
 inline std::filesystem::path scratch_dir(const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() / ("loom_workload_test_" + name);
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("loom_workload_test_" + name + "." + std::to_string(getpid()));
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir;

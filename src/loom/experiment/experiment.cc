@@ -172,7 +172,7 @@ Experiment load(config::Document& document) {
 }
 
 Outcome run(const Experiment& e) {
-  report::prepare_output_dir(e.output.dir);
+  report::check_output_dir(e.output.dir);
   Simulator simulator;
   topology::Routing routing(e.topology);
   const std::unique_ptr<network::Backend> backend = network::make_backend(simulator, e.topology, routing, e.network.params);
@@ -191,6 +191,7 @@ Outcome run(const Experiment& e) {
   Outcome outcome;
   outcome.warnings = e.warnings;
   outcome.result = runtime.run();
+  report::remove_previous_outputs(o.dir);
   outcome.metrics = system::compute_metrics(e.workload, outcome.result);
   outcome.entries = report::entry_stats(e.workload, outcome.result);
   if (o.collectives) outcome.files.push_back(report::write_collectives_csv(o.dir, e.workload, outcome.result, o.max_rows));

@@ -76,8 +76,8 @@ struct Outcome {
 };
 
 // Simulates the experiment and writes its results into its output directory, first removing
-// the files a previous run listed there (report::prepare_output_dir, which also refuses a
-// folder of other files that is not a Loom result).
+// the files a previous run listed there once the simulation has succeeded (a folder of other
+// files, not a Loom result, is refused before the run; report/output_file.h).
 Outcome run(const Experiment& experiment);
 
 }  // namespace loom::experiment

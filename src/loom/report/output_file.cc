@@ -9,21 +9,24 @@
 
 namespace loom::report {
 
-void prepare_output_dir(const std::filesystem::path& dir) {
+void check_output_dir(const std::filesystem::path& dir) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  if (!fs::is_directory(dir, ec)) return;
-  const fs::path summary = dir / "summary.json";
-  if (!fs::exists(summary)) {
-    // Subfolders (other runs' results) are no file of this run's to be confused with.
-    for (const fs::directory_entry& entry : fs::directory_iterator(dir)) {
-      if (entry.is_directory()) continue;
-      throw UserError(fmt::format("output folder '{}' holds files but no summary.json, so it is not a Loom result "
-                                  "(it holds '{}'); choose a new or empty folder",
-                                  dir.string(), entry.path().filename().string()));
-    }
-    return;
+  if (!fs::is_directory(dir, ec) || fs::exists(dir / "summary.json")) return;
+  // Subfolders (other runs' results) are no file of this run's to be confused with.
+  for (const fs::directory_entry& entry : fs::directory_iterator(dir)) {
+    if (entry.is_directory()) continue;
+    throw UserError(fmt::format("output folder '{}' holds files but no summary.json, so it is not a Loom result "
+                                "(it holds '{}'); choose a new or empty folder",
+                                dir.string(), entry.path().filename().string()));
   }
+}
+
+void remove_previous_outputs(const std::filesystem::path& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path summary = dir / "summary.json";
+  if (!fs::exists(summary, ec)) return;
   nlohmann::json previous;
   try {
     previous = nlohmann::json::parse(std::ifstream(summary));

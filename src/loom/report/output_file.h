@@ -19,11 +19,13 @@ struct WrittenFile {
   std::uint64_t dropped = 0;   // rows left out because of the configured cap
 };
 
-// Makes `dir` ready for a new run's results without leaving a previous run's files next to
-// them: when it holds a summary.json, the files that summary lists and the summary itself are
-// removed (anything else is kept). A folder that holds files (subfolders aside) but no
-// summary.json is not a Loom result: UserError naming the folder and one of its files.
-void prepare_output_dir(const std::filesystem::path& dir);
+// Before a run: UserError naming the folder and one of its files when `dir` holds files
+// (subfolders aside) but no summary.json, since it is not a Loom result.
+void check_output_dir(const std::filesystem::path& dir);
+// After a run, before writing its results: removes the files the summary.json in `dir` lists
+// and that summary (anything else is kept), so no previous run's file sits next to the new ones,
+// while a run that fails keeps the previous results.
+void remove_previous_outputs(const std::filesystem::path& dir);
 
 // Opens dir/name for writing, creating dir. UserError on failure.
 std::ofstream open_output(const std::filesystem::path& dir, const std::string& name, std::filesystem::path& path);
