@@ -1,0 +1,143 @@
+#include "loom/cluster/scheduler.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "loom/cluster/cluster_state.h"
+#include "loom/core/error.h"
+
+namespace loom::cluster {
+
+std::vector<JobId> Scheduler::ordered() const {
+  std::vector<JobId> ids;
+  ids.reserve(queue_.size());
+  for (const auto& [k, id] : queue_) ids.push_back(id);
+  return ids;
+}
+
+JobId Scheduler::start_in_order(SchedulerContext& context) {
+  while (!queue_.empty()) {
+    const JobId id = queue_.begin()->second;
+    if (context.job(id).gpus > context.available_gpus()) return id;
+    context.start(id);
+  }
+  return kNoJob;
+}
+
+namespace {
+
+class Fcfs final : public Scheduler {
+ public:
+  void schedule(SchedulerContext& context) override { start_in_order(context); }
+
+ private:
+  std::int64_t key(JobId, const SchedulerContext&) const override { return 0; }
+};
+
+class FirstFit final : public Scheduler {
+ public:
+  void schedule(SchedulerContext& context) override {
+    if (queue_.empty() || context.available_gpus() == 0) return;
+    for (JobId id : ordered()) {
+      if (context.job(id).gpus <= context.available_gpus()) context.start(id);
+    }
+  }
+
+ private:
+  std::int64_t key(JobId, const SchedulerContext&) const override { return 0; }
+};
+
+class ShortestFirst final : public Scheduler {
+ public:
+  void schedule(SchedulerContext& context) override { start_in_order(context); }
+
+ private:
+  std::int64_t key(JobId id, const SchedulerContext& context) const override {
+    return context.remaining_wall(id).nanoseconds();
+  }
+};
+
+class PriorityPreemptive final : public Scheduler {
+ public:
+  void schedule(SchedulerContext& context) override {
+    for (JobId head = start_in_order(context); head != kNoJob; head = start_in_order(context)) {
+      const Job& job = context.job(head);
+      // Lower-priority running jobs, lowest priority first, then latest started first.
+      std::vector<JobId> victims;
+      for (JobId r : context.running()) {
+        if (context.job(r).priority < job.priority) victims.push_back(r);
+      }
+      std::sort(victims.begin(), victims.end(), [&](JobId a, JobId b) {
+        if (context.job(a).priority != context.job(b).priority) return context.job(a).priority < context.job(b).priority;
+        if (context.started_at(a) != context.started_at(b)) return context.started_at(a) > context.started_at(b);
+        return a > b;
+      });
+      std::uint32_t freed = context.available_gpus();
+      std::size_t needed = 0;
+      while (freed < job.gpus && needed < victims.size()) freed += context.job(victims[needed++]).gpus;
+      if (freed < job.gpus) return;  // preempting every lower-priority job would not be enough
+      for (std::size_t i = 0; i < needed; ++i) context.preempt(victims[i]);
+    }
+  }
+
+ private:
+  std::int64_t key(JobId id, const SchedulerContext& context) const override { return -context.job(id).priority; }
+};
+
+class EasyBackfill final : public Scheduler {
+ public:
+  void schedule(SchedulerContext& context) override {
+    const JobId head = start_in_order(context);
+    if (head == kNoJob) return;
+    // The head's reservation: the earliest expected end at which enough GPUs are free.
+    std::vector<JobId> running(context.running().begin(), context.running().end());
+    std::sort(running.begin(), running.end(), [&](JobId a, JobId b) {
+      return context.expected_end(a) != context.expected_end(b) ? context.expected_end(a) < context.expected_end(b) : a < b;
+    });
+    const std::uint32_t need = context.job(head).gpus;
+    std::uint32_t free_then = context.available_gpus();
+    Span shadow = Span::max();
+    for (JobId r : running) {
+      free_then += context.job(r).gpus;
+      if (free_then >= need) {
+        shadow = context.expected_end(r);
+        break;
+      }
+    }
+    std::uint32_t extra = shadow == Span::max() ? 0 : free_then - need;
+    for (JobId id : ordered()) {
+      if (id == head) continue;
+      const std::uint32_t gpus = context.job(id).gpus;
+      if (gpus > context.available_gpus()) continue;
+      const bool ends_in_time = shadow != Span::max() && context.now() + context.remaining_wall(id) <= shadow;
+      if (ends_in_time) {
+        context.start(id);
+      } else if (gpus <= extra) {
+        extra -= gpus;
+        context.start(id);
+      }
+    }
+  }
+
+ private:
+  std::int64_t key(JobId, const SchedulerContext&) const override { return 0; }
+};
+
+}  // namespace
+
+const std::vector<std::string_view>& scheduler_names() {
+  static const std::vector<std::string_view> names{"fcfs", "first-fit", "sjf", "priority", "easy-backfill"};
+  return names;
+}
+
+std::unique_ptr<Scheduler> make_scheduler(std::string_view name) {
+  if (name == "fcfs") return std::make_unique<Fcfs>();
+  if (name == "first-fit") return std::make_unique<FirstFit>();
+  if (name == "sjf") return std::make_unique<ShortestFirst>();
+  if (name == "priority") return std::make_unique<PriorityPreemptive>();
+  if (name == "easy-backfill") return std::make_unique<EasyBackfill>();
+  throw UserError(fmt::format("unknown scheduler '{}'", name));
+}
+
+}  // namespace loom::cluster
