@@ -77,15 +77,18 @@ Job read_job(config::Reader& r, const Job& defaults, std::uint64_t seed) {
   return job;
 }
 
-SyntheticJobs read_synthetic(config::Reader& r, const Job& defaults, bool durations_given) {
+// `runtimes`: the number of durations a trace supplies (then `count` defaults to it and no
+// `duration` is read).
+SyntheticJobs read_synthetic(config::Reader& r, const Job& defaults, std::optional<std::uint64_t> runtimes,
+                             std::string_view default_name) {
   SyntheticJobs spec;
   spec.where = r.location();
-  spec.name = r.optional<std::string>("name", "synthetic");
-  spec.count = r.required<std::uint64_t>("count");
+  spec.name = r.optional<std::string>("name", std::string(default_name));
+  spec.count = runtimes ? r.optional<std::uint64_t>("count", *runtimes) : r.required<std::uint64_t>("count");
   spec.start = read_span(r, "start", Span::zero());
   spec.inter_arrival = Distribution::read(r.child("arrivals"), Quantity::kDuration);
   spec.gpus = r.has("gpus") ? Distribution::read(r.child("gpus"), Quantity::kCount) : Distribution::fixed(1);
-  if (!durations_given) spec.duration = Distribution::read(r.child("duration"), Quantity::kDuration);
+  if (!runtimes) spec.duration = Distribution::read(r.child("duration"), Quantity::kDuration);
   if (r.has("priority")) spec.priority = Distribution::read(r.child("priority"), Quantity::kCount);
   spec.defaults = defaults;
   return spec;
@@ -177,8 +180,8 @@ ClusterSettings read_cluster(config::Reader cluster, const Machines& machines, c
       };
       if (format == "philly") {
         Runtimes runtimes = read_philly_runtimes(file, bad_rows);
-        SyntheticJobs spec = read_synthetic(r, defaults, true);
         if (runtimes.durations.empty()) r.fail("file", "holds no usable runtime");
+        SyntheticJobs spec = read_synthetic(r, defaults, runtimes.durations.size(), "philly");
         spec.durations = std::move(runtimes.durations);
         add(synthesize_jobs(spec, seed), runtimes.log);
       } else {
@@ -189,7 +192,7 @@ ClusterSettings read_cluster(config::Reader cluster, const Machines& machines, c
   }
   if (cluster.has("synthetic")) {
     for (config::Reader r : cluster.list_of_maps("synthetic")) {
-      std::vector<Job> jobs = synthesize_jobs(read_synthetic(r, defaults, false), seed);
+      std::vector<Job> jobs = synthesize_jobs(read_synthetic(r, defaults, std::nullopt, "synthetic"), seed);
       s.sources.push_back({"synthetic", jobs.size(), 0, 0});
       for (Job& j : jobs) s.jobs.push_back(std::move(j));
     }
