@@ -160,6 +160,8 @@ ClusterSettings read_cluster(config::Reader cluster, const Machines& machines, c
   s.options.seed = seed;
   s.options.scheduler = cluster.choice("scheduler", scheduler_names(), "fcfs");
   s.options.placement = cluster.choice("placement", placement_names(), "packed");
+  s.options.scheduler_options.backfill_depth = cluster.optional<std::uint64_t>("backfill_depth", 1000);
+  if (s.options.scheduler_options.backfill_depth == 0) cluster.fail("backfill_depth", "must be at least 1");
   s.options.sample_interval = read_span(cluster, "sample_interval", Span::hours(1));
   if (cluster.has("end")) s.options.end = required_span(cluster, "end");
   const Job defaults = read_defaults(cluster);

@@ -2,7 +2,8 @@
 // and the project README's key table):
 //
 //   mode             job (opaque durations; the only mode so far)
-//   scheduler        fcfs | sjf | priority | easy-backfill
+//   scheduler        fcfs | first-fit | sjf | priority | easy-backfill
+//   backfill_depth   easy-backfill: queued jobs considered per pass (default 1000)
 //   placement        packed | topology-aware | spread | random
 //   machines         {format: philly | alibaba, file, hosts_per_leaf, leaves_per_pod, bad_rows}
 //                    instead of the topology section's hosts

@@ -16,8 +16,6 @@
 
 namespace loom::cluster {
 
-inline constexpr JobId kNoJob = 0xffffffffu;
-
 // GPUs by state; every GPU is in exactly one of busy, idle, down, drained and spare, so
 // busy + idle + down + drained + spare = the cluster's GPU count.
 struct GpuCounts {

@@ -22,6 +22,7 @@
 namespace loom::cluster {
 
 using JobId = std::uint32_t;
+inline constexpr JobId kNoJob = 0xffffffffu;
 
 struct Job {
   std::string id;                 // unique, for reports

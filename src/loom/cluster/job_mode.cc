@@ -51,7 +51,7 @@ class Engine final : public SchedulerContext {
         options_(options),
         progress_(progress),
         state_(machines),
-        scheduler_(make_scheduler(options.scheduler)),
+        scheduler_(make_scheduler(options.scheduler, options.scheduler_options)),
         placement_(make_placement(options.placement, options.seed)),
         host_random_(options.seed, "cluster.failures.host"),
         gpu_random_(options.seed, "cluster.failures.gpu"),
@@ -74,7 +74,7 @@ class Engine final : public SchedulerContext {
     return run_length(run_costs(jobs_[id], s.restarting), *jobs_[id].duration - s.saved);
   }
   std::span<const JobId> running() const override { return running_; }
-  Span expected_end(JobId id) const override { return job_state_[id].run_end; }
+  const std::set<std::pair<Span, JobId>>& running_by_end() const override { return ends_; }
   Span started_at(JobId id) const override { return job_state_[id].run_start; }
   void start(JobId id) override;
   void preempt(JobId id) override { interrupt(id, RunSpan::Ending::kPreempted); }
@@ -107,6 +107,7 @@ class Engine final : public SchedulerContext {
   RandomStream gpu_random_;
   std::vector<JobState> job_state_;
   std::vector<JobId> running_;
+  std::set<std::pair<Span, JobId>> ends_;  // running jobs by expected end
   std::vector<std::uint32_t> component_epoch_;
   std::vector<Span> component_down_until_;
   std::vector<bool> renew_;  // a random failure is being repaired: draw the next one after
@@ -293,6 +294,7 @@ void Engine::start(JobId id) {
   ++s.epoch;
   s.running_index = static_cast<std::uint32_t>(running_.size());
   running_.push_back(id);
+  ends_.emplace(s.run_end, id);
   JobRecord& record = result_.jobs[id];
   record.wait += now_ - s.queued_since;
   if (!record.first_start) record.first_start = now_;
@@ -324,6 +326,7 @@ void Engine::interrupt(JobId id, RunSpan::Ending why) {
   running_[s.running_index] = moved;
   job_state_[moved].running_index = s.running_index;
   running_.pop_back();
+  ends_.erase({s.run_end, id});
   if (why == RunSpan::Ending::kDone) return;
 
   JobRecord& record = result_.jobs[id];

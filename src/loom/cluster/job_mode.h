@@ -27,12 +27,14 @@
 #include "loom/cluster/failures.h"
 #include "loom/cluster/job.h"
 #include "loom/cluster/machines.h"
+#include "loom/cluster/scheduler.h"
 
 namespace loom::cluster {
 
 struct JobModeOptions {
   std::string scheduler = "fcfs";
   std::string placement = "packed";
+  SchedulerOptions scheduler_options;
   std::uint64_t seed = 1;
   FailureOptions failures;
   Span sample_interval = Span::zero();  // 0: no samples

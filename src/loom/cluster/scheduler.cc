@@ -9,13 +9,6 @@
 
 namespace loom::cluster {
 
-std::vector<JobId> Scheduler::ordered() const {
-  std::vector<JobId> ids;
-  ids.reserve(queue_.size());
-  for (const auto& [k, id] : queue_) ids.push_back(id);
-  return ids;
-}
-
 JobId Scheduler::start_in_order(SchedulerContext& context) {
   while (!queue_.empty()) {
     const JobId id = queue_.begin()->second;
@@ -38,10 +31,7 @@ class Fcfs final : public Scheduler {
 class FirstFit final : public Scheduler {
  public:
   void schedule(SchedulerContext& context) override {
-    if (queue_.empty() || context.available_gpus() == 0) return;
-    for (JobId id : ordered()) {
-      if (context.job(id).gpus <= context.available_gpus()) context.start(id);
-    }
+    scan_after(kNoJob, context, [&](JobId id) { context.start(id); });
   }
 
  private:
@@ -87,41 +77,37 @@ class PriorityPreemptive final : public Scheduler {
 
 class EasyBackfill final : public Scheduler {
  public:
+  explicit EasyBackfill(std::size_t depth) : depth_(depth) {}
   void schedule(SchedulerContext& context) override {
     const JobId head = start_in_order(context);
     if (head == kNoJob) return;
+    if (context.available_gpus() == 0) return;
     // The head's reservation: the earliest expected end at which enough GPUs are free.
-    std::vector<JobId> running(context.running().begin(), context.running().end());
-    std::sort(running.begin(), running.end(), [&](JobId a, JobId b) {
-      return context.expected_end(a) != context.expected_end(b) ? context.expected_end(a) < context.expected_end(b) : a < b;
-    });
     const std::uint32_t need = context.job(head).gpus;
     std::uint32_t free_then = context.available_gpus();
     Span shadow = Span::max();
-    for (JobId r : running) {
+    for (const auto& [end, r] : context.running_by_end()) {
       free_then += context.job(r).gpus;
       if (free_then >= need) {
-        shadow = context.expected_end(r);
+        shadow = end;
         break;
       }
     }
     std::uint32_t extra = shadow == Span::max() ? 0 : free_then - need;
-    for (JobId id : ordered()) {
-      if (id == head) continue;
+    scan_after(head, context, [&](JobId id) {
       const std::uint32_t gpus = context.job(id).gpus;
-      if (gpus > context.available_gpus()) continue;
-      const bool ends_in_time = shadow != Span::max() && context.now() + context.remaining_wall(id) <= shadow;
-      if (ends_in_time) {
+      if (shadow != Span::max() && context.now() + context.remaining_wall(id) <= shadow) {
         context.start(id);
       } else if (gpus <= extra) {
         extra -= gpus;
         context.start(id);
       }
-    }
+    }, depth_);
   }
 
  private:
   std::int64_t key(JobId, const SchedulerContext&) const override { return 0; }
+  std::size_t depth_;
 };
 
 }  // namespace
@@ -131,12 +117,12 @@ const std::vector<std::string_view>& scheduler_names() {
   return names;
 }
 
-std::unique_ptr<Scheduler> make_scheduler(std::string_view name) {
+std::unique_ptr<Scheduler> make_scheduler(std::string_view name, const SchedulerOptions& options) {
   if (name == "fcfs") return std::make_unique<Fcfs>();
   if (name == "first-fit") return std::make_unique<FirstFit>();
   if (name == "sjf") return std::make_unique<ShortestFirst>();
   if (name == "priority") return std::make_unique<PriorityPreemptive>();
-  if (name == "easy-backfill") return std::make_unique<EasyBackfill>();
+  if (name == "easy-backfill") return std::make_unique<EasyBackfill>(options.backfill_depth);
   throw UserError(fmt::format("unknown scheduler '{}'", name));
 }
 

@@ -10,7 +10,9 @@
 //   easy-backfill  fcfs, but when the head job does not fit it gets a reservation at the
 //                  earliest time enough GPUs free up (from running jobs' expected ends), and
 //                  later jobs may start now if they fit and either end by then or use only
-//                  GPUs the reservation leaves over (EASY, Lifka 1995)
+//                  GPUs the reservation leaves over (EASY, Lifka 1995); each pass considers
+//                  at most `backfill_depth` queued jobs behind the head (as Slurm's
+//                  bf_max_job_test), which bounds the cost of a pass when thousands wait
 // Gangs are all or nothing: a job starts only when `gpus` GPUs are available, and any set of
 // available GPUs will do (placement chooses which).
 //
@@ -19,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <iterator>
 #include <memory>
 #include <set>
 #include <span>
@@ -38,9 +41,9 @@ class SchedulerContext {
   virtual Span now() const = 0;
   // Wall time the job needs from a start now: remaining work plus checkpoints and restart.
   virtual Span remaining_wall(JobId id) const = 0;
-  // Running jobs and when each is expected to end.
+  // Running jobs, and the same ordered by expected end (then id).
   virtual std::span<const JobId> running() const = 0;
-  virtual Span expected_end(JobId running) const = 0;
+  virtual const std::set<std::pair<Span, JobId>>& running_by_end() const = 0;
   virtual Span started_at(JobId running) const = 0;
   // Places and starts a queued job; requires available_gpus() >= its gpus.
   virtual void start(JobId id) = 0;
@@ -63,17 +66,30 @@ class Scheduler {
  protected:
   // The queue's order: ascending (key, id); ids are in submit order.
   virtual std::int64_t key(JobId id, const SchedulerContext& context) const = 0;
-  // The queued jobs, in order (a copy, since starting a job removes it).
-  std::vector<JobId> ordered() const;
   // Starts jobs in queue order until one does not fit; returns that one, or kNoJob.
   JobId start_in_order(SchedulerContext& context);
+  // Offers every queued job after `after` (kNoJob: from the first; in order) to `try_start`, which may start it, while
+  // GPUs are available. Jobs asking for more GPUs than are available are skipped.
+  // At most `depth` jobs are looked at.
+  template <class TryStart>
+  void scan_after(JobId after, SchedulerContext& context, TryStart try_start,
+                  std::size_t depth = static_cast<std::size_t>(-1)) {
+    auto it = after == kNoJob ? queue_.begin() : std::next(queue_.find({keys_[after], after}));
+    for (; it != queue_.end() && context.available_gpus() > 0 && depth > 0; --depth) {
+      const JobId id = (it++)->second;  // advance first: starting the job erases its entry
+      if (context.job(id).gpus <= context.available_gpus()) try_start(id);
+    }
+  }
 
   std::set<std::pair<std::int64_t, JobId>> queue_;
   std::vector<std::int64_t> keys_;
 };
 
+struct SchedulerOptions {
+  std::size_t backfill_depth = 1000;  // easy-backfill: queued jobs considered per pass
+};
 // "fcfs", "first-fit", "sjf", "priority" or "easy-backfill"; UserError on another name.
-std::unique_ptr<Scheduler> make_scheduler(std::string_view name);
+std::unique_ptr<Scheduler> make_scheduler(std::string_view name, const SchedulerOptions& options = {});
 const std::vector<std::string_view>& scheduler_names();
 
 }  // namespace loom::cluster

@@ -1,7 +1,9 @@
 // Synthetic job arrivals: `count` jobs whose inter-arrival times, GPU counts and durations are
 // drawn from distributions (Poisson arrivals: exponential inter-arrival times), seeded. The
 // first job arrives one inter-arrival time after `start`. With `durations` given (e.g. Philly
-// runtimes), job i runs for durations[i mod size] instead of drawing one.
+// runtimes) the jobs take them instead of drawing, each once, in a seeded random order (the
+// Philly file is sorted by runtime; in file order arrivals would come shortest first); more jobs
+// than durations go through a fresh order each round.
 #pragma once
 
 #include <optional>
