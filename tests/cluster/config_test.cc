@@ -1,5 +1,8 @@
 // Reading the `cluster:` section: jobs from every kind of source, defaults, and errors that
 // name the job or key and where it is.
+#include <filesystem>
+#include <fstream>
+
 #include <gtest/gtest.h>
 
 #include "loom/cluster/cluster_config.h"
@@ -84,6 +87,22 @@ TEST(ClusterConfig, MistakesAreLocated) {
   EXPECT_NE(error_of("cluster:\n  synthetic: [{count: 3, arrivals: {dist: exponential, mean: 0s}, duration: "
                      "{dist: fixed, value: 1h}}]\n", m).find("must be positive"),
             std::string::npos);
+}
+
+TEST(ClusterConfig, ListedFailuresFromAFile) {
+  const Machines m = testing::machines(2, 8);
+  const std::filesystem::path file = std::filesystem::temp_directory_path() / "loom_cluster_failures.csv";
+  std::ofstream(file) << "at,component,repair\n3600,host.1,600\n7200,host.0.gpu.2,60\n";
+  const std::string jobs = "  jobs: [{id: a, gpus: 8, duration: 1h}]\n";
+  const ClusterSettings s = read("cluster:\n  failures: {file: " + file.string() + "}\n" + jobs, m);
+  ASSERT_EQ(s.options.failures.listed.size(), 2u);
+  EXPECT_EQ(s.options.failures.listed[1].component, "host.0.gpu.2");
+  EXPECT_EQ(s.options.failures.listed[1].at, Span::s(7200));
+  EXPECT_EQ(s.options.failures.listed[0].repair, Span::s(600));
+  std::ofstream(file) << "at,component,repair\n3600,host.1,600\nsoon,host.0,60\n";
+  EXPECT_NE(error_of("cluster:\n  failures: {file: " + file.string() + "}\n" + jobs, m).find(file.string() + ":3"),
+            std::string::npos);
+  std::filesystem::remove(file);
 }
 
 }  // namespace
