@@ -172,6 +172,24 @@ TEST(Failures, AHotSpareRestartsTheJobAtOnce) {
   EXPECT_EQ(r.jobs[0].lost_work, Span::s(100));
 }
 
+TEST(Failures, AJobTheSparesCannotCoverWaitsForRepairs) {
+  // Four hosts of 8 GPUs, host 3 the hot spare; a (24 GPUs) runs on hosts 0-2. At 100 s hosts 0
+  // and 1 fail, one after the other, until 600 s.
+  const Machines m = testing::machines(4, 8);
+  std::vector<Job> jobs{testing::job("a", 0, 24, 1000)};
+  JobModeOptions options;
+  options.failures.listed.push_back(ListedFailure{Span::s(100), "host.0", Span::s(500), {}});
+  options.failures.listed.push_back(ListedFailure{Span::s(100), "host.1", Span::s(500), {}});
+  options.failures.hot_spares = 1;  // host 3
+  const JobModeResult r = run_job_mode(m, jobs, options);
+  // After the first failure the spare fills in (hosts 1, 2, 3); the second takes host 1 and no
+  // spare is left, so a waits for the repairs at 600 s (host 0 comes back as the new spare) and
+  // runs its 1000 s again on hosts 1-3.
+  EXPECT_EQ(r.jobs[0].failures, 2u);
+  EXPECT_EQ(*r.jobs[0].end, Span::s(1600));
+  EXPECT_EQ(r.jobs[0].wait, Span::s(500));
+}
+
 TEST(Failures, WithoutSparesAFailedJobWaitsForAFreeHost) {
   // Host 1 runs b until 5000 s, so a waits for host 0's repair at 3700 s.
   const Machines m = testing::machines(2, 8);

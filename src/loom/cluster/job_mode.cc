@@ -348,15 +348,21 @@ void Engine::interrupt(JobId id, RunSpan::Ending why) {
   if (why == RunSpan::Ending::kFailed && options_.failures.hot_spares > 0) restart_on_spares(id);
 }
 
-// Hot spares: a failed job's lost GPUs are replaced from spare hosts and it restarts at once.
+// Hot spares: a failed job's lost GPUs are replaced from spare hosts and it restarts at once;
+// when the spares cannot make up the shortfall they stay spares and the job waits in the queue.
 void Engine::restart_on_spares(JobId id) {
-  std::uint32_t shortfall = jobs_[id].gpus > state_.available() ? jobs_[id].gpus - state_.available() : 0;
-  for (std::uint32_t h = 0; h < machines_.hosts.size() && shortfall > 0; ++h) {
+  const std::uint32_t gpus = jobs_[id].gpus;
+  std::uint32_t spare_gpus = 0;
+  for (std::uint32_t h = 0; h < machines_.hosts.size(); ++h) {
     if (!state_.is_spare_host(h)) continue;
-    state_.set_spare(h, false);
-    shortfall -= std::min(shortfall, state_.available_on_host(h));
+    const Host& host = machines_.hosts[h];
+    for (std::uint32_t g = host.first_gpu; g < host.first_gpu + host.gpus; ++g) spare_gpus += state_.is_down(g) ? 0 : 1;
   }
-  if (state_.available() >= jobs_[id].gpus) start(id);
+  if (state_.available() + spare_gpus < gpus) return;
+  for (std::uint32_t h = 0; h < machines_.hosts.size() && state_.available() < gpus; ++h) {
+    if (state_.is_spare_host(h)) state_.set_spare(h, false);
+  }
+  if (state_.available() >= gpus) start(id);
 }
 
 void Engine::fail_component(std::uint32_t component, Span repair, bool random) {
