@@ -372,25 +372,18 @@ void Engine::fail_component(std::uint32_t component, Span repair, bool random) {
   const Span until = std::max(component_down_until_[component], now_ + repair);
   component_down_until_[component] = until;
   const std::uint32_t epoch = ++component_epoch_[component];
-  // Interrupt the jobs on the failed GPUs before marking them down.
+  // Down first, so that a job restarting at once (hot spares) cannot be placed there again.
   const Host* host = component < hosts ? &machines_.hosts[component] : nullptr;
   const std::uint32_t first = host ? host->first_gpu : component - hosts;
   const std::uint32_t count = host ? host->gpus : 1;
-  for (std::uint32_t g = first; g < first + count; ++g) {
-    const JobId victim = state_.job_on(g);
-    if (victim != kNoJob && job_state_[victim].status == Status::kRunning) {
-      if (host) {
-        state_.set_host_down(component, true);
-      } else {
-        state_.set_gpu_down(g, true);
-      }
-      interrupt(victim, RunSpan::Ending::kFailed);
-    }
-  }
   if (host) {
     state_.set_host_down(component, true);
   } else {
     state_.set_gpu_down(first, true);
+  }
+  for (std::uint32_t g = first; g < first + count; ++g) {
+    const JobId victim = state_.job_on(g);
+    if (victim != kNoJob) interrupt(victim, RunSpan::Ending::kFailed);
   }
   push(until, EventType::kRepair, component, epoch);
 }
