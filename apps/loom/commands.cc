@@ -6,9 +6,11 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include "cluster_command.h"
 #include "default_experiment.h"
 #include "loom/config/document.h"
 #include "loom/core/build_info.h"
+#include "loom/experiment/cluster_experiment.h"
 #include "loom/experiment/experiment.h"
 #include "loom/report/summary.h"
 #include "loom/collective/gpu_model.h"
@@ -31,6 +33,7 @@ int run_command(const RunArguments& args) {
   // A JSON string is a valid YAML scalar, so any path survives the round trip.
   if (args.out_dir) document.apply_override("output.dir=" + nlohmann::json(*args.out_dir).dump());
 
+  if (experiment::is_cluster_experiment(document)) return run_cluster_command(document);
   const experiment::Experiment loaded = experiment::load(document);
   for (const std::string& warning : loaded.warnings) fmt::print(stderr, "loom: warning: {}\n", warning);
   const experiment::Outcome outcome = experiment::run(loaded);
@@ -86,6 +89,7 @@ int list_command() {
              "the keys above\n    {:<40} {:<9} {:>9}  with profile simai: read this SimAI.conf instead of "
              "SimAI's shipped one\n",
              "profile", "choice", "loom", "simai_conf", "file", "");
+  list_cluster_models();
   return 0;
 }
 

@@ -26,6 +26,7 @@ constexpr const char* kExamples = R"(Examples:
   loom run examples/default.yaml --out results/mine
   loom run exp.yaml --set network.mode=analytical --set topology.hosts=16 --seed 7
   loom list                                  blueprints, parameters, defaults and model names
+  loom run examples/cluster_jobs.yaml        a cluster experiment: jobs, scheduler, failures
   loom collective explain --op all-reduce --size 64MiB --ranks 8 --gpu h100
   loom topo generate clos --hosts 4096 --gpus-per-host 8 --tiers 3 --nic-bandwidth 400Gbps -o clos.yaml
   loom topo show clos.yaml

@@ -287,8 +287,8 @@ TEST(Cli, EveryDocumentedCommandLineRuns) {
   ASSERT_GE(commands.size(), 20u);
   const fs::path dir = scratch() / "documented";
   fs::remove_all(dir);
-  fs::create_directories(dir / "examples");
-  fs::copy_file(fs::path(LOOM_SOURCE_DIR) / "examples/default.yaml", dir / "examples/default.yaml");
+  fs::create_directories(dir);
+  fs::copy(fs::path(LOOM_SOURCE_DIR) / "examples", dir / "examples", fs::copy_options::recursive);
   const std::string readme = slurp(fs::path(LOOM_SOURCE_DIR) / "README.md");
   const std::size_t yaml = readme.find("```yaml\n") + 8;
   std::ofstream(dir / "exp.yaml") << readme.substr(yaml, readme.find("```", yaml) - yaml);

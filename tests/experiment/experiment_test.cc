@@ -1,3 +1,4 @@
+#include "loom/experiment/cluster_experiment.h"
 #include "loom/experiment/experiment.h"
 
 #include <gmock/gmock.h>
@@ -546,7 +547,11 @@ TEST(Experiment, EveryExampleFileLoads) {
     if (entry.path().extension() != ".yaml") continue;
     ++examples;
     config::Document document = config::Document::load_file(entry.path().string());
-    EXPECT_NO_THROW(load(document)) << entry.path();
+    if (is_cluster_experiment(document)) {
+      EXPECT_NO_THROW(load_cluster(document)) << entry.path();
+    } else {
+      EXPECT_NO_THROW(load(document)) << entry.path();
+    }
   }
   EXPECT_GE(examples, 3);
 }

@@ -1,0 +1,58 @@
+// A job as the cluster layer sees it: what it asks for and what it costs to interrupt.
+//
+// A job is a gang: it runs on exactly `gpus` GPUs at once or not at all. In job mode its
+// `duration` (useful work, excluding checkpoint writes and restarts) is what it runs for; a
+// workload reference and an iteration count may be given for the fidelity modes and are
+// carried but not used by job mode.
+//
+// Checkpoints: with interval τ > 0 the job writes a checkpoint after every τ of useful work,
+// which costs `checkpoint_cost` of wall time during which no work is done; it does not write
+// one after its last piece of work. An interrupted job keeps the work up to its last completed
+// checkpoint and pays `restart_cost` (wall time, no work) when it runs again.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "loom/cluster/span.h"
+#include "loom/core/error.h"
+
+namespace loom::cluster {
+
+using JobId = std::uint32_t;
+inline constexpr JobId kNoJob = 0xffffffffu;
+
+struct Job {
+  std::string id;                 // unique, for reports
+  Span submit;                    // arrival time
+  std::uint32_t gpus = 1;         // gang size, >= 1
+  // Per-GPU share requested by a GPU-sharing job (1000 = a whole GPU). Job mode gives such a
+  // job a whole GPU; the share is kept for reports.
+  std::uint32_t gpu_milli = 1000;
+  std::int64_t priority = 0;      // larger runs first under the priority scheduler
+  std::string user;               // user or queue
+  std::optional<Span> duration;   // useful work; required in job mode
+  Span checkpoint_interval;       // 0 = never checkpoints
+  Span checkpoint_cost;
+  Span restart_cost;
+  std::string workload;           // workload reference (fidelity modes), may be empty
+  std::uint64_t iterations = 0;   // with `workload`
+  // Trace replays: the wait the trace itself recorded (scheduled - creation), for comparison.
+  std::optional<Span> trace_wait;
+  SourceLocation where;           // where the job was defined, for errors
+};
+
+// Jobs from several sources, plus what loading them warned about.
+struct JobSet {
+  std::vector<Job> jobs;
+  std::vector<std::string> warnings;
+};
+
+// Orders jobs by submit time (stable, so equal submit times keep source order) and checks ids
+// are unique, durations given (job mode) and gang sizes fit `cluster_gpus`; UserError naming
+// the job and where it was defined otherwise.
+void finalize_jobs(std::vector<Job>& jobs, std::uint32_t cluster_gpus);
+
+}  // namespace loom::cluster

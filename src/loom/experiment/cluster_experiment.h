@@ -1,0 +1,53 @@
+// A cluster experiment: an experiment file with a `cluster:` section (jobs, scheduler,
+// placement, failures; src/loom/cluster/README.md), run in job mode. The machines come from
+// the `topology:` section (hosts, leaves and pods of any blueprint or topology file) or from
+// `cluster.machines` (an imported machine list), not both. Also read: `seed`, and `output:`
+// with `dir`, `jobs`, `cluster`, `timeline` (write that file, default true) and `max_rows`.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "loom/cluster/cluster_config.h"
+#include "loom/cluster/job_mode.h"
+#include "loom/cluster/machines.h"
+#include "loom/config/document.h"
+#include "loom/report/output_file.h"
+
+namespace loom::experiment {
+
+struct ClusterOutputOptions {
+  std::filesystem::path dir = "results";
+  bool jobs = true;
+  bool cluster = true;
+  bool timeline = true;
+  std::uint64_t max_rows = 1'000'000;
+};
+
+struct ClusterExperiment {
+  std::uint64_t seed = 1;
+  cluster::Machines machines;
+  cluster::ClusterSettings settings;
+  ClusterOutputOptions output;
+  nlohmann::json effective_config;
+  std::vector<std::string> warnings;  // importing machines and jobs
+};
+
+// Whether the document is a cluster experiment (has a `cluster:` section).
+bool is_cluster_experiment(config::Document& document);
+// Reads the experiment (overrides already applied) and checks for unknown keys.
+ClusterExperiment load_cluster(config::Document& document);
+
+struct ClusterOutcome {
+  cluster::JobModeResult result;
+  nlohmann::json summary;
+  std::filesystem::path summary_path;
+  std::vector<report::WrittenFile> files;
+};
+
+ClusterOutcome run_cluster(const ClusterExperiment& experiment, const cluster::ProgressReporter& progress = {});
+
+}  // namespace loom::experiment

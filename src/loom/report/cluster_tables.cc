@@ -1,0 +1,51 @@
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include "loom/report/cluster_outputs.h"
+
+namespace loom::report {
+
+namespace {
+using cluster::seconds_text;
+}  // namespace
+
+WrittenFile write_jobs_csv(const std::filesystem::path& dir, const std::vector<cluster::Job>& jobs,
+                           const cluster::JobModeResult& result, std::uint64_t max_rows) {
+  WrittenFile written;
+  std::ofstream out = open_output(dir, "jobs.csv", written.path);
+  out << "id,user,submit,start,end,wait,jct,gpus,hosts,leaves,preemptions,failures,lost_gpu_hours,"
+         "overhead_gpu_hours,iteration_time,trace_wait\n";
+  written.rows = std::min<std::uint64_t>(jobs.size(), max_rows);
+  written.dropped = jobs.size() - written.rows;
+  for (std::size_t i = 0; i < written.rows; ++i) {
+    const cluster::Job& job = jobs[i];
+    const cluster::JobRecord& r = result.jobs[i];
+    const std::string start = r.first_start ? seconds_text(*r.first_start) : "";
+    const std::string end = r.end ? seconds_text(*r.end) : "";
+    const std::string jct = r.end ? seconds_text(*r.end - job.submit) : "";
+    fmt::print(out, "{},{},{},{},{},{},{},{},{},{},{},{},{:.6f},{:.6f},,{}\n", csv_quote(job.id), csv_quote(job.user),
+               seconds_text(job.submit), start, end, seconds_text(r.wait), jct, job.gpus, r.hosts, r.leaves,
+               r.preemptions, r.failures, r.lost_work.hours() * job.gpus, r.overhead.hours() * job.gpus,
+               job.trace_wait ? seconds_text(*job.trace_wait) : "");
+  }
+  finish_output(out, written.path);
+  return written;
+}
+
+WrittenFile write_cluster_csv(const std::filesystem::path& dir, const cluster::JobModeResult& result,
+                              std::uint64_t max_rows) {
+  WrittenFile written;
+  std::ofstream out = open_output(dir, "cluster.csv", written.path);
+  out << "time,busy,idle,stranded,down,drained,spare,queued,running\n";
+  written.rows = std::min<std::uint64_t>(result.samples.size(), max_rows);
+  written.dropped = result.samples.size() - written.rows;
+  for (std::size_t i = 0; i < written.rows; ++i) {
+    const cluster::Sample& s = result.samples[i];
+    fmt::print(out, "{},{},{},{},{},{},{},{},{}\n", seconds_text(s.at), s.gpus.busy, s.gpus.idle, s.gpus.stranded,
+               s.gpus.down, s.gpus.drained, s.gpus.spare, s.queued, s.running);
+  }
+  finish_output(out, written.path);
+  return written;
+}
+
+}  // namespace loom::report
