@@ -1,5 +1,5 @@
 // Cables going down and up during a run, in the flow and analytical backends (the packet
-// backend's reroute is tested in tests/packet/fabric_test.cc).
+// backend's reroute is tested in tests/network/packet/fabric_test.cc).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 

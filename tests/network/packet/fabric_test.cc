@@ -6,7 +6,7 @@
 
 #include "loom/core/error.h"
 #include "loom/topology/blueprints.h"
-#include "packet/star.h"
+#include "network/packet/star.h"
 
 namespace loom::network::packet {
 namespace {

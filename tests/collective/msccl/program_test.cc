@@ -5,8 +5,8 @@
 
 #include "loom/collective/msccl/plan_reader.h"
 #include "loom/collective/msccl/program.h"
-#include "msccl/fixtures.h"
-#include "msccl/plan_texts.h"
+#include "collective/msccl/fixtures.h"
+#include "collective/msccl/plan_texts.h"
 
 namespace loom::collective::msccl {
 namespace {

@@ -2,7 +2,7 @@
 
 #include "loom/collective/msccl/describe.h"
 #include "loom/collective/msccl/plan_reader.h"
-#include "msccl/plan_texts.h"
+#include "collective/msccl/plan_texts.h"
 
 namespace loom::collective::msccl {
 namespace {

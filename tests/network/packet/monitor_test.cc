@@ -11,7 +11,7 @@
 
 #include "loom/core/error.h"
 #include "loom/network/packet/monitor_csv.h"
-#include "packet/star.h"
+#include "network/packet/star.h"
 
 namespace loom::network::packet {
 namespace {

@@ -19,8 +19,8 @@
 #include "loom/core/error.h"
 #include "loom/core/random.h"
 #include "fuzz_support.h"
-#include "msccl/fixtures.h"
-#include "msccl/plan_texts.h"
+#include "collective/msccl/fixtures.h"
+#include "collective/msccl/plan_texts.h"
 
 namespace loom::collective::msccl {
 namespace {

@@ -13,7 +13,7 @@
 #include "loom/network/packet/fabric.h"
 #include "loom/network/packet/packet_backend.h"
 #include "loom/network/packet/shared_buffer.h"
-#include "packet/star.h"
+#include "network/packet/star.h"
 
 namespace loom::network::packet {
 namespace {

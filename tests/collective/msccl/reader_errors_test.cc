@@ -8,7 +8,7 @@
 #include "loom/collective/msccl/plan_reader.h"
 #include "loom/collective/msccl/program.h"
 #include "loom/core/error.h"
-#include "msccl/plan_texts.h"
+#include "collective/msccl/plan_texts.h"
 
 namespace loom::collective::msccl {
 namespace {

@@ -1,4 +1,4 @@
-#include "msccl/plan_texts.h"
+#include "collective/msccl/plan_texts.h"
 
 #include <fmt/format.h>
 

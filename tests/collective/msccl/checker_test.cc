@@ -8,8 +8,8 @@
 #include "loom/collective/msccl/plan_checker.h"
 #include "loom/collective/msccl/plan_reader.h"
 #include "loom/core/error.h"
-#include "msccl/fixtures.h"
-#include "msccl/plan_texts.h"
+#include "collective/msccl/fixtures.h"
+#include "collective/msccl/plan_texts.h"
 
 namespace loom::collective::msccl {
 namespace {

@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "loom/collective/msccl/plan_reader.h"
-#include "msccl/fixtures.h"
+#include "collective/msccl/fixtures.h"
 
 namespace loom::collective::msccl {
 namespace {
