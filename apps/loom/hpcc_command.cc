@@ -73,7 +73,7 @@ int hpcc_command(const HpccArguments& args, std::ostream& out) {
   out << fmt::format("  PFC: {} pause/resume events; drops {}; ECN marks {}\n", result.pfc.size(),
                      result.counters.drops, result.counters.ecn_marks);
   out << fmt::format("  wrote {} and {}\n", fct_path.string(), pfc_path.string());
-  for (const fs::path& file : result.monitor_files) out << fmt::format("  wrote {}\n", file.string());
+  for (const network::OutputFile& file : result.monitor_files) out << fmt::format("  wrote {}\n", file.path.string());
   if (result.unfinished != 0) {
     out << fmt::format("  {} flows had not finished at SIMULATOR_STOP_TIME\n", result.unfinished);
   }

@@ -36,22 +36,6 @@ nlohmann::json memory_json(const workload::synthesis::MemoryEstimate& m) {
           {"chunks_in_flight", m.chunks_in_flight},
           {"total_bytes", m.total()}};
 }
-// A packet monitor CSV as an output entry: rows are its lines after the header; a capped file
-// ends with "# <n> more rows not kept" (network/packet/monitor_csv.h).
-report::WrittenFile monitor_file(const std::filesystem::path& path) {
-  report::WrittenFile file{path, 0, 0};
-  std::ifstream in(path);
-  std::string line;
-  std::getline(in, line);
-  while (std::getline(in, line)) {
-    if (line.rfind("# ", 0) == 0) {
-      file.dropped = std::stoull(line.substr(2));
-    } else {
-      ++file.rows;
-    }
-  }
-  return file;
-}
 // "solver.solves" -> "solver/solves" (a JSON pointer below the summary's "network").
 std::string replace_dots(std::string key) {
   std::replace(key.begin(), key.end(), '.', '/');
@@ -201,7 +185,7 @@ Outcome run(const Experiment& e) {
     outcome.files.push_back(report::write_timeline(o.dir, e.topology, e.workload, outcome.result, o.max_rows));
   }
   if (backend->capabilities().monitors) {
-    for (const std::filesystem::path& path : backend->write_monitors(o.dir)) outcome.files.push_back(monitor_file(path));
+    for (const network::OutputFile& f : backend->write_monitors(o.dir)) outcome.files.push_back({f.path, f.rows, f.dropped});
   }
   report::RunInfo info{e.seed, std::string(backend->name()), e.effective_config, nullptr, nullptr, e.warnings};
   if (e.memory) info.memory = memory_json(*e.memory);

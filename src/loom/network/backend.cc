@@ -43,7 +43,7 @@ void Backend::schedule_link_change(Time, topology::LinkId, bool, topology::Routi
 
 void Backend::carried_bytes(std::vector<double>&) const { lacks(*this, "per-link carried bytes"); }
 
-std::vector<std::filesystem::path> Backend::write_monitors(const std::filesystem::path&) const {
+std::vector<OutputFile> Backend::write_monitors(const std::filesystem::path&) const {
   lacks(*this, "monitors");
 }
 

@@ -41,6 +41,13 @@ struct TransferRequest {
   std::uint8_t traffic_class = 0;
 };
 
+// A file a backend wrote (its monitors'): the rows it holds and the rows a cap left out.
+struct OutputFile {
+  std::filesystem::path path;
+  std::uint64_t rows = 0;
+  std::uint64_t dropped = 0;
+};
+
 class CompletionHandler {
  public:
   // The transfer started with `cookie` has delivered its last byte at the simulator's now().
@@ -73,9 +80,9 @@ class Backend {
   virtual void schedule_link_change(Time when, topology::LinkId link, bool up, topology::Routing& routing);
   // Capabilities::link_loads. Wire bytes each link has carried up to now, indexed by LinkId.
   virtual void carried_bytes(std::vector<double>& out) const;
-  // Capabilities::monitors. Writes the monitors' CSV files into `dir` and returns their paths
-  // (none when no monitor was configured).
-  virtual std::vector<std::filesystem::path> write_monitors(const std::filesystem::path& dir) const;
+  // Capabilities::monitors. Writes the monitors' CSV files into `dir` and returns them (none
+  // when no monitor was configured).
+  virtual std::vector<OutputFile> write_monitors(const std::filesystem::path& dir) const;
   // Capabilities::monitors. When the monitors stopped sampling because every file they write was
   // full (Time::max(): they did not).
   virtual Time monitors_stopped_at() const { return Time::max(); }

@@ -36,7 +36,7 @@ class PxnRelay final : public Backend, private CompletionHandler {
     inner_.schedule_link_change(when, link, up, routing);
   }
   void carried_bytes(std::vector<double>& out) const override { inner_.carried_bytes(out); }
-  std::vector<std::filesystem::path> write_monitors(const std::filesystem::path& dir) const override {
+  std::vector<OutputFile> write_monitors(const std::filesystem::path& dir) const override {
     return inner_.write_monitors(dir);
   }
   Time monitors_stopped_at() const override { return inner_.monitors_stopped_at(); }

@@ -127,6 +127,10 @@ TEST(FabricMonitor, WritesEveryCsvFile) {
   EXPECT_EQ(queues.front(), "time_us,link,src,dst,bytes");
   EXPECT_EQ(queues.size(), 1u + 50u + 1u);
   EXPECT_EQ(queues.back().substr(0, 2), "# ");
+  // The writer reports what it wrote, so a caller never reads the file back.
+  EXPECT_EQ(files[0].path, dir / "packet_queues.csv");
+  EXPECT_EQ(files[0].rows, 50u);
+  EXPECT_EQ(queues.back(), "# " + std::to_string(files[0].dropped) + " more rows not kept");
   // First sample 5 us after the transfers start, link 0 (the bottleneck) first: queued.
   EXPECT_EQ(queues[1].substr(0, 30), "5.000,0,switch.0,host.0.gpu.0,");
   EXPECT_GT(std::stoull(queues[1].substr(30)), 0u);

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "loom/network/packet/fabric.h"
+#include "loom/network/backend.h"
 #include "loom/network/packet/hpcc_config.h"
 #include "loom/network/packet/hpcc_inputs.h"
 
@@ -51,7 +52,7 @@ struct HpccRunResult {
   Bytes max_bdp = 0;
   std::size_t peak_memory_bytes = 0;
   double simulate_seconds = 0;   // wall time of the event loop alone (setup excluded)
-  std::vector<std::filesystem::path> monitor_files;
+  std::vector<OutputFile> monitor_files;
 };
 
 // Runs the experiment until every flow ends or the stop time. With config.params.monitor on,

@@ -19,16 +19,21 @@ class CsvFile {
     if (!out_) throw UserError(fmt::format("cannot write '{}': expected a writable output folder", path.string()));
     out_ << header << '\n';
   }
-  std::ofstream& out() { return out_; }
-  fs::path close(std::uint64_t dropped) {
+  // The stream for the next row.
+  std::ofstream& row() {
+    ++rows_;
+    return out_;
+  }
+  OutputFile close(std::uint64_t dropped) {
     if (dropped != 0) out_ << "# " << dropped << " more rows not kept\n";
     out_.close();
     if (!out_) throw UserError(fmt::format("cannot write '{}': expected space on the device", path_.string()));
-    return path_;
+    return {path_, rows_, dropped};
   }
 
  private:
   fs::path path_;
+  std::uint64_t rows_ = 0;
   std::ofstream out_;
 };
 
@@ -36,7 +41,7 @@ double us(Time t) { return static_cast<double>(t.picoseconds()) * 1e-6; }
 
 }  // namespace
 
-std::vector<fs::path> write_monitor_csv(const fs::path& dir, const FabricMonitor& monitor) {
+std::vector<OutputFile> write_monitor_csv(const fs::path& dir, const FabricMonitor& monitor) {
   const MonitorOptions& o = monitor.options();
   const Fabric& fabric = monitor.fabric();
   const topology::Topology& topo = fabric.topology();
@@ -46,12 +51,12 @@ std::vector<fs::path> write_monitor_csv(const fs::path& dir, const FabricMonitor
   };
   std::error_code ignored;
   fs::create_directories(dir, ignored);
-  std::vector<fs::path> written;
+  std::vector<OutputFile> written;
   const DroppedRows& dropped = monitor.dropped_rows();
   if (o.queues) {
     CsvFile f(dir / "packet_queues.csv", "time_us,link,src,dst,bytes");
     for (const QueueSample& s : monitor.queues()) {
-      f.out() << fmt::format("{:.3f},{},{}\n", us(s.time), link_ends(s.link), s.bytes);
+      f.row() << fmt::format("{:.3f},{},{}\n", us(s.time), link_ends(s.link), s.bytes);
     }
     written.push_back(f.close(dropped.queues));
   }
@@ -59,7 +64,7 @@ std::vector<fs::path> write_monitor_csv(const fs::path& dir, const FabricMonitor
     CsvFile f(dir / "packet_throughput.csv", "time_us,link,src,dst,gbps,utilisation");
     for (const ThroughputSample& s : monitor.throughput()) {
       const double capacity = static_cast<double>(topo.link(s.link).bandwidth.bps());
-      f.out() << fmt::format("{:.3f},{},{:.6g},{:.6g}\n", us(s.time), link_ends(s.link), s.bits_per_second * 1e-9,
+      f.row() << fmt::format("{:.3f},{},{:.6g},{:.6g}\n", us(s.time), link_ends(s.link), s.bits_per_second * 1e-9,
                              s.bits_per_second / capacity);
     }
     written.push_back(f.close(dropped.throughput));
@@ -67,7 +72,7 @@ std::vector<fs::path> write_monitor_csv(const fs::path& dir, const FabricMonitor
   if (o.qp_rates) {
     CsvFile f(dir / "packet_qp_rates.csv", "time_us,qp,tag,src,dst,gbps");
     for (const QpRateSample& s : monitor.qp_rates()) {
-      f.out() << fmt::format("{:.3f},{},{},{},{},{:.6g}\n", us(s.time), s.qp, s.tag, node(s.src), node(s.dst),
+      f.row() << fmt::format("{:.3f},{},{},{},{},{:.6g}\n", us(s.time), s.qp, s.tag, node(s.src), node(s.dst),
                              s.bits_per_second * 1e-9);
     }
     written.push_back(f.close(dropped.qp_rates));
@@ -75,21 +80,21 @@ std::vector<fs::path> write_monitor_csv(const fs::path& dir, const FabricMonitor
   if (o.cnps) {
     CsvFile f(dir / "packet_cnps.csv", "time_us,qp,tag,src,dst,cnps");
     for (const QpCnpSample& s : monitor.cnps()) {
-      f.out() << fmt::format("{:.3f},{},{},{},{},{}\n", us(s.time), s.qp, s.tag, node(s.src), node(s.dst), s.cnps);
+      f.row() << fmt::format("{:.3f},{},{},{},{},{}\n", us(s.time), s.qp, s.tag, node(s.src), node(s.dst), s.cnps);
     }
     written.push_back(f.close(dropped.cnps));
   }
   if (o.pfc) {
     CsvFile f(dir / "packet_pfc.csv", "time_us,link,src,dst,class,event");
     for (const PfcEvent& e : fabric.pfc_events()) {
-      f.out() << fmt::format("{:.3f},{},{},{}\n", us(e.time), link_ends(e.link), e.priority, e.pause ? "pause" : "resume");
+      f.row() << fmt::format("{:.3f},{},{},{}\n", us(e.time), link_ends(e.link), e.priority, e.pause ? "pause" : "resume");
     }
     written.push_back(f.close(fabric.pfc_events_dropped()));
   }
   if (o.drops) {
     CsvFile f(dir / "packet_drops.csv", "time_us,link,src,dst,drops");
     for (const DropSample& s : monitor.drops()) {
-      f.out() << fmt::format("{:.3f},{},{}\n", us(s.time), link_ends(s.link), s.drops);
+      f.row() << fmt::format("{:.3f},{},{}\n", us(s.time), link_ends(s.link), s.drops);
     }
     written.push_back(f.close(dropped.drops));
   }

@@ -21,14 +21,14 @@
 #include <string_view>
 #include <vector>
 
+#include "loom/network/backend.h"
 #include "loom/network/packet/monitor.h"
 
 namespace loom::network::packet {
 
-// Writes the files of the monitors that are on; returns their paths. Creates `dir` if needed;
-// throws UserError naming a file that cannot be written.
-std::vector<std::filesystem::path> write_monitor_csv(const std::filesystem::path& dir,
-                                                     const FabricMonitor& monitor);
+// Writes the files of the monitors that are on; returns them with their row counts. Creates
+// `dir` if needed; throws UserError naming a file that cannot be written.
+std::vector<OutputFile> write_monitor_csv(const std::filesystem::path& dir, const FabricMonitor& monitor);
 
 // Turns on the monitors named in a comma-separated list ("queues", "throughput", "qp_rates",
 // "cnps", "pfc", "drops", or "all"). Throws UserError naming an unknown entry and the accepted

@@ -30,7 +30,7 @@ PacketBackend::PacketBackend(Simulator& simulator, const topology::Topology& top
   if (params.scale_up_flow) scale_up_ = std::make_unique<ScaleUpFlow>(simulator, topology, routing);
 }
 
-std::vector<std::filesystem::path> PacketBackend::write_monitors(const std::filesystem::path& dir) const {
+std::vector<OutputFile> PacketBackend::write_monitors(const std::filesystem::path& dir) const {
   if (!monitor_) return {};
   return write_monitor_csv(dir, *monitor_);
 }

@@ -64,7 +64,7 @@ class PacketBackend final : public Backend, private FabricListener {
   // its CSV files (monitor_csv.h) into `dir` and returns their paths (none when monitors are
   // off).
   const FabricMonitor* monitor() const { return monitor_ ? &*monitor_ : nullptr; }
-  std::vector<std::filesystem::path> write_monitors(const std::filesystem::path& dir) const override;
+  std::vector<OutputFile> write_monitors(const std::filesystem::path& dir) const override;
   Time monitors_stopped_at() const override { return monitor_ ? monitor_->stopped_at() : Time::max(); }
   // The fabric's counters (FabricCounters) as packets.<name>.
   std::vector<Statistic> statistics() const override;
