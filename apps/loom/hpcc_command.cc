@@ -1,10 +1,15 @@
 #include "hpcc_command.h"
 
+#include <algorithm>
+#include <array>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <ostream>
+#include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "loom/core/error.h"
 #include "loom/core/units.h"
@@ -18,20 +23,70 @@ namespace {
 namespace fs = std::filesystem;
 using network::packet::FctComparison;
 using network::packet::HpccConfig;
+using network::packet::HpccFlow;
+
+// Where a file the config names is looked for, in order: relative to the config's folder, by
+// its base name in that folder (ns-3 configs name files relative to ns-3's working directory,
+// e.g. "mix/topology.txt" for a config in mix/), then relative to the current directory.
+std::array<fs::path, 3> candidates(const fs::path& config_dir, const std::string& name) {
+  const fs::path given(name);
+  return {config_dir / given, config_dir / given.filename(), given};
+}
 
 std::string locate(const fs::path& config_dir, const std::string& name, std::string_view key) {
-  const fs::path given(name);
-  for (const fs::path& candidate : {config_dir / given, config_dir / given.filename(), given}) {
+  for (const fs::path& candidate : candidates(config_dir, name)) {
     if (fs::is_regular_file(candidate)) return candidate.string();
   }
   throw UserError(fmt::format("{} '{}': expected a file next to the config ({}) or at that path",
-                              key, name, (config_dir / given.filename()).string()));
+                              key, name, (config_dir / fs::path(name).filename()).string()));
+}
+
+// An output the config names: in `out_dir` by its base name when --out is given; else at the
+// name relative to the config's folder when that folder exists, or by its base name next to the
+// config. From ns-3's working directory with the config in mix/, that is where ns-3 writes it.
+fs::path output_path(const fs::path& config_dir, const std::string& name,
+                     const std::optional<std::string>& out_dir) {
+  const fs::path given(name);
+  if (out_dir) return fs::path(*out_dir) / given.filename();
+  const fs::path as_named = config_dir / given;
+  if (fs::is_directory(as_named.parent_path().empty() ? "." : as_named.parent_path())) return as_named;
+  return config_dir / given.filename();
 }
 
 void write_file(const fs::path& path, const auto& write) {
   std::ofstream out(path);
   if (!out) throw UserError(fmt::format("cannot write '{}': expected a writable path", path.string()));
   write(out);
+}
+
+void warn(const std::string& message) { fmt::print(stderr, "loom: warning: {}\n", message); }
+
+void warn_ignored_keys(const std::string& config_file, const std::vector<std::string>& keys) {
+  std::vector<std::string> unique;
+  for (const std::string& key : keys) {
+    if (std::find(unique.begin(), unique.end(), key) == unique.end()) unique.push_back(key);
+  }
+  if (!unique.empty()) {
+    warn(fmt::format("{}: keys without effect in Loom: {}", config_file, fmt::join(unique, ", ")));
+  }
+}
+
+// ns-3 never starts a flow after the stop time; say so rather than drop it unseen.
+void warn_late_flows(const std::string& flow_file, const std::vector<HpccFlow>& flows, Time stop) {
+  constexpr std::size_t kLinesShown = 5;
+  std::vector<int> lines;
+  for (const HpccFlow& f : flows) {
+    if (f.start > stop) lines.push_back(f.line);
+  }
+  if (lines.size() == 1) {
+    warn(fmt::format("{}:{}: the flow starts after SIMULATOR_STOP_TIME ({}) and does not run", flow_file,
+                     lines[0], stop));
+  } else if (!lines.empty()) {
+    const std::vector<int> shown(lines.begin(), lines.begin() + std::min(lines.size(), kLinesShown));
+    warn(fmt::format("{}: {} flows start after SIMULATOR_STOP_TIME ({}) and do not run (lines {}{})",
+                     flow_file, lines.size(), stop, fmt::join(shown, ", "),
+                     lines.size() > kLinesShown ? ", ..." : ""));
+  }
 }
 
 }  // namespace
@@ -46,6 +101,7 @@ int hpcc_command(const HpccArguments& args, std::ostream& out) {
     throw UserError(fmt::format("--monitor-interval {} --monitor-rows {}: expected a positive time and at "
                                 "least 1 row", args.monitor_interval, args.monitor_rows));
   }
+  warn_ignored_keys(args.config, config.ignored_keys);
   const fs::path dir = fs::path(args.config).parent_path();
   const std::string topology_file = locate(dir, config.topology_file, "TOPOLOGY_FILE");
   const std::string flow_file = locate(dir, config.flow_file, "FLOW_FILE");
@@ -53,13 +109,15 @@ int hpcc_command(const HpccArguments& args, std::ostream& out) {
       network::packet::read_text_file(topology_file, "topology file"), topology_file);
   const auto flows = network::packet::parse_hpcc_flows(
       network::packet::read_text_file(flow_file, "flow file"), flow_file, topology);
+  warn_late_flows(flow_file, flows, config.stop_time);
 
-  fs::create_directories(args.out_dir);
-  const network::packet::HpccRunResult result = network::packet::run_hpcc(config, topology, flows, args.out_dir);
+  const fs::path fct_path = output_path(dir, config.fct_output_file, args.out_dir);
+  const fs::path pfc_path = output_path(dir, config.pfc_output_file, args.out_dir);
+  const fs::path monitor_dir = args.out_dir ? fs::path(*args.out_dir) : fct_path.parent_path();
+  if (args.out_dir) fs::create_directories(*args.out_dir);
+  const network::packet::HpccRunResult result = network::packet::run_hpcc(config, topology, flows, monitor_dir);
   const double wall = result.simulate_seconds;
 
-  const fs::path fct_path = fs::path(args.out_dir) / fs::path(config.fct_output_file).filename();
-  const fs::path pfc_path = fs::path(args.out_dir) / fs::path(config.pfc_output_file).filename();
   write_file(fct_path, [&](std::ostream& o) { network::packet::write_fct(o, result.fct); });
   write_file(pfc_path, [&](std::ostream& o) { network::packet::write_pfc(o, result.pfc); });
 
@@ -95,12 +153,18 @@ CLI::App* add_hpcc_command(CLI::App& app, HpccArguments& args) {
   CLI::App* cmd = app.add_subcommand(
       "hpcc", "Run an HPCC/ns-3 experiment (config.txt, topology, flows) on the packet fabric.");
   cmd->add_option("config", args.config, "HPCC config.txt")->required();
-  cmd->add_option("--out", args.out_dir, "Directory for fct.txt and pfc.txt (default hpcc-out)");
+  cmd->add_option("--out", args.out_dir,
+                  "Directory for the outputs and monitors; takes precedence over the config's output paths");
   cmd->add_option("--reference", args.reference, "An ns-3 fct.txt to compare FCTs with");
   cmd->add_option("--monitor", args.monitors,
-                  "Monitors to write as CSV into --out: queues,throughput,qp_rates,cnps,pfc,drops or all");
+                  "Monitors to write as CSV with the outputs: queues,throughput,qp_rates,cnps,pfc,drops or all");
   cmd->add_option("--monitor-interval", args.monitor_interval, "Monitor sampling interval (default 100us)");
   cmd->add_option("--monitor-rows", args.monitor_rows, "Rows kept per monitor file (default 1000000)");
+  cmd->footer(
+      "Outputs: without --out, the FCT and PFC files go where the config's FCT_OUTPUT_FILE and\n"
+      "PFC_OUTPUT_FILE say: relative to the config's folder if that folder exists, else by base name\n"
+      "next to the config (mix/fct.txt of mix/config.txt lands in mix/, as ns-3 writes it). With\n"
+      "--out DIR they go into DIR by their base names, and the monitors with them.");
   return cmd;
 }
 

@@ -1,15 +1,22 @@
 // `loom hpcc CONFIG`: runs an HPCC/ns-3 experiment (its config.txt, topology and flow files)
 // on Loom's packet-level fabric and writes fct.txt and pfc.txt in ns-3's formats.
 //
-//   loom hpcc mix/config.txt --out results/hpcc
+//   loom hpcc mix/config.txt                          outputs where FCT/PFC_OUTPUT_FILE say
+//   loom hpcc mix/config.txt --out results/hpcc       outputs in results/hpcc instead
 //   loom hpcc config.txt --reference fct_ns3.txt      also compare FCTs with ns-3's output
 //
 // File names in the config (TOPOLOGY_FILE, FLOW_FILE) are looked up relative to the config's
 // directory, then by their base name in that directory (ns-3 configs name them relative to
-// ns-3's working directory, e.g. "mix/topology.txt"). Outputs take the base names of
-// FCT_OUTPUT_FILE and PFC_OUTPUT_FILE inside --out.
+// ns-3's working directory, e.g. "mix/topology.txt"), then relative to the current directory.
+// FCT_OUTPUT_FILE and PFC_OUTPUT_FILE are placed the same way: relative to the config's
+// directory if that folder exists, else by their base name next to the config (so
+// "mix/fct.txt" of mix/config.txt lands in mix/, where ns-3 run from its working directory
+// writes it). --out DIR overrides both: the outputs take their base names inside DIR.
+// Warnings on stderr: the config's keys without effect in Loom, and flows starting after
+// SIMULATOR_STOP_TIME (which never run), with their lines.
 //
-// Monitors (network/packet/monitor_csv.h), off by default, written into --out as well:
+// Monitors (network/packet/monitor_csv.h), off by default, written into --out, or next to the
+// FCT output without it:
 //   loom hpcc config.txt --monitor queues,throughput,qp_rates,cnps,pfc,drops --monitor-interval 10us
 //   --monitor all            every monitor; --monitor-rows N caps each file (default 1,000,000)
 //
@@ -30,7 +37,7 @@ namespace loom::app {
 
 struct HpccArguments {
   std::string config;                    // HPCC config.txt
-  std::string out_dir = "hpcc-out";      // where fct.txt and pfc.txt go
+  std::optional<std::string> out_dir;    // overrides the folders of the config's output files
   std::optional<std::string> reference;  // an ns-3 fct.txt to compare with
   std::string monitors;                  // comma-separated monitor names; empty = none
   std::string monitor_interval = "100us";

@@ -229,6 +229,72 @@ TEST(Cli, HpccRunsAnNs3ExperimentAsItIs) {
   EXPECT_EQ(loom("hpcc missing_config.txt").exit_code, 2);
 }
 
+// A two-host ns-3 experiment laid out as in ns-3's working directory: `dir`/mix/config.txt
+// naming mix/topology.txt, mix/flow.txt (`flows`, after its count line) and mix/fct_small.txt,
+// with `extra` config lines.
+fs::path small_hpcc_experiment(const std::string& name, const std::vector<std::string>& flows,
+                               const std::string& extra = "") {
+  const fs::path dir = scratch() / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir / "mix");
+  std::ofstream(dir / "mix/config.txt") << "TOPOLOGY_FILE mix/topology.txt\nFLOW_FILE mix/flow.txt\n"
+                                           "FCT_OUTPUT_FILE mix/fct_small.txt\nPFC_OUTPUT_FILE mix/pfc_small.txt\n"
+                                           "SIMULATOR_STOP_TIME 2.5\n" << extra;
+  std::ofstream(dir / "mix/topology.txt") << "3 1 2\n0\n0 1 100Gbps 0.001ms 0\n0 2 100Gbps 0.001ms 0\n";
+  std::ofstream flow_file(dir / "mix/flow.txt");
+  flow_file << flows.size() << '\n';
+  for (const std::string& flow : flows) flow_file << flow << '\n';
+  return dir;
+}
+
+TEST(Cli, HpccWarnsOnceOfTheConfigKeysWithoutEffect) {
+  const fs::path dir = small_hpcc_experiment(
+      "hpcc_ignored", {"1 2 3 100 10000 2"}, "ENABLE_TRACE 0\nQLEN_MON_FILE mix/qlen.txt\nQLEN_MON_START 2\nENABLE_TRACE 0\n");
+  const Result r = loom("hpcc mix/config.txt", "cd '" + dir.string() + "' && ");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "loom: warning: mix/config.txt: keys without effect in Loom: ENABLE_TRACE, QLEN_MON_FILE, "
+                   "QLEN_MON_START\n");
+}
+
+TEST(Cli, HpccWarnsOfFlowsStartingAfterTheStopTimeWithTheirLines) {
+  const fs::path one = small_hpcc_experiment("hpcc_late", {"1 2 3 100 10000 2", "2 1 3 100 10000 3"});
+  const Result r = loom("hpcc mix/config.txt", "cd '" + one.string() + "' && ");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "loom: warning: mix/flow.txt:3: the flow starts after SIMULATOR_STOP_TIME (2.5s) and does "
+                   "not run\n");
+  EXPECT_EQ(lines(slurp(one / "mix/fct_small.txt")), 1);
+
+  const std::vector<std::string> late(7, "1 2 3 100 10000 3");
+  const fs::path many = small_hpcc_experiment("hpcc_late_many", late);
+  const Result m = loom("hpcc mix/config.txt", "cd '" + many.string() + "' && ");
+  ASSERT_EQ(m.exit_code, 0) << m.err;
+  EXPECT_EQ(m.err, "loom: warning: mix/flow.txt: 7 flows start after SIMULATOR_STOP_TIME (2.5s) and do not run "
+                   "(lines 2, 3, 4, 5, 6, ...)\n");
+}
+
+TEST(Cli, HpccWritesItsOutputsWhereTheConfigSaysUnlessOutIsGiven) {
+  const fs::path dir = small_hpcc_experiment("hpcc_outputs", {"1 2 3 100 10000 2"});
+  // From ns-3's working directory, as ns-3 is run, and from the config's own folder.
+  for (const auto& [before, config] : std::vector<std::pair<std::string, std::string>>{
+           {"cd '" + dir.string() + "' && ", "mix/config.txt"},
+           {"cd '" + (dir / "mix").string() + "' && ", "config.txt"}}) {
+    fs::remove(dir / "mix/fct_small.txt");
+    const Result r = loom("hpcc " + config, before);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(lines(slurp(dir / "mix/fct_small.txt")), 1) << config;
+    EXPECT_TRUE(fs::exists(dir / "mix/pfc_small.txt")) << config;
+    EXPECT_NE(r.out.find("wrote " + config.substr(0, config.size() - 10) + "fct_small.txt"), std::string::npos)
+        << r.out;
+  }
+  EXPECT_FALSE(fs::exists(dir / "hpcc-out"));
+
+  const Result r = loom("hpcc mix/config.txt --out results", "cd '" + dir.string() + "' && ");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(lines(slurp(dir / "results/fct_small.txt")), 1);
+  EXPECT_TRUE(fs::exists(dir / "results/pfc_small.txt"));
+  EXPECT_NE(loom("hpcc --help").out.find("With\n--out DIR they go into DIR"), std::string::npos);
+}
+
 TEST(Cli, HelpAndVersion) {
   const Result help = loom("--help");
   EXPECT_EQ(help.exit_code, 0);

@@ -95,6 +95,7 @@ TEST(HpccInputs, TopologyAndFlows) {
   ASSERT_EQ(flows.size(), 2u);
   EXPECT_EQ(flows[0].start, Time::ps(2'000'000'001'000));
   EXPECT_EQ(flows[1].bytes, 7u);
+  EXPECT_EQ(flows[1].line, 3);
   EXPECT_EQ(message_of([&] { parse_hpcc_flows("1\n0 2 3 100 5 2\n", "f.txt", topo); }),
             "f.txt:2: node 0: expected a host of the topology");
   EXPECT_EQ(message_of([] { parse_hpcc_topology("3 1 1\n0\n1 0 fast 1us 0\n", "t.txt"); }).substr(0, 17),

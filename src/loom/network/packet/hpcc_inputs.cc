@@ -37,6 +37,7 @@ class Reader {
   [[noreturn]] void fail(const std::string& message) const {
     throw UserError(SourceLocation{name_, line_, 0}, message);
   }
+  int line() const { return line_; }
   std::size_t words() const { return words_.size(); }
   const std::string& word(std::size_t i, std::string_view expected) const {
     if (i >= words_.size()) fail(fmt::format("expected {} as field {}", expected, i + 1));
@@ -189,6 +190,7 @@ std::vector<HpccFlow> parse_hpcc_flows(std::string_view text, const std::string&
                          r.word(5, "")));
     }
     f.start = *start;
+    f.line = r.line();
     flows.push_back(f);
   }
   return flows;

@@ -36,6 +36,7 @@ struct HpccFlow {
   std::uint32_t dst_port = 100;
   Bytes bytes = 0;
   Time start;
+  int line = 0;  // in the flow file, for messages
 };
 
 std::vector<HpccFlow> parse_hpcc_flows(std::string_view text, const std::string& name,
