@@ -60,74 +60,67 @@ struct TwoPlanes {
 constexpr Bytes kBytes = 10'000'000;  // 200 us at 400 Gb/s, 800 us at 100 Gb/s
 const Time kLatency = 4_us;            // four cables, no forwarding latency
 
+// One flow-backend run over TwoPlanes; started transfers go from a to b on the fast plane.
+struct FlowRun {
+  FlowRun() : routing(net.topo), backend(simulator, net.topo, routing), done(simulator) {}
+  void start(std::uint64_t cookie) { backend.start({net.a, net.b, kBytes, net.fast_hash(routing)}, done, cookie); }
+  void change(Time at, LinkId cable, bool up) { backend.schedule_link_change(at, cable, up, routing); }
+
+  TwoPlanes net;
+  topology::Routing routing;
+  Simulator simulator;
+  flow::FlowBackend backend;
+  Recorder done;
+};
+
 // The fast cable goes down halfway: the flow keeps its 5 MB left and sends them over the slow
 // plane, finishing at 100 us + 400 us + the path latency, not at 200 us.
 TEST(LinkChange, FlowMovesToTheOtherPlaneWithItsBytesLeft) {
-  TwoPlanes net;
-  topology::Routing routing(net.topo);
-  Simulator simulator;
-  flow::FlowBackend backend(simulator, net.topo, routing);
-  Recorder done(simulator);
-  ASSERT_TRUE(backend.capabilities().link_changes);
-  backend.start({net.a, net.b, kBytes, net.fast_hash(routing)}, done, 1);
-  backend.schedule_link_change(100_us, net.fast_cable, false, routing);
-  simulator.run();
-  EXPECT_EQ(done.done.at(1), 100_us + 400_us + kLatency);
-  EXPECT_FALSE(routing.link_up(net.fast_cable));
+  FlowRun run;
+  ASSERT_TRUE(run.backend.capabilities().link_changes);
+  run.start(1);
+  run.change(100_us, run.net.fast_cable, false);
+  run.simulator.run();
+  EXPECT_EQ(run.done.done.at(1), 100_us + 400_us + kLatency);
+  EXPECT_FALSE(run.routing.link_up(run.net.fast_cable));
 }
 
 // A cable the flow does not use changes nothing; bringing the fast cable back does not move a
 // flow already on the slow plane.
 TEST(LinkChange, UnusedCablesAndRecoveriesLeaveRunningFlowsAlone) {
-  TwoPlanes net;
-  topology::Routing routing(net.topo);
-  Simulator simulator;
-  flow::FlowBackend backend(simulator, net.topo, routing);
-  Recorder done(simulator);
-  backend.start({net.a, net.b, kBytes, net.fast_hash(routing)}, done, 1);
-  backend.schedule_link_change(50_us, net.slow_cable, false, routing);
-  simulator.run();
-  EXPECT_EQ(done.done.at(1), 200_us + kLatency);
+  FlowRun unused;
+  unused.start(1);
+  unused.change(50_us, unused.net.slow_cable, false);
+  unused.simulator.run();
+  EXPECT_EQ(unused.done.done.at(1), 200_us + kLatency);
 
-  Simulator again;
-  topology::Routing routing2(net.topo);
-  flow::FlowBackend second(again, net.topo, routing2);
-  Recorder done2(again);
-  second.start({net.a, net.b, kBytes, net.fast_hash(routing2)}, done2, 1);
-  second.schedule_link_change(100_us, net.fast_cable, false, routing2);
-  second.schedule_link_change(200_us, net.fast_cable, true, routing2);
-  again.run();
-  EXPECT_EQ(done2.done.at(1), 100_us + 400_us + kLatency);
+  FlowRun recovered;
+  recovered.start(1);
+  recovered.change(100_us, recovered.net.fast_cable, false);
+  recovered.change(200_us, recovered.net.fast_cable, true);
+  recovered.simulator.run();
+  EXPECT_EQ(recovered.done.done.at(1), 100_us + 400_us + kLatency);
 }
 
 // Two flows on the fast plane share it; when it fails both move to the slow plane and share that.
 TEST(LinkChange, MovedFlowsShareTheirNewPath) {
-  TwoPlanes net;
-  topology::Routing routing(net.topo);
-  Simulator simulator;
-  flow::FlowBackend backend(simulator, net.topo, routing);
-  Recorder done(simulator);
-  const std::uint64_t h = net.fast_hash(routing);
-  backend.start({net.a, net.b, kBytes, h}, done, 1);
-  backend.start({net.a, net.b, kBytes, h}, done, 2);
+  FlowRun run;
+  run.start(1);
+  run.start(2);
   // 200 Gb/s each until 100 us (2.5 MB sent), then 50 Gb/s each for the 7.5 MB left: 1200 us.
-  backend.schedule_link_change(100_us, net.fast_cable, false, routing);
-  simulator.run();
-  EXPECT_EQ(done.done.at(1), 100_us + 1200_us + kLatency);
-  EXPECT_EQ(done.done.at(2), done.done.at(1));
+  run.change(100_us, run.net.fast_cable, false);
+  run.simulator.run();
+  EXPECT_EQ(run.done.done.at(1), 100_us + 1200_us + kLatency);
+  EXPECT_EQ(run.done.done.at(2), run.done.done.at(1));
 }
 
 TEST(LinkChange, AFlowLeftWithoutARouteIsAUserError) {
-  TwoPlanes net;
-  topology::Routing routing(net.topo);
-  Simulator simulator;
-  flow::FlowBackend backend(simulator, net.topo, routing);
-  Recorder done(simulator);
-  backend.start({net.a, net.b, kBytes, net.fast_hash(routing)}, done, 1);
-  backend.schedule_link_change(10_us, net.slow_cable, false, routing);
-  backend.schedule_link_change(20_us, net.fast_cable, false, routing);
+  FlowRun run;
+  run.start(1);
+  run.change(10_us, run.net.slow_cable, false);
+  run.change(20_us, run.net.fast_cable, false);
   try {
-    simulator.run();
+    run.simulator.run();
     FAIL() << "expected a UserError";
   } catch (const UserError& e) {
     EXPECT_THAT(e.what(), HasSubstr("no path from 'a' to 'b'"));

@@ -47,6 +47,15 @@ LinkChange read_link_change(config::Reader change, const topology::Topology& top
                                    seen, cable));
 }
 
+// A mode's parameter table (its visit_parameters) from `section`, then its cross-field checks.
+template <class Params>
+void read_table(config::Reader section, Params& params, void (*check)(const Params&)) {
+  config::ParamReader reader(section);
+  visit_parameters(params, reader);
+  section.finish();
+  located(section, [&] { return (check(params), 0); });
+}
+
 // network.packet.profile: the parameters a file of another simulator sets, before the keys of
 // the experiment override them.
 void read_profile(config::Reader& packet, const std::filesystem::path& base_dir, NetworkSection& section) {
@@ -83,11 +92,7 @@ NetworkSection read_network(config::Reader s, const topology::Topology& topology
   p.mode = network::parse_network_mode(s.choice("mode", modes, "analytical"));
   section.pxn = s.optional<bool>("pxn", section.pxn);
   if (p.mode == network::NetworkMode::kFlow) {
-    config::Reader flow = s.child_or_empty("flow");
-    config::ParamReader reader(flow);
-    network::flow::visit_parameters(p.flow, reader);
-    flow.finish();
-    located(flow, [&] { return (network::flow::check_flow_params(p.flow), 0); });
+    read_table(s.child_or_empty("flow"), p.flow, network::flow::check_flow_params);
   } else if (s.has("flow")) {
     s.fail("flow", "applies to network.mode flow only");
   }
@@ -95,10 +100,7 @@ NetworkSection read_network(config::Reader s, const topology::Topology& topology
     config::Reader packet = s.child_or_empty("packet");
     p.packet.seed = seed;
     read_profile(packet, base_dir, section);
-    config::ParamReader reader(packet);
-    network::packet::visit_parameters(p.packet, reader);
-    packet.finish();
-    located(packet, [&] { return (network::packet::check_packet_params(p.packet), 0); });
+    read_table(packet, p.packet, network::packet::check_packet_params);
   } else if (s.has("packet")) {
     s.fail("packet", "applies to network.mode packet only");
   }
