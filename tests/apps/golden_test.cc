@@ -1,6 +1,6 @@
-// Golden result files: each example in examples/ that runs in about a second is run through
-// `loom run` (llama70b_cp_zero and gpt13b_training_flow take 10-60 s and are left out) and its
-// outputs are compared, file by file and line by line, with tests/golden/<example>/.
+// Golden result files: each example in examples/ that runs in a few seconds is run through
+// `loom run` (llama70b_cp_zero takes ~15 s and is left out) and its outputs are compared, file
+// by file and line by line, with tests/golden/<example>/.
 // With LOOM_UPDATE_GOLDEN=1 the same run rewrites tests/golden/<example>/ instead
 // (scripts/update-golden.sh, `make golden`).
 //
@@ -108,7 +108,8 @@ TEST_P(Golden, OutputsMatchStoredCopy) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Examples, Golden, testing::Values("default", "incast_packet", "cluster_jobs"),
+INSTANTIATE_TEST_SUITE_P(Examples, Golden,
+                         testing::Values("default", "incast_packet", "cluster_jobs", "gpt13b_training_flow"),
                          [](const testing::TestParamInfo<std::string>& example) { return example.param; });
 
 }  // namespace
