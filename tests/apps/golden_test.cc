@@ -79,6 +79,17 @@ std::string first_difference(const fs::path& expected, const fs::path& actual) {
   }
 }
 
+void expect_same(const std::string& example, const fs::path& golden, const fs::path& out) {
+  const std::string how =
+      "\nIf the change is intended, regenerate with `make golden` (scripts/update-golden.sh) and review the diff "
+      "of tests/golden/.";
+  ASSERT_EQ(files_in(golden), files_in(out)) << "the files of tests/golden/" << example << " differ" << how;
+  for (const std::string& name : files_in(golden)) {
+    const std::string difference = first_difference(golden / name, out / name);
+    EXPECT_TRUE(difference.empty()) << "tests/golden/" << example << "/" << name << " differs at " << difference << how;
+  }
+}
+
 class Golden : public testing::TestWithParam<std::string> {};
 
 TEST_P(Golden, OutputsMatchStoredCopy) {
@@ -96,16 +107,10 @@ TEST_P(Golden, OutputsMatchStoredCopy) {
     fs::remove_all(golden);
     fs::create_directories(golden);
     fs::copy(out, golden);
-    return;
+  } else {
+    expect_same(example, golden, out);
   }
-  const std::string how =
-      "\nIf the change is intended, regenerate with `make golden` (scripts/update-golden.sh) and review the diff "
-      "of tests/golden/.";
-  ASSERT_EQ(files_in(golden), files_in(out)) << "the files of tests/golden/" << example << " differ" << how;
-  for (const std::string& name : files_in(golden)) {
-    const std::string difference = first_difference(golden / name, out / name);
-    EXPECT_TRUE(difference.empty()) << "tests/golden/" << example << "/" << name << " differs at " << difference << how;
-  }
+  if (!HasFailure()) fs::remove_all(out);  // a failed run's outputs stay for inspection
 }
 
 INSTANTIATE_TEST_SUITE_P(Examples, Golden,
