@@ -3,7 +3,7 @@ BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 LOOM := $(BUILD_DIR)/apps/loom/loom
 
-.PHONY: all deps configure build run test bench scenarios clean
+.PHONY: all deps configure build run test golden bench scenarios clean
 
 all: build
 
@@ -22,6 +22,11 @@ run: build
 
 test: build
 	@ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS)
+
+# Rewrites tests/golden/ (the examples' expected outputs) from the current build.
+golden: configure
+	@cmake --build $(BUILD_DIR) -j $(JOBS) --target loom_golden_test
+	@BUILD_DIR=$(BUILD_DIR) ./scripts/update-golden.sh
 
 bench: build
 	@$(BUILD_DIR)/bench/loom_bench
