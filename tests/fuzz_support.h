@@ -11,7 +11,6 @@
 
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <cstdlib>
 #include <exception>
 #include <fstream>
@@ -125,7 +124,6 @@ struct FuzzRun {
   FuzzOutcome mutated;
   FuzzOutcome truncated;
   int trials = 0;
-  std::chrono::steady_clock::duration elapsed{};
 };
 
 // Runs `parse` on one case: success is accepted, a UserError rejected (`on_error` then checks
@@ -153,7 +151,6 @@ inline FuzzRun fuzz_texts(const std::vector<std::string>& seeds, std::string_vie
   FuzzRun run;
   run.trials = fuzz_trial_count(in_suite_trials);
   RandomStream rng(2025, stream);
-  const auto begin = std::chrono::steady_clock::now();
   for (int trial = 0; trial < run.trials; ++trial) {
     const std::string& seed = seeds[rng.uniform_int(0, seeds.size() - 1)];
     const std::string label = std::string(stream) + " trial " + std::to_string(trial);
@@ -167,7 +164,6 @@ inline FuzzRun fuzz_texts(const std::vector<std::string>& seeds, std::string_vie
       fuzz_case(parse, seed.substr(0, cut), label, run.truncated, [&](const UserError& e) { on_error(e, label); });
     }
   }
-  run.elapsed = std::chrono::steady_clock::now() - begin;
   return run;
 }
 
