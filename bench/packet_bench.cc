@@ -74,8 +74,7 @@ Scenario permutation() {
 // The fixture's fat-tree and flows; empty when the fixture is not beside the checkout.
 Scenario incast60() {
   Scenario s;
-  const std::filesystem::path dir =
-      std::filesystem::path(__FILE__).parent_path() / "../../shared/fixtures/hpcc/inputs/fat320";
+  const std::filesystem::path dir = std::filesystem::path(LOOM_FIXTURES_DIR) / "hpcc/inputs/fat320";
   if (!std::filesystem::exists(dir / "fat.txt")) return s;
   s.topology = hpcc::parse_hpcc_topology(
       hpcc::read_text_file((dir / "fat.txt").string(), "topology"), "fat.txt");
