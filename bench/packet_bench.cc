@@ -22,7 +22,7 @@
 
 #include "bench_registry.h"
 #include "loom/core/simulator.h"
-#include "loom/network/packet/hpcc_run.h"
+#include "loom/hpcc/hpcc_inputs.h"
 #include "loom/network/packet/packet_backend.h"
 #include "loom/topology/routing.h"
 
@@ -74,13 +74,12 @@ Scenario permutation() {
 // The fixture's fat-tree and flows; empty when the fixture is not beside the checkout.
 Scenario incast60() {
   Scenario s;
-  const std::filesystem::path dir =
-      std::filesystem::path(__FILE__).parent_path() / "../../shared/fixtures/hpcc/inputs/fat320";
+  const std::filesystem::path dir = std::filesystem::path(LOOM_FIXTURES_DIR) / "hpcc/inputs/fat320";
   if (!std::filesystem::exists(dir / "fat.txt")) return s;
-  s.topology = network::packet::parse_hpcc_topology(
-      network::packet::read_text_file((dir / "fat.txt").string(), "topology"), "fat.txt");
-  for (const auto& f : network::packet::parse_hpcc_flows(
-           network::packet::read_text_file((dir / "incast60_fat320.txt").string(), "flows"),
+  s.topology = hpcc::parse_hpcc_topology(
+      hpcc::read_text_file((dir / "fat.txt").string(), "topology"), "fat.txt");
+  for (const auto& f : hpcc::parse_hpcc_flows(
+           hpcc::read_text_file((dir / "incast60_fat320.txt").string(), "flows"),
            "incast60_fat320.txt", s.topology)) {
     s.flows.emplace_back(f.src, f.dst);
   }

@@ -13,7 +13,7 @@
 
 #include "loom/core/error.h"
 #include "loom/core/units.h"
-#include "loom/network/packet/hpcc_run.h"
+#include "loom/hpcc/hpcc_run.h"
 #include "loom/network/packet/monitor_csv.h"
 
 namespace loom::app {
@@ -21,9 +21,9 @@ namespace loom::app {
 namespace {
 
 namespace fs = std::filesystem;
-using network::packet::FctComparison;
-using network::packet::HpccConfig;
-using network::packet::HpccFlow;
+using hpcc::FctComparison;
+using hpcc::HpccConfig;
+using hpcc::HpccFlow;
 
 // Where a file the config names is looked for, in order: relative to the config's folder, by
 // its base name in that folder (ns-3 configs name files relative to ns-3's working directory,
@@ -92,7 +92,7 @@ void warn_late_flows(const std::string& flow_file, const std::vector<HpccFlow>& 
 }  // namespace
 
 int hpcc_command(const HpccArguments& args, std::ostream& out) {
-  HpccConfig config = network::packet::read_hpcc_config(args.config);
+  HpccConfig config = hpcc::read_hpcc_config(args.config);
   network::packet::MonitorOptions& monitor = config.params.monitor;
   network::packet::enable_monitors(args.monitors, monitor);
   monitor.interval = parse_time(args.monitor_interval);
@@ -105,21 +105,21 @@ int hpcc_command(const HpccArguments& args, std::ostream& out) {
   const fs::path dir = fs::path(args.config).parent_path();
   const std::string topology_file = locate(dir, config.topology_file, "TOPOLOGY_FILE");
   const std::string flow_file = locate(dir, config.flow_file, "FLOW_FILE");
-  const topology::Topology topology = network::packet::parse_hpcc_topology(
-      network::packet::read_text_file(topology_file, "topology file"), topology_file);
-  const auto flows = network::packet::parse_hpcc_flows(
-      network::packet::read_text_file(flow_file, "flow file"), flow_file, topology);
+  const topology::Topology topology = hpcc::parse_hpcc_topology(
+      hpcc::read_text_file(topology_file, "topology file"), topology_file);
+  const auto flows = hpcc::parse_hpcc_flows(
+      hpcc::read_text_file(flow_file, "flow file"), flow_file, topology);
   warn_late_flows(flow_file, flows, config.stop_time);
 
   const fs::path fct_path = output_path(dir, config.fct_output_file, args.out_dir);
   const fs::path pfc_path = output_path(dir, config.pfc_output_file, args.out_dir);
   const fs::path monitor_dir = args.out_dir ? fs::path(*args.out_dir) : fct_path.parent_path();
   if (args.out_dir) fs::create_directories(*args.out_dir);
-  const network::packet::HpccRunResult result = network::packet::run_hpcc(config, topology, flows, monitor_dir);
+  const hpcc::HpccRunResult result = hpcc::run_hpcc(config, topology, flows, monitor_dir);
   const double wall = result.simulate_seconds;
 
-  write_file(fct_path, [&](std::ostream& o) { network::packet::write_fct(o, result.fct); });
-  write_file(pfc_path, [&](std::ostream& o) { network::packet::write_pfc(o, result.pfc); });
+  write_file(fct_path, [&](std::ostream& o) { hpcc::write_fct(o, result.fct); });
+  write_file(pfc_path, [&](std::ostream& o) { hpcc::write_pfc(o, result.pfc); });
 
   out << fmt::format("loom hpcc: {} flows ({} finished) on {} nodes, CC_MODE {}, {}\n",
                      flows.size(), result.fct.size(), topology.node_count(), config.cc_mode,
@@ -136,9 +136,9 @@ int hpcc_command(const HpccArguments& args, std::ostream& out) {
     out << fmt::format("  {} flows had not finished at SIMULATOR_STOP_TIME\n", result.unfinished);
   }
   if (args.reference) {
-    const auto reference = network::packet::parse_fct(
-        network::packet::read_text_file(*args.reference, "reference FCT file"), *args.reference);
-    const FctComparison c = network::packet::compare_fct(result.fct, reference);
+    const auto reference = hpcc::parse_fct(
+        hpcc::read_text_file(*args.reference, "reference FCT file"), *args.reference);
+    const FctComparison c = hpcc::compare_fct(result.fct, reference);
     out << fmt::format("  vs {}: {} flows matched, {} unmatched\n", *args.reference, c.matched, c.unmatched);
     out << fmt::format("  per-flow |FCT error|: mean {:.2f}%, max {:.2f}%\n", 100 * c.mean_abs_fct_error,
                        100 * c.max_abs_fct_error);

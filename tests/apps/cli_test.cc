@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "apps/loom_binary.h"
+#include "fixtures.h"
 
 namespace {
 
@@ -193,9 +194,8 @@ TEST(Cli, CollectiveExplainSimulatesTheCandidatesOnATopologyFile) {
 }
 
 TEST(Cli, CollectivePlanDescribesAndProvesAnImportedPlan) {
-  const fs::path plan =
-      fs::path(LOOM_SOURCE_DIR) / "../shared/fixtures/msccl/msccl_xml/astra-sim_custom_allreduce_ring_8gpus.xml";
-  if (!fs::exists(plan)) GTEST_SKIP() << "shared fixtures not found at " << plan << " (a user's clone)";
+  const fs::path plan = loom::testing::fixture_path("msccl/msccl_xml/astra-sim_custom_allreduce_ring_8gpus.xml");
+  LOOM_SKIP_WITHOUT_FIXTURE(plan);
   const Result r = loom("collective plan " + plan.string() + " --size 8MiB --check 3");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("rank 7:"), std::string::npos) << r.out;
@@ -220,8 +220,8 @@ TEST(Cli, WorkloadShowSynthesisesAPlanAndEstimatesMemory) {
 }
 
 TEST(Cli, HpccRunsAnNs3ExperimentAsItIs) {
-  const fs::path config = fs::path(LOOM_SOURCE_DIR) / "../shared/fixtures/hpcc/inputs/shipped_star66/config_shipped_hpcc_notrace.txt";
-  if (!fs::exists(config)) GTEST_SKIP() << "shared fixtures not found at " << config << " (a user's clone)";
+  const fs::path config = loom::testing::fixture_path("hpcc/inputs/shipped_star66/config_shipped_hpcc_notrace.txt");
+  LOOM_SKIP_WITHOUT_FIXTURE(config);
   const fs::path out = scratch() / "hpcc";
   const Result r = loom("hpcc " + config.string() + " --out " + out.string());
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -8,6 +8,7 @@
 
 #include "config/experiment_schema.h"
 #include "loom/core/error.h"
+#include "user_error.h"
 
 namespace loom::config {
 namespace {
@@ -16,12 +17,7 @@ using test_support::kExperiment;
 using test_support::read_experiment;
 
 std::string parse_error(std::string_view text) {
-  try {
-    Document::parse(text, "x.yaml");
-  } catch (const UserError& e) {
-    return e.what();
-  }
-  return "no error";
+  return loom::testing::user_error_of([&] { Document::parse(text, "x.yaml"); });
 }
 
 std::string write_temp_file(const std::string& name, std::string_view text) {

@@ -8,6 +8,7 @@
 #include "config/experiment_schema.h"
 #include "loom/config/document.h"
 #include "loom/core/error.h"
+#include "user_error.h"
 
 namespace loom::config {
 namespace {
@@ -27,14 +28,11 @@ std::string edited(std::string_view from, std::string_view to) {
 // The what() of the UserError raised by loading `text` as x.yaml, applying `overrides` and
 // reading it with read_experiment; "no error" when everything succeeds.
 std::string error_of(const std::string& text, const std::vector<std::string>& overrides = {}) {
-  try {
+  return loom::testing::user_error_of([&] {
     Document doc = Document::parse(text, "x.yaml");
     for (const std::string& assignment : overrides) doc.apply_override(assignment);
     read_experiment(doc);
-  } catch (const UserError& e) {
-    return e.what();
-  }
-  return "no error";
+  });
 }
 
 struct ErrorCase {

@@ -15,6 +15,8 @@
 #include "loom/core/error.h"
 #include "loom/experiment/slow_nics.h"
 #include "loom/topology/blueprint_catalog.h"
+#include "user_error.h"
+#include "fixtures.h"
 
 namespace loom::experiment {
 namespace {
@@ -44,12 +46,7 @@ Outcome run_text(const std::string& text, const std::vector<std::string>& overri
 }
 
 std::string error_of(const std::string& text, const std::vector<std::string>& overrides = {}) {
-  try {
-    run_text(text, overrides);
-  } catch (const UserError& e) {
-    return e.what();
-  }
-  return "no error";
+  return loom::testing::user_error_of([&] { run_text(text, overrides); });
 }
 
 TEST(Experiment, SameInputsAndSeedGiveByteIdenticalSummaries) {
@@ -418,8 +415,8 @@ TEST(Experiment, ContextParallelTrainingWithZeroTwoRunsAndEstimatesMemory) {
 
 TEST(Experiment, ImportedPlansRunInPlaceOfTheAlgorithmAndMatchTheBuiltInRing) {
   const fs::path plan =
-      fs::path(LOOM_SOURCE_DIR) / "../shared/fixtures/msccl/msccl_xml/astra-sim_custom_allreduce_ring_8gpus.xml";
-  if (!fs::exists(plan)) GTEST_SKIP() << "shared fixtures not found at " << plan << " (a user's clone)";
+      loom::testing::fixture_path("msccl/msccl_xml/astra-sim_custom_allreduce_ring_8gpus.xml");
+  LOOM_SKIP_WITHOUT_FIXTURE(plan);
   // The fixture is an 8-GPU LL128 ring all-reduce with one channel: the built-in ring with the
   // same protocol and channel count moves the same bytes in the same steps.
   const std::string text =
@@ -531,8 +528,8 @@ TEST(Experiment, VariationKeysAreCheckedAndStragglersSlowTheRun) {
 }
 
 TEST(Experiment, TraceWorkloadsLoadChakraFixtures) {
-  const fs::path fixture = fs::path(LOOM_SOURCE_DIR) / "../shared/fixtures/chakra/astra-sim_microbench_all_reduce_8npus_1MB";
-  if (!fs::exists(fixture)) GTEST_SKIP() << "shared fixtures not found at " << fixture << " (a user's clone)";
+  const fs::path fixture = loom::testing::fixture_path("chakra/astra-sim_microbench_all_reduce_8npus_1MB");
+  LOOM_SKIP_WITHOUT_FIXTURE(fixture);
   const std::string text = "topology: {hosts: 1, gpus_per_host: 8}\nworkload: {type: trace, file: " +
                            (fixture / "all_reduce").string() + "}\n";
   const Outcome outcome = run_text(text, {"output.dir=" + scratch_dir("trace").string()});

@@ -17,6 +17,8 @@
 
 #include "loom/core/error.h"
 #include "loom/experiment/experiment.h"
+#include "user_error.h"
+#include "fixtures.h"
 
 namespace loom::experiment {
 namespace {
@@ -34,12 +36,7 @@ constexpr const char* kSmall =
     "topology: {hosts: 2}\nworkload: {type: microbenchmark, collectives: [{op: all-reduce, size: 1MiB}]}\n";
 
 std::string load_error(const std::string& text, const std::vector<std::string>& overrides) {
-  try {
-    load_text(text, overrides);
-  } catch (const UserError& e) {
-    return e.what();
-  }
-  return "no error";
+  return loom::testing::user_error_of([&] { load_text(text, overrides); });
 }
 
 // Two single-GPU hosts on two leaves, joined by `spines` spines of 200 Gb/s each; a 64 MiB
@@ -216,8 +213,7 @@ output: {flows: false, timeline: false}
   }
 }
 
-const std::string kSimaiConf =
-    std::string(LOOM_SOURCE_DIR) + "/../shared/fixtures/simai/inputs/config/SimAI.conf";
+const std::string kSimaiConf = loom::testing::fixture_path("simai/inputs/config/SimAI.conf").string();
 
 std::string packet_experiment(const std::string& packet) {
   return std::string(kSmall) + "network: {mode: packet, packet: {" + packet + "}}\n";
@@ -238,7 +234,7 @@ std::vector<std::string> keys_of(const std::string& path) {
 // SimAI's own SimAI.conf: every key either sets a packet parameter (checked here one by one) or
 // is named in the warning of keys without effect; none is dropped silently.
 TEST(NetworkSection, SimaiConfSetsEveryPacketKeyAndNamesTheRest) {
-  if (!std::filesystem::exists(kSimaiConf)) GTEST_SKIP() << "fixture absent: " << kSimaiConf;
+  LOOM_SKIP_WITHOUT_FIXTURE(kSimaiConf);
   const Experiment e = load_text(packet_experiment("profile: simai, simai_conf: " + kSimaiConf));
   const network::packet::PacketParams& p = e.network.params.packet;
   EXPECT_EQ(p.nic.mtu, 9000u);                                    // PACKET_PAYLOAD_SIZE

@@ -11,6 +11,8 @@
 #include "loom/core/error.h"
 #include "loom/experiment/experiment.h"
 #include "loom/workload/synthesis/transformer_config.h"
+#include "user_error.h"
+#include "fixtures.h"
 
 namespace loom::experiment {
 namespace {
@@ -30,12 +32,7 @@ Experiment load_text(const std::string& text, const fs::path& file = "exp.yaml")
 }
 
 std::string load_error(const std::string& text) {
-  try {
-    load_text(text);
-  } catch (const UserError& e) {
-    return e.what();
-  }
-  return "no error";
+  return loom::testing::user_error_of([&] { load_text(text); });
 }
 
 // A one-layer GPT-like model on 2 GPUs (dp 2), given by its shape.
@@ -113,8 +110,8 @@ TEST(Reach, KernelTableSetsComputeTimesToTheTablesValues) {
 }
 
 TEST(Reach, TraceScaleShrinksSizesAndIsRangeChecked) {
-  const std::string trace = std::string(LOOM_SOURCE_DIR) + "/../shared/fixtures/simai/inputs/workloads/aicb_micro_test_all_reduce.txt";
-  if (!fs::exists(trace)) GTEST_SKIP() << "fixture absent: " << trace;
+  const std::string trace = loom::testing::fixture_path("simai/inputs/workloads/aicb_micro_test_all_reduce.txt").string();
+  LOOM_SKIP_WITHOUT_FIXTURE(trace);
   const auto bytes = [](const Experiment& e) {
     Bytes total = 0;
     for (workload::NodeId id = 0; id < e.workload.node_count(); ++id) total += e.workload.node(id).bytes;

@@ -9,14 +9,14 @@
 #include <vector>
 
 #include "loom/topology/blueprints.h"
-#include "topology/error_message.h"
+#include "user_error.h"
 
 namespace loom::topology {
 namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-using testing::user_error_of;
+using loom::testing::user_error_of;
 using Values = TextParameterReader::Values;
 
 std::vector<std::string_view> names() {

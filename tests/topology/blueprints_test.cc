@@ -3,14 +3,14 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "topology/error_message.h"
+#include "user_error.h"
 
 namespace loom::topology {
 namespace {
 
 using namespace time_literals;
 using ::testing::HasSubstr;
-using testing::user_error_of;
+using loom::testing::user_error_of;
 
 // The directed link from node `a` to node `b` (by name); fails the test if there is none.
 const Link& link_between(const Topology& t, std::string_view a, std::string_view b) {

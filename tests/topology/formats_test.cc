@@ -15,8 +15,9 @@
 #include "loom/topology/text_topology.h"
 #include "loom/topology/topology_io.h"
 #include "loom/topology/topology_yaml.h"
-#include "topology/error_message.h"
+#include "user_error.h"
 #include "topology/test_paths.h"
+#include "fixtures.h"
 
 namespace loom::topology {
 namespace {
@@ -25,15 +26,9 @@ using ::testing::HasSubstr;
 using testing::cables_between;
 using testing::id;
 using testing::nodes_named;
-using testing::user_error_of;
+using loom::testing::user_error_of;
 
-const std::filesystem::path kFixtures = std::filesystem::path(LOOM_SOURCE_DIR) / ".." / "shared" / "fixtures";
-
-#define SKIP_WITHOUT(path)                                                                  \
-  if (!std::filesystem::exists(path)) {                                                     \
-    GTEST_SKIP() << "fixture " << (path).string() << " is absent (it lives beside the "     \
-                 << "checkout in ../shared/fixtures); skipping";                            \
-  }
+const std::filesystem::path kFixtures = loom::testing::fixture_path("");
 
 // A structural fingerprint: node counts per kind, tier histogram, and the sorted multiset of
 // (endpoint kinds, bandwidth, latency) per cable.
@@ -137,7 +132,7 @@ TEST(TopologyYaml, MistakesAreLocated) {
 
 TEST(TextTopology, SimaiFixturesImportCountAndRoundTrip) {
   const std::filesystem::path dir = kFixtures / "simai" / "inputs" / "topo";
-  SKIP_WITHOUT(dir);
+  LOOM_SKIP_WITHOUT_FIXTURE(dir);
   int files = 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     ++files;
@@ -166,7 +161,7 @@ TEST(TextTopology, SimaiFixturesImportCountAndRoundTrip) {
 
 TEST(TextTopology, SimaiSpectrumXMatchesTheRailOptimizedBlueprint) {
   const std::filesystem::path file = kFixtures / "simai" / "inputs" / "topo" / "Spectrum-X_16g_8gps_400Gbps_H100";
-  SKIP_WITHOUT(file);
+  LOOM_SKIP_WITHOUT_FIXTURE(file);
   const Topology imported = load_topology(file.string());
   SegmentFabricParams p;
   p.hosts = 2;
@@ -189,7 +184,7 @@ TEST(TextTopology, SimaiSpectrumXMatchesTheRailOptimizedBlueprint) {
 TEST(TextTopology, HpccFixturesImportAndRoundTrip) {
   const std::filesystem::path fat = kFixtures / "hpcc" / "inputs" / "fat320" / "fat.txt";
   const std::filesystem::path star = kFixtures / "hpcc" / "inputs" / "shipped_star66" / "topology.txt";
-  SKIP_WITHOUT(fat);
+  LOOM_SKIP_WITHOUT_FIXTURE(fat);
   const Topology t = load_topology(fat.string());
   EXPECT_EQ(t.gpu_count(), 320u);
   EXPECT_EQ(nodes_named(t, "switch."), 56u);
@@ -209,7 +204,7 @@ TEST(TextTopology, HpccFixturesImportAndRoundTrip) {
   EXPECT_EQ(fingerprint(read_hpcc_topology(in, "exported")), fingerprint(t));
   EXPECT_EQ(out.str().substr(0, out.str().find('\n')), "376 56 480");
 
-  SKIP_WITHOUT(star);
+  LOOM_SKIP_WITHOUT_FIXTURE(star);
   const Topology s = load_topology(star.string());
   EXPECT_EQ(s.gpu_count(), 65u);
   EXPECT_EQ(nodes_named(s, "switch."), 1u);
@@ -246,7 +241,7 @@ TEST(TextTopology, MistakesNameTheLine) {
 TEST(InfraGraph, ClosFixtureImports) {
   const std::filesystem::path file =
       kFixtures / "infragraph" / "clos_fat_tree_fabric_2level_8port_switch.current_format.yaml";
-  SKIP_WITHOUT(file);
+  LOOM_SKIP_WITHOUT_FIXTURE(file);
   const Topology t = load_topology(file.string());
   EXPECT_EQ(t.host_count(), 16u);
   EXPECT_EQ(t.gpu_count(), 32u);

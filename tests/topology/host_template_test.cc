@@ -5,7 +5,7 @@
 
 #include "loom/topology/blueprints.h"
 #include "loom/topology/routing.h"
-#include "topology/error_message.h"
+#include "user_error.h"
 #include "topology/test_paths.h"
 
 namespace loom::topology {
@@ -15,7 +15,7 @@ using ::testing::HasSubstr;
 using testing::cables_between;
 using testing::id;
 using testing::nodes_named;
-using testing::user_error_of;
+using loom::testing::user_error_of;
 
 // One host of g GPUs with this scale-up shape (single switch fabric, one host).
 Topology one_host(std::uint32_t g, ScaleUp shape, std::array<std::uint32_t, 3> dims = {0, 0, 0}) {

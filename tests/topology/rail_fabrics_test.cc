@@ -8,7 +8,7 @@
 #include <tuple>
 
 #include "loom/topology/routing.h"
-#include "topology/error_message.h"
+#include "user_error.h"
 #include "topology/test_paths.h"
 
 namespace loom::topology {
@@ -20,7 +20,7 @@ using testing::cables_between;
 using testing::id;
 using testing::nodes_named;
 using testing::route_of;
-using testing::user_error_of;
+using loom::testing::user_error_of;
 using testing::visited;
 
 constexpr SegmentLayout kLayouts[] = {SegmentLayout::kRailOptimized, SegmentLayout::kRailDualTor,

@@ -8,7 +8,7 @@
 #include <set>
 
 #include "loom/topology/blueprints.h"
-#include "topology/error_message.h"
+#include "user_error.h"
 
 namespace loom::topology {
 namespace {
@@ -16,7 +16,7 @@ namespace {
 using namespace time_literals;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-using testing::user_error_of;
+using loom::testing::user_error_of;
 
 // 4 hosts x 4 GPUs, 2 hosts per leaf (2 leaves), 3 spines, `links_per_pair` cables per pair.
 LeafSpineParams small_fabric(std::uint32_t links_per_pair) {

@@ -16,11 +16,12 @@
 #include "loom/core/error.h"
 #include "fuzz_support.h"
 #include "loom/topology/text_topology.h"
+#include "fixtures.h"
 
 namespace loom::topology {
 namespace {
 
-const std::string kFixtures = std::string(LOOM_SOURCE_DIR) + "/../shared/fixtures/";
+const std::string kFixtures = loom::testing::fixture_path("").string();
 const std::string kSource = "fuzzed-topology";
 
 using Reader = Topology (*)(std::istream&, const std::string&);
@@ -33,9 +34,7 @@ constexpr std::array<std::string_view, 8> kInsertions = {" ", "\t", "\n", "\r", 
                                                          std::string_view("\0", 1)};
 
 void fuzz(Reader read, const std::vector<std::string>& files, std::string_view stream, int in_suite_trials) {
-  if (!std::filesystem::is_directory(kFixtures)) {
-    GTEST_SKIP() << "shared fixtures not found at " << kFixtures << "; this test needs ../shared/fixtures";
-  }
+  LOOM_SKIP_WITHOUT_FIXTURE(kFixtures);
   std::vector<std::string> seeds;
   for (const std::string& file : files) seeds.push_back(loom::testing::file_bytes(kFixtures + file));
   const loom::testing::FuzzRun run = loom::testing::fuzz_texts(

@@ -4,14 +4,14 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "topology/error_message.h"
+#include "user_error.h"
 
 namespace loom::topology {
 namespace {
 
 using namespace time_literals;
 using ::testing::HasSubstr;
-using testing::user_error_of;
+using loom::testing::user_error_of;
 
 constexpr Bandwidth k100G = Bandwidth::gbps(100);
 

@@ -1,4 +1,5 @@
-// Locating the shared fixtures (../shared/fixtures beside the checkout); tests skip when absent.
+// The shared fixtures by path relative to their directory (fixtures.h), and scratch
+// directories for workload tests.
 #pragma once
 
 #include <unistd.h>
@@ -6,18 +7,15 @@
 #include <filesystem>
 #include <string>
 
+#include "fixtures.h"
+
 namespace loom::workload::testing {
 
-inline std::string fixture(const std::string& relative) {
-  return std::string(LOOM_SOURCE_DIR) + "/../shared/fixtures/" + relative;
-}
+inline std::string fixture(const std::string& relative) { return ::loom::testing::fixture_path(relative).string(); }
 
 inline bool has_fixture(const std::string& relative) { return std::filesystem::exists(fixture(relative)); }
 
-#define LOOM_REQUIRE_FIXTURE(relative)                                                        \
-  do {                                                                                        \
-    if (!::loom::workload::testing::has_fixture(relative)) GTEST_SKIP() << "fixture missing: " << (relative); \
-  } while (false)
+#define LOOM_REQUIRE_FIXTURE(relative) LOOM_SKIP_WITHOUT_FIXTURE(::loom::workload::testing::fixture(relative))
 
 // A fresh, empty directory under the system temp dir for files a test writes, one per process:
 // test runs of other checkouts on the same machine must not share it.

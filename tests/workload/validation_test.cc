@@ -9,6 +9,7 @@
 #include "loom/workload/chakra/chakra_reader.h"
 #include "loom/workload/synthesis/training_step.h"
 #include "loom/workload/workload_validation.h"
+#include "user_error.h"
 
 namespace loom::workload {
 namespace {
@@ -17,12 +18,7 @@ using collective::CollectiveOp;
 using system::testing::DagBuilder;
 
 std::string error_of(const Workload& w) {
-  try {
-    validate(w);
-  } catch (const UserError& e) {
-    return e.what();
-  }
-  return "no error";
+  return loom::testing::user_error_of([&] { validate(w); });
 }
 
 TEST(Validation, AgreeingCollectivesPass) {

@@ -8,7 +8,7 @@
 #include "loom/config/closest_match.h"
 #include "loom/config/param_reader.h"
 #include "loom/experiment/located.h"
-#include "loom/network/packet/hpcc_config.h"
+#include "loom/hpcc/hpcc_config.h"
 
 namespace loom::experiment {
 
@@ -64,14 +64,13 @@ void read_profile(config::Reader& packet, const std::filesystem::path& base_dir,
     if (packet.has("simai_conf")) packet.fail("simai_conf", "applies to profile: simai only");
     return;
   }
-  network::packet::HpccConfig config;
+  hpcc::HpccConfig config;
   if (packet.has("simai_conf")) {
     std::filesystem::path path = packet.required<std::string>("simai_conf");
     if (path.is_relative()) path = base_dir / path;
-    config = located(packet, [&] { return read_hpcc_config(path.string(), network::packet::ConfigUse::kProfile); });
+    config = located(packet, [&] { return read_hpcc_config(path.string(), hpcc::ConfigUse::kProfile); });
   } else {
-    config = network::packet::parse_hpcc_config(network::packet::simai_default_config(), "SimAI.conf",
-                                                network::packet::ConfigUse::kProfile);
+    config = hpcc::parse_hpcc_config(hpcc::simai_default_config(), "SimAI.conf", hpcc::ConfigUse::kProfile);
   }
   if (!config.ignored_keys.empty()) {
     section.warnings.push_back(fmt::format("network.packet.profile: SimAI keys without effect in an experiment: {}",

@@ -25,14 +25,39 @@
 // equally many GPUs per host; HPCC: one GPU per host and no scale-up switches).
 #pragma once
 
+#include <cstdint>
 #include <istream>
 #include <ostream>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "loom/core/time.h"
+#include "loom/core/units.h"
 #include "loom/topology/topology.h"
 
 namespace loom::topology {
+
+// One link line of a text topology: "a b rate delay error_rate" at `line` of the file.
+struct TextLink {
+  std::uint32_t a = 0;
+  std::uint32_t b = 0;
+  Bandwidth rate;
+  Time delay;
+  double error_rate = 0;
+  int line = 0;
+};
+
+// An HPCC topology file as written, before import: which node ids are switches (every other
+// id is a host) and the link lines in file order. Reading checks the format: the header, the
+// switch ids (in range, each once), five fields per link line, ids in range, a positive rate,
+// a delay, a numeric error rate, and one line per pair of nodes. read_hpcc_topology imports it
+// into Loom's model; `loom hpcc` keeps ns-3's node ids instead (hpcc/hpcc_inputs.h).
+struct HpccTopologyFile {
+  std::vector<bool> is_switch;  // by node id
+  std::vector<TextLink> links;
+};
+HpccTopologyFile read_hpcc_topology_file(std::istream& in, const std::string& source_name);
 
 Topology read_simai_topology(std::istream& in, const std::string& source_name);
 void write_simai_topology(const Topology& topology, std::ostream& out,

@@ -18,21 +18,12 @@ namespace {
 
 enum class Role : std::uint8_t { kGpu, kScaleUp, kSwitch };
 
-struct RawLink {
-  std::uint32_t a = 0;
-  std::uint32_t b = 0;
-  Bandwidth rate;
-  Time delay;
-  double error_rate = 0;
-  int line = 0;
-};
-
 // A file in terms of ids: what each id is, and its links.
 struct RawGraph {
   std::vector<Role> role;
   std::vector<std::uint32_t> host;   // GPUs: host index
   std::vector<std::uint32_t> index;  // GPUs: index within the host
-  std::vector<RawLink> links;
+  std::vector<TextLink> links;
   std::uint32_t hosts = 0;
 };
 
@@ -102,7 +93,7 @@ void read_body(LineReader& r, RawGraph& g, std::uint32_t scale_up_count, std::ui
     if (t.size() != 5) {
       r.fail(fmt::format("expected 'src dst rate delay error_rate', found {} fields", t.size()));
     }
-    RawLink l;
+    TextLink l;
     l.line = r.line();
     l.a = r.number(t[0], "link source");
     l.b = r.number(t[1], "link destination");
@@ -139,7 +130,7 @@ std::vector<std::uint16_t> switch_tiers(const RawGraph& g) {
   std::vector<std::vector<std::uint32_t>> next(n);
   std::vector<std::uint16_t> tier(n, kNoTier);
   std::vector<std::uint32_t> queue;
-  for (const RawLink& l : g.links) {
+  for (const TextLink& l : g.links) {
     for (auto [x, y] : {std::pair{l.a, l.b}, std::pair{l.b, l.a}}) {
       if (g.role[x] != Role::kSwitch) continue;
       if (g.role[y] == Role::kSwitch) next[x].push_back(y);
@@ -162,7 +153,7 @@ Topology build(const RawGraph& g, const std::string& source) {
   // Hosts of scale-up switches, and the fabric bandwidth of each GPU.
   std::vector<std::uint32_t> host(g.host);
   std::vector<std::uint64_t> fabric_bps(n, 0);
-  for (const RawLink& l : g.links) {
+  for (const TextLink& l : g.links) {
     for (auto [x, y] : {std::pair{l.a, l.b}, std::pair{l.b, l.a}}) {
       if (g.role[x] == Role::kGpu && g.role[y] == Role::kSwitch) {
         // Saturating: a GPU's NIC is as fast as its fabric links together.
@@ -216,7 +207,7 @@ Topology build(const RawGraph& g, const std::string& source) {
       node[id] = t.add_node(NodeKind::kSwitch, fmt::format("switch.{}", id), kNone, tier[id]);
     }
   }
-  for (const RawLink& l : g.links) {
+  for (const TextLink& l : g.links) {
     const auto end = [&](std::uint32_t x, std::uint32_t y) {
       return g.role[x] == Role::kGpu && g.role[y] == Role::kSwitch ? nic[x] : node[x];
     };
@@ -278,7 +269,7 @@ Topology read_simai_topology(std::istream& in, const std::string& source) {
   return build(g, source);
 }
 
-Topology read_hpcc_topology(std::istream& in, const std::string& source) {
+HpccTopologyFile read_hpcc_topology_file(std::istream& in, const std::string& source) {
   LineReader r(in, source);
   const std::vector<std::string> head = r.next("the header 'node_num switch_num link_num'");
   if (head.size() != 3) {
@@ -294,13 +285,30 @@ Topology read_hpcc_topology(std::istream& in, const std::string& source) {
   }
   RawGraph g;
   g.role.assign(nodes, Role::kGpu);
+  read_body(r, g, 0, switches, links);
+  HpccTopologyFile file;
+  file.is_switch.resize(nodes);
+  for (std::uint32_t id = 0; id < nodes; ++id) file.is_switch[id] = g.role[id] == Role::kSwitch;
+  file.links = std::move(g.links);
+  return file;
+}
+
+Topology read_hpcc_topology(std::istream& in, const std::string& source) {
+  HpccTopologyFile file = read_hpcc_topology_file(in, source);
+  const auto nodes = static_cast<std::uint32_t>(file.is_switch.size());
+  RawGraph g;
+  g.role.assign(nodes, Role::kGpu);
   g.host.assign(nodes, kNone);
   g.index.assign(nodes, 0);
-  read_body(r, g, 0, switches, links);
   for (std::uint32_t id = 0; id < nodes; ++id) {
-    if (g.role[id] == Role::kGpu) g.host[id] = g.hosts++;
+    if (file.is_switch[id]) {
+      g.role[id] = Role::kSwitch;
+    } else {
+      g.host[id] = g.hosts++;
+    }
   }
-  for (const RawLink& l : g.links) {
+  g.links = std::move(file.links);
+  for (const TextLink& l : g.links) {
     if (g.role[l.a] == Role::kGpu && g.role[l.b] == Role::kGpu) {
       throw UserError(SourceLocation{source, l.line, 0},
                       fmt::format("link {} - {} joins two hosts directly; expected every host "

@@ -7,6 +7,7 @@
 #include "loom/core/error.h"
 #include "loom/topology/blueprints.h"
 #include "network/packet/star.h"
+#include "user_error.h"
 
 namespace loom::network::packet {
 namespace {
@@ -364,14 +365,7 @@ TEST(PacketFabric, LinkDownReroutesRunningQueuePairs) {
   EXPECT_TRUE(backend.fabric().link_up(cut));
 }
 
-std::string message_of(const auto& action) {
-  try {
-    action();
-  } catch (const UserError& e) {
-    return e.what();
-  }
-  return "no error";
-}
+using loom::testing::user_error_of;
 
 TEST(PacketParams, RejectsBadValuesWithTheirNames) {
   PacketParams p;
@@ -390,7 +384,7 @@ TEST(PacketParams, RejectsBadValuesWithTheirNames) {
   EXPECT_THROW(check_packet_params(p), UserError);
   p = PacketParams{};
   p.link_error_rate = 1;
-  EXPECT_EQ(message_of([&] { check_packet_params(p); }),
+  EXPECT_EQ(user_error_of([&] { check_packet_params(p); }),
             "packet backend: link_error_rate = 1: expected a probability in [0, 1)");
   p = PacketParams{};
   p.monitor.interval = Time::zero();

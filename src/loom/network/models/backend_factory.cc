@@ -12,11 +12,17 @@ std::unique_ptr<Backend> make_backend(Simulator& simulator, const topology::Topo
     case NetworkMode::kFlow:
       return std::make_unique<flow::FlowBackend>(simulator, topology, routing, params.flow);
     case NetworkMode::kPacket:
-      return std::make_unique<packet::PacketBackend>(simulator, topology, routing, params.packet);
+      return make_packet_backend(simulator, topology, routing, params.packet);
     case NetworkMode::kAnalytical:
       break;
   }
   return std::make_unique<AnalyticalBackend>(simulator, topology, routing);
+}
+
+std::unique_ptr<packet::PacketBackend> make_packet_backend(Simulator& simulator, const topology::Topology& topology,
+                                                           const topology::Routing& routing,
+                                                           const packet::PacketParams& params) {
+  return std::make_unique<packet::PacketBackend>(simulator, topology, routing, params);
 }
 
 }  // namespace loom::network

@@ -1,6 +1,6 @@
 // The one place a network model is built from its mode and parameters: every driver (an
-// experiment, `loom collective explain --topology`, benchmarks) asks here instead of naming a
-// backend class.
+// experiment, `loom collective explain --topology`, `loom hpcc`, benchmarks) asks here instead
+// of naming a backend class.
 #pragma once
 
 #include <memory>
@@ -14,6 +14,10 @@
 
 namespace loom::network {
 
+namespace packet {
+class PacketBackend;
+}
+
 // The parameters of every mode; a backend reads only its own.
 struct NetworkParams {
   NetworkMode mode = NetworkMode::kAnalytical;
@@ -25,5 +29,11 @@ struct NetworkParams {
 // outlive it). Throws UserError for invalid parameters of that mode.
 std::unique_ptr<Backend> make_backend(Simulator& simulator, const topology::Topology& topology,
                                       const topology::Routing& routing, const NetworkParams& params);
+
+// The packet model, as make_backend builds it for NetworkMode::kPacket, for drivers of that
+// model's own interface (queue pairs of their own: `loom hpcc`).
+std::unique_ptr<packet::PacketBackend> make_packet_backend(Simulator& simulator, const topology::Topology& topology,
+                                                           const topology::Routing& routing,
+                                                           const packet::PacketParams& params);
 
 }  // namespace loom::network

@@ -78,48 +78,14 @@
 #include "loom/core/random.h"
 #include "loom/core/simulator.h"
 #include "loom/network/packet/congestion_control.h"
+#include "loom/network/packet/egress_port.h"
 #include "loom/network/packet/packet_params.h"
 #include "loom/network/packet/packet_pool.h"
+#include "loom/network/packet/queue_pair.h"
 #include "loom/network/packet/shared_buffer.h"
 #include "loom/topology/topology.h"
 
 namespace loom::network::packet {
-
-using QpId = std::uint32_t;
-// Longest path (links) a QP may use.
-inline constexpr std::uint32_t kMaxPathLinks = 16;
-inline constexpr std::uint32_t kQueues = kMaxQueues;
-// Packet spraying: forward paths a QP's data packets take in turn (the first is QpSpec::forward).
-inline constexpr std::uint32_t kSprayPaths = 8;
-// Selective repeat: out-of-order packets a receiver holds per QP (kReorderWords x 64).
-inline constexpr std::size_t kReorderWords = 16;
-inline constexpr std::uint64_t kNoRepair = ~std::uint64_t{0};
-
-// Told once per QP about its end. Both calls run inside simulator events.
-class FabricListener {
- public:
-  // The receiver holds every byte of `qp`.
-  virtual void on_qp_delivered(QpId qp, std::uint64_t tag) = 0;
-  // The sender holds the ACK of the last byte; `qp`'s id is reused after this returns.
-  virtual void on_qp_acked(QpId qp, std::uint64_t tag) = 0;
-
- protected:
-  ~FabricListener() = default;
-};
-
-struct QpSpec {
-  std::span<const topology::LinkId> forward;  // src endpoint ... dst endpoint
-  std::span<const topology::LinkId> reverse;  // dst endpoint ... src endpoint (ACKs)
-  Bytes bytes = 0;                            // > 0
-  std::uint64_t tag = 0;                      // handed back to the listener
-  Time base_rtt;                              // zero: base_rtt(forward)
-  Bytes window = 0;                           // BDP for the window and HPCC; zero: computed
-  std::uint32_t weight = 1;                   // data packets per round-robin turn at its NIC, >= 1
-  std::uint32_t priority = 0;                 // traffic class 1..sw.queues-1; 0: params.data_priority
-  // With params.packet_spraying: further forward paths, concatenated, each as long as `forward`
-  // and leaving through the same first link; up to kSprayPaths - 1 are used.
-  std::span<const topology::LinkId> alternates;
-};
 
 // Totals since construction.
 struct FabricCounters {
@@ -204,7 +170,7 @@ class Fabric {
   std::uint64_t queue_bytes(topology::LinkId link) const { return ports_[link].bytes; }
   // Bytes queued in one class of the port of `link`; whether the far end has paused that class.
   std::uint64_t queue_bytes(topology::LinkId link, std::uint32_t priority) const { return ports_[link].queue[priority].bytes; }
-  bool class_paused(topology::LinkId link, std::uint32_t priority) const { return ((ports_[link].paused >> priority) & 1) != 0; }
+  bool class_paused(topology::LinkId link, std::uint32_t priority) const { return ports_[link].class_paused(priority); }
   // The traffic class of an active QP's data packets.
   std::uint32_t qp_priority(QpId qp) const { return qps_[qp].priority; }
   std::uint64_t tx_bytes(topology::LinkId link) const { return ports_[link].tx_bytes; }
@@ -222,76 +188,6 @@ class Fabric {
   static constexpr std::size_t bytes_per_packet() { return sizeof(Packet); }
 
  private:
-  // One traffic class of a port: a FIFO threaded through the packets' `next`, and its bytes.
-  struct ClassQueue {
-    PacketId head = kNoPacket;
-    PacketId tail = kNoPacket;
-    std::uint64_t bytes = 0;
-  };
-  // Laid out for the per-hop path: the first cache line holds what every packet touches, each
-  // class queue sits in one line, statistics and settings read rarely come last.
-  struct alignas(64) Port {
-    Time busy_until;                    // the current packet's last bit leaves then
-    std::uint64_t bytes = 0;            // bytes over all queues
-    std::uint64_t tx_bytes = 0;         // bytes sent so far
-    Time delay;                         // latency + far node's forwarding latency
-    std::uint32_t ps_per_byte = 0;      // exact serialisation per byte, 0 if not whole
-    std::uint32_t nic = 0xffffffffu;    // index in nics_ when the source is an endpoint
-    std::uint32_t kmin = 0, kmax = 0;
-    std::uint8_t nonempty = 0;          // bit per queue holding packets
-    std::uint8_t paused = 0;            // bit per queue paused by the far end
-    bool wake_pending = false;          // an on_transmit_done event is scheduled
-    bool forwarding_source = false;     // the source forwards (switch, NIC node)
-    bool down = false;                  // the cable is down
-    bool forwarding_target = false;     // the destination forwards
-    std::uint8_t wrr_class = 0;         // weighted round robin: the class whose turn it is
-    std::uint16_t wrr_credit = 0;       // ... and the packets it may still send in that turn
-    topology::NodeId source = 0;        // the node the link leaves (whose MMU held the packet)
-    ClassQueue queue[kQueues];          // by traffic class
-    std::uint64_t peak = 0;             // most bytes ever queued
-    std::uint64_t drops = 0;            // packets dropped here (see Fabric::drops)
-    std::uint64_t bps = 0;
-    double pmax = 0;
-    float error_rate = 0;
-  };
-  static_assert(offsetof(Port, queue) == 64, "a hop's port fields fill the first cache line");
-  struct Nic {
-    std::vector<QpId> qps;  // active senders on this port, served round robin
-    std::uint32_t cursor = 0;
-    std::uint32_t credit = 0;  // packets the QP at `cursor` may still send in its turn
-    // The pacing wake-up: posted, never cancelled. An earlier one replaces it by moving the
-    // generation on; a wake-up whose generation is old does nothing when it fires (one could
-    // be taken for the current one only after 2^32 replacements while it waits).
-    Time wake_at;
-    std::uint32_t wake_generation = 0;
-    bool wake_armed = false;  // the wake-up of wake_generation has not fired yet
-  };
-  struct Qp {
-    std::uint64_t size = 0;
-    std::uint64_t snd_nxt = 0, snd_una = 0, rcv_nxt = 0;
-    std::uint64_t sent_high = 0;  // highest byte ever sent (beyond: new data; below: resent)
-    std::uint64_t last_nack_seq = 0;
-    std::uint64_t tag = 0;
-    std::uint64_t cnps = 0;  // ECN echoes received
-    double window = 0;  // bytes; 0 = unlimited
-    Time start, next_avail, last_progress, nack_time;
-    EventId decrease, increase, timeout;
-    std::uint32_t generation = 0;
-    std::uint32_t rx_unacked = 0;
-    std::uint32_t last_wire = 0;      // wire bytes of the last data packet sent
-    std::uint32_t weight = 1;         // packets per round-robin turn
-    std::uint64_t repaired_seq = kNoRepair;  // selective repeat: the hole last resent
-    bool repair_pending = false;             // ... and not yet sent
-    std::uint64_t held_high = 0;             // receiver: end of the highest held packet
-    std::uint8_t spray_paths = 1, spray_next = 0;  // forward paths in use; the next one
-    std::uint32_t packets_alive = 0;  // its data packets and ACKs anywhere in the fabric
-    std::uint8_t forward_len = 0, reverse_len = 0;
-    std::uint8_t priority = 0;        // traffic class of its data (and, unless high priority, ACKs)
-    std::uint8_t route_epoch = 0;
-    bool rx_marked = false, delivered = false, active = false;
-    CcState cc;
-  };
-
   // event handlers
   void on_arrive(std::uint64_t packet);
   void on_transmit_done(std::uint64_t link);
@@ -306,10 +202,8 @@ class Fabric {
   void prefetch_next_arrival() const;
   void try_transmit(topology::LinkId link);
   void transmit(topology::LinkId link, PacketId id);
-  void enqueue(topology::LinkId link, PacketId id);
-  PacketId dequeue(Port& port);
-  // Weighted round robin among the ready data classes (bit set in `ready`, class 0 not ready).
-  std::uint32_t next_wrr_class(Port& port, unsigned ready) const;
+  void enqueue(topology::LinkId link, PacketId id) { ports_[link].enqueue(pool_, id); }
+  PacketId dequeue(EgressPort& port) { return port.dequeue(pool_, wrr_, params_.sw.class_weights.data()); }
   PacketId next_data_packet(topology::LinkId link);
   void forward(PacketId id, topology::LinkId arrived_on);
   void receive_data(PacketId id);
@@ -328,14 +222,6 @@ class Fabric {
   void schedule_decrease(QpId qp, Time when);
   bool qp_ref_live(std::uint64_t ref) const;
   std::uint64_t qp_ref(QpId qp) const { return qp | (std::uint64_t{qps_[qp].generation} << 32); }
-  const topology::LinkId* forward_path(QpId qp) const { return paths_.data() + std::size_t{qp} * path_stride_; }
-  const topology::LinkId* reverse_path(QpId qp) const { return forward_path(qp) + kMaxPathLinks; }
-  // Forward path `index` of a QP (0: the primary, then the spraying alternates).
-  const topology::LinkId* data_path(QpId qp, std::uint32_t index) const {
-    return forward_path(qp) + (index == 0 ? 0 : (index + 1) * kMaxPathLinks);
-  }
-  Time serialization(const Port& port, std::uint32_t bytes) const;
-  bool window_bound(const Qp& qp) const;
 
   Simulator& simulator_;
   const topology::Topology& topology_;
@@ -345,13 +231,12 @@ class Fabric {
   PacketPool pool_;
   RandomStream random_;
   FabricListener* listener_ = nullptr;
-  std::vector<Port> ports_;       // by link id
+  std::vector<EgressPort> ports_;  // by link id
   std::vector<std::uint8_t> lossy_;  // by link id: 1 if down or with an error rate
   std::vector<Nic> nics_;
   std::vector<double> link_bps_;  // by link id
   std::vector<Qp> qps_;
-  std::vector<topology::LinkId> paths_;  // per QP: forward, reverse, alternates; kMaxPathLinks each
-  std::size_t path_stride_ = 2 * kMaxPathLinks;  // link ids per QP in paths_
+  QpPaths paths_;
   std::vector<std::uint64_t> reorder_;   // selective repeat: per QP a ring of kReorderWords x 64 packet bits
   std::vector<QpId> free_qps_;
   FabricCounters counters_;
@@ -362,8 +247,8 @@ class Fabric {
   std::uint64_t pfc_events_dropped_ = 0;
   bool ack_control_ = false;  // ACK/NACK in the control class
   bool wrr_ = false;          // sw.scheduler is weighted round robin
-  bool rerouted_ = false;
-  std::uint32_t active_qps_ = 0;  // some QP changed paths: arrivals check route epochs
+  bool rerouted_ = false;          // some QP changed paths: arrivals check route epochs
+  std::uint32_t active_qps_ = 0;
   Bytes data_header_ = 0;
   Bytes ack_wire_ = 0;
 };

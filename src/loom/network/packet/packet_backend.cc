@@ -74,10 +74,20 @@ void PacketBackend::start(const TransferRequest& request, CompletionHandler& han
     spec.tag = id;
     spec.weight = static_cast<std::uint32_t>(std::clamp(std::lround(request.weight), 1L, 1024L));
     spec.priority = priority;
-    const QpId qp = fabric_.add_qp(spec);
-    if (qp >= qp_hash_.size()) qp_hash_.resize(qp + 1);
-    qp_hash_[qp] = hash;
+    set_origin(fabric_.add_qp(spec), QpOrigin{hash, nullptr});
   }
+}
+
+QpId PacketBackend::start_queue_pair(const QpSpec& spec, FabricListener& listener) {
+  if (monitor_) monitor_->start();
+  const QpId qp = fabric_.add_qp(spec);
+  set_origin(qp, QpOrigin{0, &listener});
+  return qp;
+}
+
+void PacketBackend::set_origin(QpId qp, QpOrigin origin) {
+  if (qp >= qp_origin_.size()) qp_origin_.resize(qp + 1);
+  qp_origin_[qp] = origin;
 }
 
 void PacketBackend::collect_alternates(const TransferRequest& request, std::uint64_t hash) {
@@ -106,7 +116,11 @@ Time PacketBackend::ideal_time(const TransferRequest& request) const {
   return fabric_.ideal_one_way(forward_, request.bytes);
 }
 
-void PacketBackend::on_qp_delivered(QpId, std::uint64_t tag) {
+void PacketBackend::on_qp_delivered(QpId qp, std::uint64_t tag) {
+  if (FabricListener* owner = qp_origin_[qp].owner) {
+    owner->on_qp_delivered(qp, tag);
+    return;
+  }
   Transfer& transfer = transfers_[tag];
   LOOM_ASSERT(transfer.pending > 0, "queue pair of a finished transfer delivered again");
   if (--transfer.pending != 0) return;
@@ -115,7 +129,9 @@ void PacketBackend::on_qp_delivered(QpId, std::uint64_t tag) {
   transfers_.release(static_cast<std::uint32_t>(tag));
 }
 
-void PacketBackend::on_qp_acked(QpId, std::uint64_t) {}
+void PacketBackend::on_qp_acked(QpId qp, std::uint64_t tag) {
+  if (FabricListener* owner = qp_origin_[qp].owner) owner->on_qp_acked(qp, tag);
+}
 
 std::vector<Statistic> PacketBackend::statistics() const {
   const FabricCounters& c = fabric_.counters();
@@ -135,7 +151,7 @@ void PacketBackend::apply_link_change(topology::LinkId link, bool up) {
   if (up) return;
   const topology::Topology& topo = fabric_.topology();
   for (QpId q = 0; q < fabric_.qp_slots(); ++q) {
-    if (!fabric_.qp_active(q)) continue;
+    if (!fabric_.qp_active(q) || qp_origin_[q].owner != nullptr) continue;
     bool crosses = false;
     for (const bool direction : {true, false}) {
       for (const topology::LinkId l : fabric_.qp_path(q, direction)) crosses = crosses || !fabric_.link_up(l);
@@ -146,8 +162,8 @@ void PacketBackend::apply_link_change(topology::LinkId link, bool up) {
     const topology::NodeId dst = topo.link(path.back()).dst;
     forward_.clear();
     reverse_.clear();
-    routing_.route(src, dst, qp_hash_[q], forward_);
-    routing_.route(dst, src, qp_hash_[q], reverse_);
+    routing_.route(src, dst, qp_origin_[q].hash, forward_);
+    routing_.route(dst, src, qp_origin_[q].hash, reverse_);
     fabric_.reroute(q, forward_, reverse_);
   }
 }

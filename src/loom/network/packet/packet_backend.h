@@ -69,6 +69,12 @@ class PacketBackend final : public Backend, private FabricListener {
   // The fabric's counters (FabricCounters) as packets.<name>.
   std::vector<Statistic> statistics() const override;
 
+  // Starts a queue pair of the caller's own (its paths, tag, class, base RTT and window as
+  // `spec` gives them) instead of a transfer: `listener` is told of its end, monitors sample it,
+  // and link changes leave its paths alone. For drivers of the packet model itself (`loom hpcc`
+  // runs ns-3's flows so: ns-3's routes, a priority group per flow, completion at the last ACK).
+  QpId start_queue_pair(const QpSpec& spec, FabricListener& listener);
+
   Fabric& fabric() { return fabric_; }
   const Fabric& fabric() const { return fabric_; }
   // Transfers started and not yet complete (on the packets and, with scale_up_flow, at flow
@@ -100,8 +106,16 @@ class PacketBackend final : public Backend, private FabricListener {
   Fabric fabric_;
   std::optional<FabricMonitor> monitor_;
   std::unique_ptr<ScaleUpFlow> scale_up_;  // params.scale_up_flow: transfers inside a host
+  // What started a QP: a transfer (owner null), routed with `hash`, or a caller's own QP.
+  struct QpOrigin {
+    std::uint64_t hash = 0;
+    FabricListener* owner = nullptr;
+  };
+  // Records `origin` for `qp` (ids are reused).
+  void set_origin(QpId qp, QpOrigin origin);
+
   SlotVector<Transfer> transfers_;
-  std::vector<std::uint64_t> qp_hash_;  // by QP id: the flow hash it was routed with
+  std::vector<QpOrigin> qp_origin_;  // by QP id
   LinkChangeSchedule link_changes_{simulator_, routing_, &PacketBackend::on_link_change, this};
   mutable std::vector<topology::LinkId> forward_, reverse_, alternates_, candidate_;  // scratch
 };

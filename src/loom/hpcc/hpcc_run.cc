@@ -1,40 +1,35 @@
-#include "loom/network/packet/hpcc_run.h"
+#include "loom/hpcc/hpcc_run.h"
 
 #include <algorithm>
-#include <charconv>
 #include <chrono>
-#include <cmath>
 #include <map>
-#include <optional>
-#include <ostream>
-#include <sstream>
-#include <tuple>
+#include <memory>
 
-#include <fmt/format.h>
-
-#include "loom/core/error.h"
 #include "loom/core/simulator.h"
-#include "loom/network/packet/hpcc_routing.h"
-#include "loom/network/packet/monitor_csv.h"
+#include "loom/hpcc/hpcc_routing.h"
+#include "loom/network/models/backend_factory.h"
+#include "loom/network/packet/packet_backend.h"
 #include "loom/topology/routing.h"
 
-namespace loom::network::packet {
+namespace loom::hpcc {
 
 namespace {
 
+using network::packet::Fabric;
+using network::packet::FabricListener;
+using network::packet::PacketBackend;
+using network::packet::QpId;
+using network::packet::QpSpec;
 using topology::LinkId;
 using topology::NodeId;
 
 // Starts flows at their times and records each one's end.
 class Driver final : public FabricListener {
  public:
-  Driver(Simulator& simulator, Fabric& fabric, const topology::Routing& routing,
-         const std::vector<HpccFlow>& flows, const HpccConfig& config, HpccRunResult& result,
-         FabricMonitor* monitor)
-      : simulator_(simulator), fabric_(fabric), routing_(routing), flows_(flows), config_(config),
-        monitor_(monitor),
-        result_(result), ns3_routes_(fabric.topology()), records_(flows.size()) {
-    fabric_.set_listener(this);
+  Driver(Simulator& simulator, PacketBackend& backend, const topology::Routing& routing,
+         const std::vector<HpccFlow>& flows, const HpccConfig& config, HpccRunResult& result)
+      : simulator_(simulator), backend_(backend), fabric_(backend.fabric()), routing_(routing), flows_(flows),
+        config_(config), result_(result), ns3_routes_(fabric_.topology()), records_(flows.size()) {
     compute_pair_constants();
     for (std::size_t i = 0; i < flows.size(); ++i) {
       simulator_.schedule_at<&Driver::start>(flows[i].start, this, i);
@@ -100,8 +95,7 @@ class Driver final : public FabricListener {
                       static_cast<std::int64_t>(total * 8'000'000'000ull / bw.bps());
     ++running_;
     ++started_;
-    if (monitor_ != nullptr) monitor_->start();
-    fabric_.add_qp(spec);
+    backend_.start_queue_pair(spec, *this);
     result_.peak_memory_bytes = std::max(result_.peak_memory_bytes, fabric_.memory_bytes());
   }
 
@@ -115,11 +109,11 @@ class Driver final : public FabricListener {
   }
 
   Simulator& simulator_;
-  Fabric& fabric_;
+  PacketBackend& backend_;
+  const Fabric& fabric_;
   const topology::Routing& routing_;
   const std::vector<HpccFlow>& flows_;
   const HpccConfig& config_;
-  FabricMonitor* monitor_;
   HpccRunResult& result_;
   HpccRouting ns3_routes_;
   std::map<std::pair<NodeId, NodeId>, std::uint32_t> next_port_;  // per host pair, from 10000
@@ -131,43 +125,27 @@ class Driver final : public FabricListener {
   std::size_t started_ = 0;
 };
 
-double percentile(std::vector<double> v, double q) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const double pos = q * static_cast<double>(v.size() - 1);
-  const auto lo = static_cast<std::size_t>(std::floor(pos));
-  const std::size_t hi = std::min(lo + 1, v.size() - 1);
-  return v[lo] + (v[hi] - v[lo]) * (pos - static_cast<double>(lo));
-}
-
-double mean(const std::vector<double>& v) {
-  double sum = 0;
-  for (const double x : v) sum += x;
-  return v.empty() ? 0 : sum / static_cast<double>(v.size());
-}
-
 }  // namespace
 
 HpccRunResult run_hpcc(const HpccConfig& config, const topology::Topology& topology,
                        const std::vector<HpccFlow>& flows, const std::filesystem::path& monitor_dir) {
   // Each flow's priority group is its QPs' traffic class (QpSpec::priority).
-  const PacketParams& params = config.params;
   HpccRunResult result;
   Simulator simulator;
   const topology::Routing routing(topology);
-  Fabric fabric(simulator, topology, params);
-  std::optional<FabricMonitor> monitor;
-  if (params.monitor.any()) monitor.emplace(simulator, fabric, MonitorParams{params.monitor, Time::max(), {}});
+  const std::unique_ptr<PacketBackend> backend =
+      network::make_packet_backend(simulator, topology, routing, config.params);
+  Fabric& fabric = backend->fabric();
   fabric.record_pfc_events(true);  // every event, for pfc.txt (and packet_pfc.csv), as ns-3
-  Driver driver(simulator, fabric, routing, flows, config, result, monitor ? &*monitor : nullptr);
+  Driver driver(simulator, *backend, routing, flows, config, result);
   const auto started = std::chrono::steady_clock::now();
   simulator.run_until(config.stop_time);
   result.simulate_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   result.unfinished = driver.running();
   result.counters = fabric.counters();
   result.events = simulator.events_processed();
-  if (monitor) result.monitor_files = write_monitor_csv(monitor_dir, *monitor);
-  for (const PfcEvent& e : fabric.pfc_events()) {
+  result.monitor_files = backend->write_monitors(monitor_dir);
+  for (const network::packet::PfcEvent& e : fabric.pfc_events()) {
     const topology::Link& link = topology.link(e.link);
     const auto out = topology.out_links(link.src);
     const auto position = static_cast<std::uint32_t>(std::find(out.begin(), out.end(), e.link) - out.begin());
@@ -177,72 +155,4 @@ HpccRunResult run_hpcc(const HpccConfig& config, const topology::Topology& topol
   return result;
 }
 
-void write_fct(std::ostream& out, const std::vector<FctRecord>& records) {
-  for (const FctRecord& r : records) {
-    out << fmt::format("{:08x} {:08x} {} {} {} {} {} {}\n", r.sip, r.dip, r.sport, r.dport, r.bytes,
-                       r.start_ns, r.fct_ns, r.standalone_ns);
-  }
-}
-
-void write_pfc(std::ostream& out, const std::vector<PfcRecord>& records) {
-  for (const PfcRecord& r : records) {
-    out << fmt::format("{} {} {} {} {}\n", r.time_ns, r.node, r.switch_node ? 1 : 0, r.interface,
-                       r.pause ? 1 : 0);
-  }
-}
-
-std::vector<FctRecord> parse_fct(std::string_view text, const std::string& name) {
-  std::vector<FctRecord> records;
-  std::istringstream in{std::string(text)};
-  std::string raw;
-  int line = 0;
-  while (std::getline(in, raw)) {
-    ++line;
-    std::istringstream words(raw);
-    std::string sip, dip;
-    FctRecord r;
-    if (!(words >> sip)) continue;
-    bool ok = static_cast<bool>(words >> dip >> r.sport >> r.dport >> r.bytes >> r.start_ns >> r.fct_ns >> r.standalone_ns);
-    ok = ok && std::from_chars(sip.data(), sip.data() + sip.size(), r.sip, 16).ec == std::errc() &&
-         std::from_chars(dip.data(), dip.data() + dip.size(), r.dip, 16).ec == std::errc();
-    if (!ok || r.standalone_ns <= 0) {
-      throw UserError(SourceLocation{name, line, 0},
-                      "expected <sip hex> <dip hex> <sport> <dport> <bytes> <start ns> <fct ns> "
-                      "<standalone ns> with a positive standalone time");
-    }
-    records.push_back(r);
-  }
-  return records;
-}
-
-FctComparison compare_fct(const std::vector<FctRecord>& ours, const std::vector<FctRecord>& reference) {
-  using Key = std::tuple<std::uint32_t, std::uint32_t, std::uint32_t, std::uint32_t, std::int64_t>;
-  std::map<Key, const FctRecord*> index;
-  for (const FctRecord& r : ours) index[{r.sip, r.dip, r.sport, r.dport, r.start_ns}] = &r;
-  FctComparison c;
-  std::vector<double> errors, slow, ref_slow;
-  for (const FctRecord& ref : reference) {
-    const auto it = index.find({ref.sip, ref.dip, ref.sport, ref.dport, ref.start_ns});
-    if (it == index.end()) {
-      ++c.unmatched;
-      continue;
-    }
-    ++c.matched;
-    const FctRecord& r = *it->second;
-    errors.push_back(std::abs(static_cast<double>(r.fct_ns - ref.fct_ns)) / static_cast<double>(ref.fct_ns));
-    slow.push_back(r.slowdown());
-    ref_slow.push_back(ref.slowdown());
-  }
-  c.unmatched += ours.size() - c.matched;
-  c.mean_abs_fct_error = mean(errors);
-  c.max_abs_fct_error = errors.empty() ? 0 : *std::max_element(errors.begin(), errors.end());
-  c.mean_slowdown = mean(slow);
-  c.reference_mean_slowdown = mean(ref_slow);
-  c.median_slowdown = percentile(slow, 0.5);
-  c.reference_median_slowdown = percentile(ref_slow, 0.5);
-  c.p99_slowdown = percentile(slow, 0.99);
-  c.reference_p99_slowdown = percentile(ref_slow, 0.99);
-  return c;
-}
-
-}  // namespace loom::network::packet
+}  // namespace loom::hpcc

@@ -1,11 +1,11 @@
 // Input files of HPCC's ns-3 simulator: the topology file and the flow file.
 //
-// Topology: line 1 "<nodes> <switches> <links>", line 2 the switch ids, then one line per
-// cable "<a> <b> <rate> <delay> <error rate>" (ns-3 strings: 100Gbps, 0.001ms, 1000ns). Node ids
-// become Loom node ids unchanged: switches are fabric switches ("switch.<id>"), every other node
-// a host endpoint ("node.<id>", a GPU of host index = its position among hosts). Cables keep
-// their file order, so a node's ns-3 interface index is 1 + the position of the link among the
-// node's out links.
+// Topology: read by topology::read_hpcc_topology_file (text_topology.h: the format and its
+// checks), then kept as ns-3 numbers it rather than imported into Loom's host model: node ids
+// become Loom node ids unchanged, switches are fabric switches ("switch.<id>"), every other node
+// a host endpoint ("node.<id>", a GPU of host index = its position among hosts) linked straight
+// to its switch. Cables keep their file order, so a node's ns-3 interface index is 1 + the
+// position of the link among the node's out links.
 // Flows: line 1 "<count>" (only that many lines are read), then "<src> <dst> <priority group>
 // <dst port> <bytes> <start s>"; src and dst must be hosts, bytes > 0.
 // Errors are UserErrors at "file:line" saying what was expected.
@@ -20,7 +20,7 @@
 #include "loom/core/units.h"
 #include "loom/topology/topology.h"
 
-namespace loom::network::packet {
+namespace loom::hpcc {
 
 // ns-3's IPv4 address of host node `id`: 11.X.Y.1 with X = id / 256, Y = id % 256.
 constexpr std::uint32_t hpcc_ip(std::uint32_t id) {
@@ -45,4 +45,4 @@ std::vector<HpccFlow> parse_hpcc_flows(std::string_view text, const std::string&
 // The whole text of a file; UserError naming `what` and the path if it cannot be read.
 std::string read_text_file(const std::string& path, std::string_view what);
 
-}  // namespace loom::network::packet
+}  // namespace loom::hpcc

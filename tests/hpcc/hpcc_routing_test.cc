@@ -1,4 +1,4 @@
-#include "loom/network/packet/hpcc_routing.h"
+#include "loom/hpcc/hpcc_routing.h"
 
 #include <gtest/gtest.h>
 
@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "loom/core/error.h"
-#include "loom/network/packet/hpcc_inputs.h"
+#include "loom/hpcc/hpcc_inputs.h"
 
-namespace loom::network::packet {
+namespace loom::hpcc {
 namespace {
 
 std::vector<std::uint8_t> bytes_of(const std::string& text) { return {text.begin(), text.end()}; }
@@ -76,4 +76,4 @@ TEST(HpccRouting, UnreachableDestinationIsAUserError) {
 }
 
 }  // namespace
-}  // namespace loom::network::packet
+}  // namespace loom::hpcc

@@ -15,22 +15,18 @@
 
 #include "fuzz_support.h"
 #include "loom/core/error.h"
-#include "loom/network/packet/hpcc_config.h"
-#include "loom/network/packet/hpcc_inputs.h"
+#include "loom/hpcc/hpcc_config.h"
+#include "loom/hpcc/hpcc_inputs.h"
+#include "fixtures.h"
+#include "user_error.h"
 
-namespace loom::network::packet {
+namespace loom::hpcc {
 namespace {
 
-const std::string kInputs = std::string(LOOM_SOURCE_DIR) + "/../shared/fixtures/hpcc/inputs/";
-const std::string kSource = "fuzzed.txt";
+using loom::testing::user_error_of;
 
-#define LOOM_REQUIRE_HPCC_INPUTS()                                                                  \
-  do {                                                                                              \
-    if (!std::filesystem::is_directory(kInputs)) {                                                  \
-      GTEST_SKIP() << "shared fixtures not found at " << kInputs                                    \
-                   << "; this test needs ../shared/fixtures/hpcc/inputs beside the checkout";       \
-    }                                                                                               \
-  } while (false)
+const std::string kInputs = loom::testing::fixture_path("hpcc/inputs/").string();
+const std::string kSource = "fuzzed.txt";
 
 std::string input(const std::string& relative) { return read_text_file(kInputs + relative, "fixture"); }
 
@@ -60,7 +56,7 @@ void fuzz(const std::vector<std::string>& seeds, const std::function<void(const 
 }
 
 TEST(HpccFuzz, MutatedConfigsReadOrFailWithALocatedUserError) {
-  LOOM_REQUIRE_HPCC_INPUTS();
+  LOOM_SKIP_WITHOUT_FIXTURE(kInputs);
   const std::vector<std::string> seeds = {
       input("shipped_star66/config.txt"), input("shipped_star66/config_shipped_dcqcn.txt"),
       input("shipped_star66/config_shipped_hpcc_notrace.txt"),
@@ -69,14 +65,14 @@ TEST(HpccFuzz, MutatedConfigsReadOrFailWithALocatedUserError) {
 }
 
 TEST(HpccFuzz, MutatedTopologiesReadOrFailWithALocatedUserError) {
-  LOOM_REQUIRE_HPCC_INPUTS();
+  LOOM_SKIP_WITHOUT_FIXTURE(kInputs);
   const std::vector<std::string> seeds = {input("shipped_star66/topology.txt"), input("fat320/fat.txt")};
   fuzz(seeds, [](const std::string& text) { parse_hpcc_topology(text, kSource); }, "hpcc-topology-mutations",
        1500);
 }
 
 TEST(HpccFuzz, MutatedFlowsReadOrFailWithALocatedUserError) {
-  LOOM_REQUIRE_HPCC_INPUTS();
+  LOOM_SKIP_WITHOUT_FIXTURE(kInputs);
   const topology::Topology star = parse_hpcc_topology(input("shipped_star66/topology.txt"), "topology.txt");
   const topology::Topology fat = parse_hpcc_topology(input("fat320/fat.txt"), "fat.txt");
   fuzz({input("shipped_star66/flow.txt")}, [&](const std::string& text) { parse_hpcc_flows(text, kSource, star); },
@@ -88,12 +84,7 @@ TEST(HpccFuzz, MutatedFlowsReadOrFailWithALocatedUserError) {
 // Regressions the fuzzing found: values that were wrapped into 32 bits, or converted from a
 // double that does not fit the integer (undefined behaviour), are now refused with the key.
 std::string config_error(const std::string& line) {
-  try {
-    parse_hpcc_config("TOPOLOGY_FILE t\nFLOW_FILE f\n" + line + "\n", "c.txt");
-  } catch (const UserError& e) {
-    return e.what();
-  }
-  return "accepted";
+  return user_error_of([&] { parse_hpcc_config("TOPOLOGY_FILE t\nFLOW_FILE f\n" + line + "\n", "c.txt"); }, "accepted");
 }
 
 TEST(HpccFuzz, ConfigValuesThatDoNotFitAreRefused) {
@@ -124,12 +115,7 @@ TEST(HpccFuzz, ConfigValuesThatDoNotFitAreRefused) {
 TEST(HpccFuzz, FlowFieldsThatDoNotFitAreRefused) {
   const topology::Topology topo = parse_hpcc_topology("3 1 2\n0\n1 0 100Gbps 1us 0\n2 0 100Gbps 1us 0\n", "t.txt");
   auto flow_error = [&](const std::string& line) {
-    try {
-      parse_hpcc_flows("1\n" + line + "\n", "f.txt", topo);
-    } catch (const UserError& e) {
-      return std::string(e.what());
-    }
-    return std::string("accepted");
+    return user_error_of([&] { parse_hpcc_flows("1\n" + line + "\n", "f.txt", topo); }, "accepted");
   };
   // 2^32 + 3 used to wrap to priority group 3.
   EXPECT_EQ(flow_error("1 2 4294967299 100 1000 0"), "f.txt:2: priority group 4294967299: expected 1..7");
@@ -138,4 +124,4 @@ TEST(HpccFuzz, FlowFieldsThatDoNotFitAreRefused) {
 }
 
 }  // namespace
-}  // namespace loom::network::packet
+}  // namespace loom::hpcc

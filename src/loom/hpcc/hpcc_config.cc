@@ -1,4 +1,4 @@
-#include "loom/network/packet/hpcc_config.h"
+#include "loom/hpcc/hpcc_config.h"
 
 #include <algorithm>
 #include <array>
@@ -10,9 +10,13 @@
 
 #include "loom/core/error.h"
 
-namespace loom::network::packet {
+namespace loom::hpcc {
 
 namespace {
+
+using network::packet::CcKind;
+using network::packet::EcnSetting;
+using network::packet::PacketParams;
 
 constexpr std::array<std::string_view, 20> kIgnored = {
     "TRACE_FILE",    "TRACE_OUTPUT_FILE", "ENABLE_TRACE",    "QLEN_MON_FILE",  "QLEN_MON_START", "QLEN_MON_END",
@@ -240,7 +244,7 @@ void apply(HpccConfig& c, const Line& line, ConfigUse use) {
   } else if (k == "BUFFER_SIZE") {
     p.sw.buffer_bytes = static_cast<Bytes>(line.bounded(0, 1e6, "a size in MB, at most 1e6") * 1024 * 1024);
   } else {
-    line.fail("a key of HPCC's config.txt (see loom/network/packet/hpcc_config.h)");
+    line.fail("a key of HPCC's config.txt (see loom/hpcc/hpcc_config.h)");
   }
 }
 
@@ -300,4 +304,4 @@ HpccConfig read_hpcc_config(const std::string& path, ConfigUse use) {
 
 std::string_view simai_default_config() { return kSimaiDefaults; }
 
-}  // namespace loom::network::packet
+}  // namespace loom::hpcc

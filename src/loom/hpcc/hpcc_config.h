@@ -37,7 +37,7 @@
 
 #include "loom/network/packet/packet_params.h"
 
-namespace loom::network::packet {
+namespace loom::hpcc {
 
 struct HpccConfig {
   std::string topology_file;
@@ -48,7 +48,7 @@ struct HpccConfig {
   int cc_mode = 1;
   bool global_t = true;
   double error_rate = 0;  // per link
-  PacketParams params;
+  network::packet::PacketParams params;
   std::vector<std::string> ignored_keys;  // accepted keys without effect, in file order
 };
 
@@ -72,4 +72,4 @@ inline constexpr Bytes kHpccHeaderBytes = 48;
 // INT bytes per packet under HPCC (5 hops of 8 bytes and a 2-byte hop count).
 inline constexpr Bytes kHpccIntBytes = 42;
 
-}  // namespace loom::network::packet
+}  // namespace loom::hpcc

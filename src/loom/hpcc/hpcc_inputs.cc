@@ -1,16 +1,16 @@
-#include "loom/network/packet/hpcc_inputs.h"
+#include "loom/hpcc/hpcc_inputs.h"
 
 #include <charconv>
 #include <fstream>
 #include <optional>
-#include <set>
 #include <sstream>
 
 #include <fmt/format.h>
 
 #include "loom/core/error.h"
+#include "loom/topology/text_topology.h"
 
-namespace loom::network::packet {
+namespace loom::hpcc {
 
 namespace {
 
@@ -52,25 +52,6 @@ class Reader {
     }
     return v;
   }
-  double number(std::size_t i, std::string_view expected) const {
-    const std::string& s = word(i, expected);
-    double v = 0;
-    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (ec != std::errc() || end != s.data() + s.size()) {
-      fail(fmt::format("field {} '{}': expected {}", i + 1, s, expected));
-    }
-    return v;
-  }
-  template <class T, class Parse>
-  T unit(std::size_t i, std::string_view expected, Parse parse) const {
-    const std::string& s = word(i, expected);
-    try {
-      return parse(s);
-    } catch (const UserError& e) {
-      fail(fmt::format("field {}: {}", i + 1, e.message()));
-    }
-  }
-
  private:
   std::istringstream in_;
   std::string name_;
@@ -112,46 +93,22 @@ std::string read_text_file(const std::string& path, std::string_view what) {
 }
 
 topology::Topology parse_hpcc_topology(std::string_view text, const std::string& name) {
-  Reader r(text, name);
-  r.require_line("<nodes> <switches> <links>");
-  const std::uint64_t nodes = r.whole(0, "the node count");
-  const std::uint64_t switches = r.whole(1, "the switch count");
-  const std::uint64_t links = r.whole(2, "the link count");
-  if (nodes == 0 || nodes > 10'000'000 || switches > nodes) {
-    r.fail(fmt::format("{} nodes with {} switches: expected 1..10000000 nodes, at most that many "
-                       "switches", nodes, switches));
-  }
-  std::set<std::uint64_t> switch_ids;
-  if (switches > 0) {
-    r.require_line("the switch ids");
-    if (r.words() != switches) r.fail(fmt::format("{} switch ids: expected {}", r.words(), switches));
-    for (std::size_t i = 0; i < switches; ++i) {
-      const std::uint64_t id = r.whole(i, "a switch id");
-      if (id >= nodes) r.fail(fmt::format("switch id {}: expected an id below {}", id, nodes));
-      switch_ids.insert(id);
-    }
-  }
+  std::istringstream in{std::string(text)};
+  const topology::HpccTopologyFile file = topology::read_hpcc_topology_file(in, name);
   topology::Topology topo;
   std::uint32_t hosts = 0;
-  for (std::uint64_t id = 0; id < nodes; ++id) {
-    if (switch_ids.contains(id)) {
+  for (std::uint32_t id = 0; id < file.is_switch.size(); ++id) {
+    if (file.is_switch[id]) {
       topo.add_node(topology::NodeKind::kSwitch, fmt::format("switch.{}", id));
     } else {
       topo.add_node(topology::NodeKind::kGpu, fmt::format("node.{}", id), hosts++);
     }
   }
-  for (std::uint64_t i = 0; i < links; ++i) {
-    r.require_line(fmt::format("link {} of {}: <a> <b> <rate> <delay> <error rate>", i + 1, links));
-    const std::uint64_t a = r.whole(0, "a node id");
-    const std::uint64_t b = r.whole(1, "a node id");
-    if (a >= nodes || b >= nodes) r.fail(fmt::format("link {} - {}: expected node ids below {}", a, b, nodes));
-    const Bandwidth rate = r.unit<Bandwidth>(2, "a rate", parse_bandwidth);
-    const Time delay = r.unit<Time>(3, "a delay", parse_time);
-    const double error = r.words() > 4 ? r.number(4, "an error rate") : 0.0;
+  for (const topology::TextLink& l : file.links) {
     try {
-      topo.add_duplex_link(static_cast<topology::NodeId>(a), static_cast<topology::NodeId>(b), rate, delay, error);
+      topo.add_duplex_link(l.a, l.b, l.rate, l.delay, l.error_rate);
     } catch (const UserError& e) {
-      r.fail(e.message());
+      throw UserError(SourceLocation{name, l.line, 0}, e.message());
     }
   }
   return topo;
@@ -196,4 +153,4 @@ std::vector<HpccFlow> parse_hpcc_flows(std::string_view text, const std::string&
   return flows;
 }
 
-}  // namespace loom::network::packet
+}  // namespace loom::hpcc

@@ -1,4 +1,4 @@
-#include "loom/network/packet/hpcc_routing.h"
+#include "loom/hpcc/hpcc_routing.h"
 
 #include <algorithm>
 #include <array>
@@ -7,9 +7,9 @@
 #include <fmt/format.h>
 
 #include "loom/core/error.h"
-#include "loom/network/packet/hpcc_inputs.h"
+#include "loom/hpcc/hpcc_inputs.h"
 
-namespace loom::network::packet {
+namespace loom::hpcc {
 
 using topology::LinkId;
 using topology::NodeId;
@@ -125,4 +125,4 @@ void HpccRouting::route(NodeId src, NodeId dst, std::uint32_t sport, std::uint32
   }
 }
 
-}  // namespace loom::network::packet
+}  // namespace loom::hpcc

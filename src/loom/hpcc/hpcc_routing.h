@@ -28,7 +28,7 @@
 
 #include "loom/topology/topology.h"
 
-namespace loom::network::packet {
+namespace loom::hpcc {
 
 // MurmurHash3_x86_32 of `key` (Austin Appleby's public-domain function), as ns-3's
 // SwitchNode::EcmpHash computes it.
@@ -65,4 +65,4 @@ class HpccRouting {
   std::vector<Neighbour> candidates_;               // scratch
 };
 
-}  // namespace loom::network::packet
+}  // namespace loom::hpcc

@@ -8,22 +8,20 @@
 #include <vector>
 
 #include "loom/core/error.h"
-#include "loom/network/packet/hpcc_run.h"
+#include "loom/hpcc/hpcc_run.h"
 #include "loom/network/packet/monitor_csv.h"
+#include "fixtures.h"
+#include "user_error.h"
 
-namespace loom::network::packet {
+namespace loom::hpcc {
 namespace {
 
-const std::string kFixtures = std::string(LOOM_SOURCE_DIR) + "/../shared/fixtures/hpcc/";
+using network::packet::CcKind;
+using network::packet::enable_monitors;
 
-std::string message_of(const auto& action) {
-  try {
-    action();
-  } catch (const UserError& e) {
-    return e.what();
-  }
-  return "no error";
-}
+using loom::testing::user_error_of;
+
+const std::string kFixtures = loom::testing::fixture_path("hpcc/").string();
 
 TEST(HpccConfig, MapsKeysOntoParameters) {
   const HpccConfig c = parse_hpcc_config(
@@ -64,22 +62,22 @@ TEST(HpccConfig, WireSizesIntResolutionAndErrorRate) {
   EXPECT_EQ(dcqcn.params.cc.hpcc.int_byte_unit, 128u);  // INT_MULTI 1
   const HpccConfig timely = parse_hpcc_config(files + "CC_MODE 7\n", "c.txt");
   EXPECT_EQ(timely.params.nic.header_bytes, 44u);
-  EXPECT_EQ(message_of([&] { parse_hpcc_config(files + "INT_MULTI 0\n", "c.txt"); }),
+  EXPECT_EQ(user_error_of([&] { parse_hpcc_config(files + "INT_MULTI 0\n", "c.txt"); }),
             "c.txt:3: INT_MULTI 0: expected a multiplier of INT units, 1..1024");
 }
 
 TEST(HpccConfig, ReportsUnsupportedAndUnknownKeysWithTheirLine) {
-  EXPECT_EQ(message_of([] { parse_hpcc_config("TOPOLOGY_FILE t\nCC_MODE 10\n", "c.txt"); }),
+  EXPECT_EQ(user_error_of([] { parse_hpcc_config("TOPOLOGY_FILE t\nCC_MODE 10\n", "c.txt"); }),
             "c.txt:2: CC_MODE 10: expected 1 (DCQCN), 3 (HPCC), 7 (TIMELY) or 8 (DCTCP); 10 "
             "(HPCC-PINT) is not modelled");
-  EXPECT_EQ(message_of([] { parse_hpcc_config("CC_MOD 1\n", "c.txt"); }),
+  EXPECT_EQ(user_error_of([] { parse_hpcc_config("CC_MOD 1\n", "c.txt"); }),
             "c.txt:1: CC_MOD 1: expected a key of HPCC's config.txt (see "
-            "loom/network/packet/hpcc_config.h)");
-  EXPECT_EQ(message_of([] { parse_hpcc_config("RATE_AI fast\n", "c.txt"); }),
+            "loom/hpcc/hpcc_config.h)");
+  EXPECT_EQ(user_error_of([] { parse_hpcc_config("RATE_AI fast\n", "c.txt"); }),
             "c.txt:1: RATE_AI fast: expected a rate such as 50Mb/s or 100Gbps");
-  EXPECT_EQ(message_of([] { parse_hpcc_config("KMIN_MAP 2 100 4\n", "c.txt"); }),
+  EXPECT_EQ(user_error_of([] { parse_hpcc_config("KMIN_MAP 2 100 4\n", "c.txt"); }),
             "c.txt:1: KMIN_MAP 2 100 4: expected 2 pairs of <rate in bit/s> <value>");
-  EXPECT_EQ(message_of([] { parse_hpcc_config("CC_MODE 1\n", "c.txt"); }),
+  EXPECT_EQ(user_error_of([] { parse_hpcc_config("CC_MODE 1\n", "c.txt"); }),
             "c.txt: missing TOPOLOGY_FILE or FLOW_FILE: expected both keys");
 }
 
@@ -96,12 +94,13 @@ TEST(HpccInputs, TopologyAndFlows) {
   EXPECT_EQ(flows[0].start, Time::ps(2'000'000'001'000));
   EXPECT_EQ(flows[1].bytes, 7u);
   EXPECT_EQ(flows[1].line, 3);
-  EXPECT_EQ(message_of([&] { parse_hpcc_flows("1\n0 2 3 100 5 2\n", "f.txt", topo); }),
+  EXPECT_EQ(user_error_of([&] { parse_hpcc_flows("1\n0 2 3 100 5 2\n", "f.txt", topo); }),
             "f.txt:2: node 0: expected a host of the topology");
-  EXPECT_EQ(message_of([] { parse_hpcc_topology("3 1 1\n0\n1 0 fast 1us 0\n", "t.txt"); }).substr(0, 17),
-            "t.txt:3: field 3:");
-  EXPECT_EQ(message_of([] { parse_hpcc_topology("3 1 2\n0\n1 0 1Gbps 1us 0\n", "t.txt"); }),
-            "t.txt:3: link 2 of 2: <a> <b> <rate> <delay> <error rate>, found the end of the file");
+  // The topology file is read by topology::read_hpcc_topology_file, with its messages.
+  EXPECT_EQ(user_error_of([] { parse_hpcc_topology("3 1 1\n0\n1 0 fast 1us 0\n", "t.txt"); }).substr(0, 46),
+            "t.txt:3: link 1 - 0: 'fast' is not a bandwidth");
+  EXPECT_EQ(user_error_of([] { parse_hpcc_topology("3 1 2\n0\n1 0 1Gbps 1us 0\n", "t.txt"); }),
+            "t.txt:3: the file ends early: expected 2 link lines, found 1");
   EXPECT_EQ(hpcc_ip(1), 0x0b000101u);
   EXPECT_EQ(hpcc_ip(300), 0x0b012c01u);
 }
@@ -128,7 +127,6 @@ TEST(HpccOutputs, FctRoundTripsAndComparisonIsExact) {
   EXPECT_EQ(pfc.str(), "2000116003 342 1 1 1\n");
 }
 
-bool fixtures_present() { return std::filesystem::exists(kFixtures + "outputs"); }
 
 struct Fixture {
   HpccRunResult result;
@@ -154,7 +152,7 @@ Fixture run_fixture(const std::string& dir, const std::string& config_name, cons
 // The shipped example: 2-to-1 incast of 200 MB flows on a 100 Gb/s star. Standalone FCTs are
 // exact (4.16 us + 209.6 MB x 8 / 100 Gb/s = 16,772,160 ns); FCTs within 2% of ns-3's.
 TEST(HpccFixture, ShippedStarHpccAndDcqcn) {
-  if (!fixtures_present()) GTEST_SKIP() << "no HPCC fixtures at " << kFixtures;
+  LOOM_SKIP_WITHOUT_FIXTURE(kFixtures + "outputs");
   // Per-flow FCT: HPCC within 1.2% of ns-3, DCQCN within 0.2% (1036-byte data packets).
   for (const auto& [config, reference] :
        {std::pair{"config_shipped_hpcc_notrace.txt", "fct_shipped_hpcc.txt"},
@@ -184,7 +182,7 @@ void expect_agreement(const Fixture& f, std::string_view what) {
 }
 
 TEST(HpccFixture, FatTreeIncastHpcc) {
-  if (!fixtures_present()) GTEST_SKIP() << "no HPCC fixtures at " << kFixtures;
+  LOOM_SKIP_WITHOUT_FIXTURE(kFixtures + "outputs");
   const Fixture hpcc = run_fixture("fat320", "config_fat_incast60_fat320_hp95.txt", "fat.txt",
                                    "incast60_fat320.txt", "fct_fat_incast60_fat320_hp95.txt");
   EXPECT_EQ(hpcc.result.base_rtt, Time::ns(12'240));
@@ -211,7 +209,7 @@ double first_over_median_fct(std::vector<FctRecord> records) {
 // the hop samples on every ACK, the reference rate once per RTT). With the HPCC paper's
 // settings the flows stay within 5% (fabric_test.cc).
 TEST(HpccFixture, FatTreeIncastHpccIsAsUnevenAsNs3WithItsDefaults) {
-  if (!fixtures_present()) GTEST_SKIP() << "no HPCC fixtures at " << kFixtures;
+  LOOM_SKIP_WITHOUT_FIXTURE(kFixtures + "outputs");
   const Fixture hpcc = run_fixture("fat320", "config_fat_incast60_fat320_hp95.txt", "fat.txt",
                                    "incast60_fat320.txt", "fct_fat_incast60_fat320_hp95.txt");
   const auto reference = [](const std::string& name) {
@@ -237,7 +235,7 @@ TEST(HpccFixture, FatTreeIncastHpccIsAsUnevenAsNs3WithItsDefaults) {
 // class 3 (the flows' priority group), and the CNP file holds only CNPs of the 60 flows (tags
 // 0..59).
 TEST(HpccFixture, FatTreeIncastDcqcnPausesWhereNs3Does) {
-  if (!fixtures_present()) GTEST_SKIP() << "no HPCC fixtures at " << kFixtures;
+  LOOM_SKIP_WITHOUT_FIXTURE(kFixtures + "outputs");
   const std::filesystem::path out = std::filesystem::temp_directory_path() / "loom_hpcc_monitor_test";
   std::filesystem::remove_all(out);
   const Fixture dcqcn = run_fixture("fat320", "config_fat_incast60_fat320_dcqcn.txt", "fat.txt",
@@ -279,4 +277,4 @@ TEST(HpccFixture, FatTreeIncastDcqcnPausesWhereNs3Does) {
 }
 
 }  // namespace
-}  // namespace loom::network::packet
+}  // namespace loom::hpcc

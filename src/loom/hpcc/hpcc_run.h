@@ -1,0 +1,47 @@
+// Runs an HPCC/ns-3 experiment (config + topology + flows) on the packet fabric and writes its
+// outputs in ns-3's formats, so users compare Loom with the simulator they use today.
+//
+// Semantics follow HPCC's ns-3 (third.cc): one QP per flow, started at its start time, source
+// ports counting up from 10000 per host pair; routes as ns-3 picks them (HpccRouting: its next-hop
+// order and MurmurHash3 ECMP of the 5-tuple, per-switch seed); base RTT per host pair = 2 x one-way latency + one payload's serialisation per
+// hop, BDP = base RTT x bottleneck; with GLOBAL_T every QP uses the largest of each over all
+// host pairs. A flow's FCT ends when its sender receives the last ACK;
+//   standalone = pair base RTT + (bytes + packets x 48) x 8 / bottleneck   (in whole ns).
+// The packet model is built by network::make_packet_backend, as every driver builds its
+// backend; the flows run as queue pairs of their own on it (PacketBackend::start_queue_pair).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <vector>
+
+#include "loom/hpcc/hpcc_config.h"
+#include "loom/hpcc/hpcc_inputs.h"
+#include "loom/hpcc/hpcc_outputs.h"
+#include "loom/network/backend.h"
+#include "loom/network/packet/fabric.h"
+
+namespace loom::hpcc {
+
+struct HpccRunResult {
+  std::vector<FctRecord> fct;  // completion order
+  std::vector<PfcRecord> pfc;
+  network::packet::FabricCounters counters;
+  std::uint64_t events = 0;
+  std::uint32_t unfinished = 0;  // flows still running at the stop time
+  Time base_rtt, bdp_time;       // the global T used (max pair RTT) and max BDP / line rate
+  Bytes max_bdp = 0;
+  std::size_t peak_memory_bytes = 0;
+  double simulate_seconds = 0;   // wall time of the event loop alone (setup excluded)
+  std::vector<network::OutputFile> monitor_files;
+};
+
+// Runs the experiment until every flow ends or the stop time. With config.params.monitor on,
+// samples while flows run and writes the monitor CSV files (monitor_csv.h; QP tags are flow
+// indices) into `monitor_dir`, listed in result.monitor_files. Each flow's priority group is
+// the traffic class of its QP (QpSpec::priority), as ns-3's pg. Throws UserError when the
+// topology cannot route a flow.
+HpccRunResult run_hpcc(const HpccConfig& config, const topology::Topology& topology,
+                       const std::vector<HpccFlow>& flows, const std::filesystem::path& monitor_dir = {});
+
+}  // namespace loom::hpcc
