@@ -146,12 +146,6 @@ void Runtime::start_instance(std::uint32_t index) {
     collective::apply(choice, spec);
     record.algorithm = choice.algorithm;
   }
-  // A member's concurrent transfers of this instance: one per channel, times the direct
-  // window (bounded by its peers).
-  instance.concurrency = spec.channels;
-  if (record.algorithm == collective::Algorithm::kDirect) {
-    instance.concurrency *= std::max<std::uint32_t>(1, std::min(spec.window, record.members - 1));
-  }
   if (collective::uses_switches(record.algorithm)) {
     const std::string_view name = collective::to_string(record.algorithm);
     if (!backend_.capabilities().in_switch_reduction) {
@@ -204,7 +198,6 @@ bool Runtime::start_custom_plan(std::uint32_t index, collective::CollectiveSpec&
     }
     record.channels = blocks;
     record.chunks = 1;
-    instance.concurrency = blocks;
     instance.execution = std::make_unique<collective::msccl::PlanExecution>(options_.custom_plans[p].program, spec);
     collective::Progress progress;
     instance.execution->start(progress);
@@ -253,7 +246,8 @@ void Runtime::apply(std::uint32_t index, const collective::Progress& progress) {
     // likely cache miss at 10^7 nodes) need not be read.
     const bool per_stream = !options_.stream_weights.empty() || !options_.stream_classes.empty();
     const std::uint8_t stream = per_stream ? workload_.node(instance.member_nodes[owner]).stream : 0;
-    issue({node_of(t.src, t.channel), node_of(t.dst, t.channel), t.wire_bytes, mix(flow), instance.concurrency,
+    // The instance's transfers share the links they have in common (analytical mode).
+    issue({node_of(t.src, t.channel), node_of(t.dst, t.channel), t.wire_bytes, mix(flow), std::uint64_t{index} + 1,
            weight_of(stream), class_of(stream)},
           t.src < members ? ranks[t.src] : topology::kNone, t.dst < members ? ranks[t.dst] : topology::kNone, what,
           t.hop_latency);
