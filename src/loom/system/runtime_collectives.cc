@@ -118,9 +118,9 @@ collective::CollectiveSpec Runtime::spec_for(const CollectiveRecord& record, wor
   spec.members = record.members;
   spec.size = record.bytes;
   spec.window = options_.direct_window;
-  spec.channels = options_.channels;
-  spec.chunks = options_.chunks;
-  spec.protocol = options_.protocol;
+  spec.channels = options_.channels.value_or(1);
+  spec.chunks = options_.chunks.value_or(1);
+  spec.protocol = options_.protocol.value_or(collective::Protocol::kSimple);
   spec.protocol_costs = options_.protocol_costs;
   spec.layout = layout_of(comm);
   return spec;
@@ -132,20 +132,7 @@ void Runtime::start_instance(std::uint32_t index) {
   record.start = simulator_.now();
   collective::CollectiveSpec spec = spec_for(record, instance.communicator);
   if (start_custom_plan(index, spec)) return;
-  if (instance.tuned) {
-    const auto& hosts = spec.layout->host;
-    collective::TunerQuery query;
-    query.op = record.op;
-    query.size = record.bytes;
-    query.members = record.members;
-    query.hosts = hosts.empty() ? 1 : *std::max_element(hosts.begin(), hosts.end()) + 1;
-    query.gpu = options_.gpu;
-    query.in_switch = backend_.capabilities().in_switch_reduction &&
-                      switch_endpoints_of(instance.communicator).nvls_problem.empty();
-    const collective::TunerChoice choice = collective::tune(query);
-    collective::apply(choice, spec);
-    record.algorithm = choice.algorithm;
-  }
+  if (options_.gpu != nullptr) tune(instance, spec);
   if (collective::uses_switches(record.algorithm)) {
     const std::string_view name = collective::to_string(record.algorithm);
     if (!backend_.capabilities().in_switch_reduction) {
@@ -176,6 +163,39 @@ void Runtime::start_instance(std::uint32_t index) {
   collective::Progress progress;
   instance.execution->start(progress);
   apply(index, progress);
+}
+
+// The tuner's choice within the settings the options fix (RuntimeOptions::gpu). A fixed
+// algorithm the tuner has no candidate for (no model, or none within the other fixed settings,
+// or members spread unevenly over hosts) runs with the fixed settings or their defaults.
+void Runtime::tune(Instance& instance, collective::CollectiveSpec& spec) {
+  CollectiveRecord& record = instance.record;
+  const auto& hosts = spec.layout->host;
+  collective::TunerQuery query;
+  query.op = record.op;
+  query.size = record.bytes;
+  query.members = record.members;
+  query.hosts = hosts.empty() ? 1 : *std::max_element(hosts.begin(), hosts.end()) + 1;
+  query.gpu = options_.gpu;
+  query.in_switch = backend_.capabilities().in_switch_reduction &&
+                    switch_endpoints_of(instance.communicator).nvls_problem.empty();
+  query.costs = options_.protocol_costs;
+  if (!instance.tuned) query.algorithm = record.algorithm;
+  query.protocol = options_.protocol;
+  query.channels = options_.channels;
+  query.chunks = options_.chunks;
+  if (!instance.tuned && query.members % query.hosts != 0) return;  // (auto: the tuner says why it cannot)
+  const std::vector<collective::TunerChoice> choices = collective::tuner_candidates(query);
+  if (choices.empty()) {
+    if (instance.tuned) {
+      throw UserError(fmt::format("collective.algorithm auto: no algorithm implements {} with the collective "
+                                  "settings given (protocol, channels, chunks); expected fewer fixed settings",
+                                  collective::to_string(record.op)));
+    }
+    return;
+  }
+  collective::apply(choices.front(), spec);
+  record.algorithm = choices.front().algorithm;
 }
 
 // Runs the first custom plan matching the instance's operation and member count, if any.
