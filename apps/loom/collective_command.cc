@@ -35,19 +35,31 @@ int collective_explain_command(const ExplainArguments& args) {
   fmt::print("{}", collective::explain(query, args.top));
   fmt::print("simulated on {} ({} mode, {} ranks on {} hosts):\n", args.topology, args.mode, query.members,
              query.hosts);
-  fmt::print("  {:<17} {:<9} {:>8} {:>7} {:>12} {:>12} {:>12}\n", "algorithm", "protocol", "channels", "chunks",
-             "modelled", "simulated", "busbw");
+  fmt::print("  {:<17} {:<9} {:>8} {:>7} {:>12} {:>11} {:>11} {:>12} {:>12} {:>7} {:>12}\n", "algorithm", "protocol",
+             "channels", "chunks", "modelled", "base", "hops", "bytes", "simulated", "ratio", "busbw");
   // Same units as the tuner's table above.
   const auto us = [](double seconds) { return fmt::format("{:.1f} us", seconds * 1e6); };
   const double factor = collective::bus_bandwidth_factor(query.op, query.members);
   const auto candidates = collective::tuner_candidates(query);
   for (std::size_t i = 0; i < candidates.size() && i < args.top; ++i) {
     const collective::TunerChoice& c = candidates[i];
+    const collective::TunerTerms terms = collective::tuner_terms(query, c);
     const Time simulated = simulate_choice(probe, c);
     const double busbw = simulated > Time::zero() ? query.size / simulated.seconds() * factor / 1e9 : 0.0;
-    fmt::print("  {:<17} {:<9} {:>8} {:>7} {:>12} {:>12} {:>7.1f} GB/s\n", collective::to_string(c.algorithm),
-               collective::to_string(c.protocol), c.channels, c.chunks, us(c.seconds), us(simulated.seconds()), busbw);
+    fmt::print("  {:<17} {:<9} {:>8} {:>7} {:>12} {:>11} {:>11} {:>12} {:>12} {:>7.2f} {:>7.1f} GB/s\n",
+               collective::to_string(c.algorithm), collective::to_string(c.protocol), c.channels, c.chunks,
+               us(c.seconds), us(terms.base), us(terms.latency), us(terms.bandwidth), us(simulated.seconds()),
+               c.seconds > 0 ? simulated.seconds() / c.seconds : 0.0, busbw);
   }
+  const collective::GpuModel& gpu = *query.gpu;
+  fmt::print(
+      "modelled = base + hops + bytes. base: NCCL's per-call latency, which the simulation does not add. hops: the\n"
+      "protocol's per-hop latency, which the simulation adds to every transfer as well (plus the path's own\n"
+      "latency). bytes: sizes over the GPU model's achievable rates ({}: NVLink {:.0f} GB/s, NIC {:.0f} GB/s per GPU,\n"
+      "at most {:.0f} GB/s per channel); the simulation runs the topology's links at line rate, with no per-channel\n"
+      "limit, and its algorithms share links where their schedules put several transfers at once (tree inner\n"
+      "nodes: two children on one NIC); `ratio` = simulated / modelled.\n",
+      gpu.name, gpu.nvlink_bytes_per_s / 1e9, gpu.nic_bytes_per_s / 1e9, gpu.channel_bytes_per_s / 1e9);
   return 0;
 }
 

@@ -92,7 +92,8 @@ TEST(Tuner, ApplySetsTheSpec) {
   EXPECT_EQ(spec.channels, 4u);
   EXPECT_EQ(spec.chunks, 8u);
   EXPECT_EQ(spec.protocol, Protocol::kLL128);
-  EXPECT_EQ(spec.protocol_costs.hop(Protocol::kLL128, LinkClass::kInterHost), Time::ns(4000));
+  // The hop latency stays the caller's (collective.hop_latency: none must stay none).
+  EXPECT_EQ(spec.protocol_costs.hop(Protocol::kLL128, LinkClass::kInterHost), Time::zero());
 }
 
 TEST(Tuner, InvalidQueriesNameTheProblem) {

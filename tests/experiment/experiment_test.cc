@@ -341,7 +341,7 @@ TEST(Experiment, TrainingWorkloadsAreSynthesisedTimedAndRun) {
   const std::string text =
       "topology: {blueprint: single-switch, hosts: 2, gpus_per_host: 8}\n"
       "workload: {type: training, model: gpt-13b, tp: 8, pp: 2, global_batch: 4}\n"
-      "collective: {algorithm: ring}\n";
+      "collective: {algorithm: ring, channels: 1, protocol: simple, chunks: 1}\n";  // one channel: few flows
   const Outcome outcome = run_text(text, {"output.dir=" + scratch_dir("training").string()});
   const auto summary = nlohmann::json::parse(read_file(outcome.summary_path));
   // Six communication streams (TP, PP in/out per direction, DP) are provisioned automatically.
@@ -362,7 +362,7 @@ TEST(Experiment, APlanThatOverflowsHbmWarnsAndTheSummaryKeepsTheWarning) {
   const std::string text =
       "topology: {blueprint: single-switch, hosts: 2, gpus_per_host: 8}\n"
       "workload: {type: training, model: gpt-175b, tp: 8, pp: 2, global_batch: 2}\n"
-      "collective: {algorithm: ring}\n";
+      "collective: {algorithm: ring, channels: 1, protocol: simple, chunks: 1}\n";  // one channel: few flows
   const Outcome outcome = run_text(text, {"output.dir=" + scratch_dir("hbm").string()});
   ASSERT_EQ(outcome.warnings.size(), 1u);
   EXPECT_THAT(outcome.warnings[0], ::testing::HasSubstr("the estimated memory of a stage-0 rank"));

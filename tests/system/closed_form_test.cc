@@ -62,6 +62,29 @@ TEST(ClosedForm, RingInsideOneHostUsesTheScaleUpFabric) {
   EXPECT_EQ(one_collective(topology, routing, 8, CollectiveOp::kAllReduce, Algorithm::kRing, size), step * 14);
 }
 
+// NCCL's tree (one channel, one chunk) over 16 single-GPU hosts on one switch: the binary tree
+// over positions 1..16 has root 16 with the one child 8; 8 has children 4 and 12, they have
+// 2, 6 and 10, 14, and those the odd positions (leaves). Up, each inner node receives from its
+// two children at once through its one NIC (the pair shares the NIC's downlink: 2S/B per
+// level) for three levels, then 8 sends alone to 16 (S/B): 7 S/B. Down, the mirror image: 16
+// sends to 8 alone, then every inner node sends to its two children at once through its
+// uplink: 7 S/B. Eight edges deep in all: 14 S/B + 8 alpha, in both modes.
+TEST(ClosedForm, TreeOnOneSwitchSharesEachNicBetweenTwoChildren) {
+  const std::uint32_t n = 16;
+  const StarFabric fabric(n);
+  const Bytes size = 64ull << 20;
+  workload::MicrobenchmarkSpec spec;
+  spec.collectives.push_back({CollectiveOp::kAllReduce, "world", size, 1, Algorithm::kTree});
+  const workload::Workload w = workload::make_microbenchmark(spec, n);
+  const Time expected = serialization_time(size, StarFabric::bottleneck()) * 14 + StarFabric::kAlpha * 8;
+  const Time analytical = testing::run_analytical(fabric.topology, fabric.routing, w).collectives.at(0).duration();
+  EXPECT_EQ(analytical, expected);
+  const Time flow = testing::run_in_mode(network::NetworkMode::kFlow, fabric.topology, fabric.routing, w)
+                        .collectives.at(0)
+                        .duration();
+  EXPECT_NEAR(flow.seconds(), expected.seconds(), 1e-9);  // flow's rates round up by at most 1 ps each
+}
+
 TEST(ClosedForm, SingleRankCollectiveTakesNoTime) {
   const StarFabric fabric(2);
   EXPECT_EQ(one_collective(fabric.topology, fabric.routing, 1, CollectiveOp::kAllReduce, Algorithm::kRing, 4096),

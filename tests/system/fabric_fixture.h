@@ -1,8 +1,11 @@
 // Test fabrics with closed-form per-transfer latency (alpha) and bottleneck bandwidth (B).
 #pragma once
 
+#include <memory>
+
 #include "loom/core/simulator.h"
 #include "loom/network/analytical.h"
+#include "loom/network/models/backend_factory.h"
 #include "loom/system/runtime.h"
 #include "loom/topology/blueprints.h"
 #include "loom/topology/routing.h"
@@ -51,13 +54,22 @@ inline topology::Topology nvswitch_host() {
   return topology::make_single_switch(p);
 }
 
+// Runs `workload` on `topology` with the backend of `mode` (default parameters).
+inline RunResult run_in_mode(network::NetworkMode mode, const topology::Topology& topology,
+                             const topology::Routing& routing, const workload::Workload& workload,
+                             RuntimeOptions options = {}) {
+  Simulator simulator;
+  network::NetworkParams params;
+  params.mode = mode;
+  const std::unique_ptr<network::Backend> backend = network::make_backend(simulator, topology, routing, params);
+  Runtime runtime(simulator, topology, workload, *backend, options);
+  return runtime.run();
+}
+
 // Runs `workload` on `topology` with the analytical backend.
 inline RunResult run_analytical(const topology::Topology& topology, const topology::Routing& routing,
                                 const workload::Workload& workload, RuntimeOptions options = {}) {
-  Simulator simulator;
-  network::AnalyticalBackend backend(simulator, topology, routing);
-  Runtime runtime(simulator, topology, workload, backend, options);
-  return runtime.run();
+  return run_in_mode(network::NetworkMode::kAnalytical, topology, routing, workload, options);
 }
 
 }  // namespace loom::system::testing

@@ -206,9 +206,9 @@ TEST(InSwitch, ChannelsSpreadOverSeveralNvswitchChips) {
     for (std::uint32_t c = 0; c < 2; ++c) through[c] += (t.src == chips[c] || t.dst == chips[c]) ? t.bytes : 0;
   }
   EXPECT_EQ(through, std::vector<Bytes>(2, 4 * size));
-  // Each transfer carries S/4; the analytical backend shares a cable among all 4 channels of the
-  // instance (TransferRequest::concurrency), although only 2 of them use each chip's cables.
-  const Time stage = Time::ns(150) + serialization_time(size, Bandwidth::gbps(1800));
+  // Each transfer carries S/4; the analytical backend shares a cable among the channels of the
+  // instance that use it (TransferRequest::share_group): 2 of the 4 on each chip's cables.
+  const Time stage = Time::ns(150) + serialization_time(size / 2, Bandwidth::gbps(1800));
   EXPECT_EQ(result.collectives.at(0).duration(), stage * 2);
 }
 

@@ -47,7 +47,7 @@ class CostModel {
         protocol_(protocol),
         channels_(channels),
         eff_(protocol_efficiency(protocol)),
-        costs_(nccl_protocol_costs()),
+        costs_(query.costs),
         n_(query.members),
         per_host_(static_cast<double>(query.members / query.hosts)),
         size_(query.op == CollectiveOp::kBarrier ? 0.0 : static_cast<double>(query.size)),
@@ -152,6 +152,7 @@ class CostModel {
 };
 
 bool candidate(Algorithm algorithm, const TunerQuery& q) {
+  if (q.algorithm && *q.algorithm != algorithm) return false;
   if (!supports(algorithm, q.op)) return false;
   if (algorithm == Algorithm::kInNetwork) return false;
   if (algorithm == Algorithm::kNvls || algorithm == Algorithm::kNvlsTree) {
@@ -159,7 +160,7 @@ bool candidate(Algorithm algorithm, const TunerQuery& q) {
     return q.in_switch && q.gpu->nvls_bytes_per_s > 0 && q.members > 1 && (q.hosts == 1) == one_host;
   }
   const bool nccl = algorithm == Algorithm::kRing || algorithm == Algorithm::kTree || algorithm == Algorithm::kDirect;
-  if (!nccl && !q.all_algorithms) return false;
+  if (!nccl && !q.all_algorithms && !q.algorithm) return false;
   if (algorithm == Algorithm::kHierarchical && q.hosts == 1) return false;
   if (algorithm == Algorithm::kDirect) {
     return q.op == CollectiveOp::kAllToAll || q.op == CollectiveOp::kAllToAllV || q.op == CollectiveOp::kGather ||
@@ -171,6 +172,15 @@ bool candidate(Algorithm algorithm, const TunerQuery& q) {
 bool pipelined(Algorithm algorithm, CollectiveOp op) {
   return algorithm == Algorithm::kTree || uses_switches(algorithm) ||
          (algorithm == Algorithm::kRing && (op == CollectiveOp::kBroadcast || op == CollectiveOp::kReduce));
+}
+
+// The channel counts to try: the fixed one, else 1, 2, 4, ... up to the GPU's maximum (direct: 1).
+std::vector<std::uint32_t> channel_counts(Algorithm algorithm, const TunerQuery& q) {
+  if (q.channels) return {*q.channels};
+  std::vector<std::uint32_t> counts;
+  const std::uint32_t max_channels = algorithm == Algorithm::kDirect ? 1 : q.gpu->max_channels;
+  for (std::uint32_t channels = 1; channels <= max_channels; channels *= 2) counts.push_back(channels);
+  return counts;
 }
 
 }  // namespace
@@ -186,12 +196,14 @@ std::vector<TunerChoice> tuner_candidates(const TunerQuery& query) {
   for (const Algorithm algorithm : all_algorithms()) {
     if (!candidate(algorithm, query)) continue;
     for (const Protocol protocol : all_protocols()) {
+      if (query.protocol && *query.protocol != protocol) continue;
       if (uses_switches(algorithm) && protocol != Protocol::kSimple) continue;  // NCCL's NVLS: Simple only
-      const std::uint32_t max_channels = algorithm == Algorithm::kDirect ? 1 : query.gpu->max_channels;
-      for (std::uint32_t channels = 1; channels <= max_channels; channels *= 2) {
+      for (const std::uint32_t channels : channel_counts(algorithm, query)) {
         const CostModel model(query, protocol, channels);
-        TunerChoice best{algorithm, protocol, channels, 1, model.time(algorithm, 1)};
-        for (std::uint32_t chunks = 2; pipelined(algorithm, query.op) && chunks <= kMaxChunks; chunks *= 2) {
+        const std::uint32_t first = query.chunks.value_or(1);
+        TunerChoice best{algorithm, protocol, channels, first, model.time(algorithm, first)};
+        for (std::uint32_t chunks = 2; !query.chunks && pipelined(algorithm, query.op) && chunks <= kMaxChunks;
+             chunks *= 2) {
           const double t = model.time(algorithm, chunks);
           if (t < best.seconds) best = {algorithm, protocol, channels, chunks, t};
         }
@@ -208,13 +220,28 @@ std::vector<TunerChoice> tuner_candidates(const TunerQuery& query) {
   return choices;
 }
 
-TunerChoice tune(const TunerQuery& query) { return tuner_candidates(query).front(); }
+TunerChoice tune(const TunerQuery& query) {
+  const std::vector<TunerChoice> choices = tuner_candidates(query);
+  if (choices.empty()) {
+    throw UserError(fmt::format("tuner: no candidate for {} within the fixed algorithm, protocol, channels and chunks",
+                                to_string(query.op)));
+  }
+  return choices.front();
+}
+
+TunerTerms tuner_terms(const TunerQuery& query, const TunerChoice& choice) {
+  TunerQuery empty = query;
+  empty.size = 0;
+  const double total = CostModel(query, choice.protocol, choice.channels).time(choice.algorithm, choice.chunks);
+  const double latency = CostModel(empty, choice.protocol, choice.channels).time(choice.algorithm, choice.chunks);
+  const double base = base_latency(choice.algorithm, choice.protocol);
+  return {base, latency - base, total - latency};
+}
 
 void apply(const TunerChoice& choice, CollectiveSpec& spec) {
   spec.channels = choice.channels;
   spec.chunks = choice.chunks;
   spec.protocol = choice.protocol;
-  spec.protocol_costs = nccl_protocol_costs();
 }
 
 }  // namespace loom::collective

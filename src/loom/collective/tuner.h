@@ -2,7 +2,7 @@
 // collective from a latency/bandwidth cost model per operation, size, group shape and GPU.
 //
 // The model (times in seconds; n members on `hosts` hosts of g = n / hosts; S = size; C
-// channels; K chunks; lat = nccl_protocol_costs() hop latency of the ring's link class,
+// channels; K chunks; lat = query.costs hop latency (NCCL's by default) of the ring's link class,
 // inter-host when hosts > 1; eff = protocol_efficiency):
 //   link bandwidth  B = NVLink on one host, else min(NVLink, g * NIC) (a ring leaves each host
 //                   once per channel, the channels spread over the host's g NICs);
@@ -43,6 +43,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "loom/collective/collective.h"
@@ -60,6 +61,16 @@ struct TunerQuery {
   // The hosts' scale-up switches can reduce (NVLS). The runtime clears it when the topology has
   // no switch shared by a host's GPUs or the backend cannot model in-switch reduction.
   bool in_switch = true;
+  // The protocols' per-hop latency the run adds (collective.hop_latency): NCCL's, or zero.
+  ProtocolCosts costs = nccl_protocol_costs();
+  // Constraints, as NCCL_ALGO, NCCL_PROTO and NCCL_MIN_NCHANNELS = NCCL_MAX_NCHANNELS fix
+  // NCCL's choice: only candidates with these values. A fixed algorithm is a candidate
+  // wherever the model has a time for it (halving-doubling and hierarchical too, without
+  // all_algorithms); a fixed channel count applies to direct as well.
+  std::optional<Algorithm> algorithm{};
+  std::optional<Protocol> protocol{};
+  std::optional<std::uint32_t> channels{};
+  std::optional<std::uint32_t> chunks{};
 };
 
 struct TunerChoice {
@@ -70,12 +81,24 @@ struct TunerChoice {
   double seconds = 0;  // modelled time
 };
 
-// Every candidate with its modelled time, fastest first (see above). Throws UserError if
-// members or hosts is 0, members is not a multiple of hosts, or gpu is null.
+// Every candidate within the constraints with its modelled time, fastest first (see above);
+// empty when the constraints leave none (an algorithm the model has no time for, NVLS with a
+// protocol other than Simple). Throws UserError if members or hosts is 0, members is not a
+// multiple of hosts, or gpu is null.
 std::vector<TunerChoice> tuner_candidates(const TunerQuery& query);
-// The fastest candidate.
+// The fastest candidate; a UserError when there is none.
 TunerChoice tune(const TunerQuery& query);
-// Sets spec.channels, chunks, protocol and protocol_costs (NCCL's) from `choice`.
+// A candidate's modelled time in parts: NCCL's per-call base latency (launch and setup, which
+// the simulation does not model), the hop latencies (the time at size 0 less the base) and the
+// bandwidth term (the rest: bytes over the GPU model's achievable bandwidths).
+struct TunerTerms {
+  double base = 0;
+  double latency = 0;
+  double bandwidth = 0;
+};
+TunerTerms tuner_terms(const TunerQuery& query, const TunerChoice& choice);
+
+// Sets spec.channels, chunks and protocol from `choice`.
 void apply(const TunerChoice& choice, CollectiveSpec& spec);
 
 }  // namespace loom::collective

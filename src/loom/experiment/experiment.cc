@@ -155,6 +155,32 @@ Experiment load(config::Document& document) {
   return e;
 }
 
+namespace {
+// Collective settings that only some runs use, named when this run used them nowhere.
+void warn_of_unused_collective_settings(const Experiment& e, const system::RunResult& result,
+                                        std::vector<std::string>& warnings) {
+  const auto& plans = e.runtime.custom_plans;
+  for (std::uint32_t p = 0; p < plans.size(); ++p) {
+    const bool ran = std::any_of(result.collectives.begin(), result.collectives.end(),
+                                 [p](const system::CollectiveRecord& r) { return r.plan == p; });
+    if (!ran) {
+      const auto& program = *plans[p].program;
+      warnings.push_back(fmt::format(
+          "collective.plans: plan '{}' ({} on {} ranks) matched no collective of the workload (same operation and "
+          "member count) and never ran",
+          plans[p].name, program.plan().collective, program.ranks()));
+    }
+  }
+  const bool direct = std::any_of(result.collectives.begin(), result.collectives.end(), [](const auto& r) {
+    return r.plan == system::kNoPlan && r.algorithm == collective::Algorithm::kDirect;
+  });
+  if (e.runtime.direct_window != 1 && !direct) {
+    warnings.push_back(fmt::format("collective.direct_window: {} has no effect: no collective ran the direct algorithm",
+                                   e.runtime.direct_window));
+  }
+}
+}  // namespace
+
 Outcome run(const Experiment& e) {
   report::check_output_dir(e.output.dir);
   Simulator simulator;
@@ -175,6 +201,7 @@ Outcome run(const Experiment& e) {
   Outcome outcome;
   outcome.warnings = e.warnings;
   outcome.result = runtime.run();
+  warn_of_unused_collective_settings(e, outcome.result, outcome.run_warnings);
   report::remove_previous_outputs(o.dir);
   outcome.metrics = system::compute_metrics(e.workload, outcome.result);
   outcome.entries = report::entry_stats(e.workload, outcome.result);

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <limits>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -32,6 +34,19 @@ std::uint32_t read_required_count(config::Reader& s, std::string_view key) {
   const std::uint64_t value = s.required<std::uint64_t>(key);
   if (value < 1 || value > std::numeric_limits<std::uint32_t>::max()) {
     s.fail(key, fmt::format("must be a positive whole number below 2^32, got {}", value));
+  }
+  return static_cast<std::uint32_t>(value);
+}
+
+// A whole number in [min, max], or `auto` (the default, recorded as such): nullopt.
+std::optional<std::uint32_t> read_count_or_auto(config::Reader& s, std::string_view key, std::uint32_t min,
+                                                std::uint32_t max) {
+  const std::string text = s.optional<std::string>(key, "auto");
+  if (text == "auto") return std::nullopt;
+  std::uint64_t value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || error != std::errc{} || end != text.data() + text.size() || value < min || value > max) {
+    s.fail(key, fmt::format("expected auto or a whole number from {} to {}, got '{}'", min, max, text));
   }
   return static_cast<std::uint32_t>(value);
 }
@@ -121,13 +136,18 @@ system::RuntimeOptions read_collective(config::Reader s, const std::filesystem::
   std::vector<std::string_view> gpus;
   for (const collective::GpuModel& g : collective::all_gpu_models()) gpus.push_back(g.name);
   options.gpu = &collective::gpu_model(s.choice("gpu", gpus, "h100"));
-  options.channels = read_count(s, "channels", options.channels, 1, 64);
-  options.chunks = read_count(s, "chunks", options.chunks, 1, 1024);
-  std::vector<std::string_view> protocols;
+  options.channels = read_count_or_auto(s, "channels", 1, 64);
+  options.chunks = read_count_or_auto(s, "chunks", 1, 1024);
+  std::vector<std::string_view> protocols = {"auto"};
   for (collective::Protocol p : collective::all_protocols()) protocols.push_back(collective::to_string(p));
-  options.protocol = collective::parse_protocol(s.choice("protocol", protocols, "simple"));
+  const std::string protocol = s.choice("protocol", protocols, "auto");
+  if (protocol != "auto") options.protocol = collective::parse_protocol(protocol);
   if (s.choice("hop_latency", {"nccl", "none"}, "nccl") == "nccl") options.protocol_costs = collective::nccl_protocol_costs();
   options.direct_window = read_count(s, "direct_window", options.direct_window);
+  if (s.has("gpu") && !options.auto_tune && options.channels && options.chunks && options.protocol) {
+    s.fail("gpu", "has no effect: the algorithm, protocol, channels and chunks are all set, so the tuner (whose GPU "
+                  "model this is) chooses nothing; expected one of them left out or auto");
+  }
   if (s.has("plans")) {
     for (const std::string& file : s.list<std::string>("plans")) {
       const std::filesystem::path path = base_dir / file;

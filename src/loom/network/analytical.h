@@ -1,28 +1,46 @@
-// Analytical backend: every transfer takes its route's latency plus its size over the route's
-// bottleneck bandwidth, with no contention between transfers (alpha-beta model):
+// Analytical backend: the contention-free limit of the flow backend. Every transfer takes its
+// route's latency plus its size over its share of the route's bottleneck (alpha-beta model):
 //
-//   T(transfer) = sum over links of propagation latency
+//   T(transfer) = serialization_time(bytes, min over links l of bandwidth(l) / k(l))
+//               + sum over links of propagation latency
 //               + sum over forwarding nodes on the path of their forwarding latency
-//               + serialization_time(bytes, min over links of bandwidth / concurrency)
 //
-// where concurrency (TransferRequest) is how many transfers of the same operation share the
-// path at once (a collective's channels): the one interaction the model keeps, so that splitting
-// a collective into channels does not multiply its bandwidth. The ideal time is that of the
-// transfer alone (concurrency 1).
+// k(l) is how many transfers of the request's share group (TransferRequest::share_group: one
+// collective operation) cross link l while it is being sent, itself included: the transfers
+// of one operation split the links they have in common equally, as max-min fairness splits
+// them in flow mode, and transfers of different operations never interact (no contention).
+// A transfer outside any group (share_group 0) has every link to itself (k = 1). The shares
+// are fixed when a transfer starts: all the group's transfers that start at one simulated
+// instant are counted together (one event at the end of the instant times them), with those
+// of the group still being sent; a transfer that starts later does not slow one under way,
+// nor does one that ends speed the others up. On a fabric where the operation's concurrent
+// transfers have no link in common, or share links in step (a ring's channels on one NIC, a
+// direct algorithm's window), this is exactly flow mode's time; where they overlap in part,
+// flow mode re-shares at every start and end and this model does not.
 //
-// This is the fastest fidelity and the closed form other backends are compared against: on a
-// fabric where no link is shared, flow and packet modes must agree with it. Routes come from
-// topology::Routing (ECMP by the request's flow_hash). Cost per transfer: O(path length).
+// As in flow mode, a transfer holds its links while it is sent (serialization) and its last
+// byte arrives one path latency later. The ideal time is that of the transfer alone (k = 1).
+//
+// This is the fastest fidelity and the closed form other backends are compared against. Routes
+// come from topology::Routing (ECMP by the request's flow_hash) through a RouteCache. Cost per
+// transfer: O(path length) plus two events (one for the end of sending, one delivery shared by
+// the deliveries due together); transfers outside a group: one event. Memory: the route cache,
+// 16 bytes per link, and per grouped transfer in flight its path.
 //
 // Link changes: a transfer is timed when it starts, so a cable going down reroutes the
 // transfers that start afterwards; transfers already under way finish as timed.
 #pragma once
 
+#include <cstdint>
+#include <unordered_map>
 #include <vector>
 
+#include "loom/core/delay_batcher.h"
 #include "loom/core/simulator.h"
+#include "loom/core/slot_vector.h"
 #include "loom/network/backend.h"
 #include "loom/network/link_change_schedule.h"
+#include "loom/network/route_cache.h"
 #include "loom/topology/routing.h"
 
 namespace loom::network {
@@ -35,20 +53,51 @@ class AnalyticalBackend final : public Backend {
   Capabilities capabilities() const override { return {.in_switch_reduction = true, .link_changes = true}; }
   void start(const TransferRequest& request, CompletionHandler& handler, std::uint64_t cookie) override;
 
-  // The modelled duration of a transfer, without scheduling anything (contention-free, so it is
-  // also the ideal time).
-  Time transfer_time(const TransferRequest& request) const;
+  // The transfer alone on the fabric: latency + bytes over the route's bottleneck (k = 1 on
+  // every link). No side effects.
   Time ideal_time(const TransferRequest& request) const override;
   void schedule_link_change(Time when, topology::LinkId link, bool up, topology::Routing& routing) override {
     link_changes_.add(when, link, up, routing);
   }
 
  private:
+  // A grouped transfer: waiting for the end of its start instant, being sent, then in flight.
+  struct Sending {
+    std::vector<topology::LinkId> path;
+    std::uint64_t group = 0;
+    Bytes bytes = 0;
+    CompletionHandler* handler = nullptr;
+    std::uint64_t cookie = 0;
+    Time latency;
+  };
+  // Transfers of `group` being sent over one link. A link carries one group at a time in the
+  // common case (slot in links_); others go to overflow_.
+  struct LinkShare {
+    std::uint64_t group = 0;
+    std::uint32_t count = 0;
+  };
+
+  Time latency_of(const std::vector<topology::LinkId>& path) const;
+  std::uint32_t& share(topology::LinkId link, std::uint64_t group);
+  void time_started();             // the end of a start instant: times every transfer started in it
+  void sent(std::uint64_t id);     // a grouped transfer's last byte has left: release its links
+  void deliver(std::uint64_t id);  // its last byte has arrived
+
   Simulator& simulator_;
   const topology::Topology& topology_;
   const topology::Routing& routing_;
   LinkChangeSchedule link_changes_{simulator_, routing_, [](void*, topology::LinkId, bool) {}, nullptr};
+  mutable RouteCache routes_{routing_};  // ideal_time() routes too; the cache changes no result
+  std::vector<Time> first_hop_latency_;  // per link: its latency
+  std::vector<Time> later_hop_latency_;  // per link: its latency plus its source's forwarding latency
+  std::vector<LinkShare> shares_;        // per link
+  std::unordered_map<std::uint64_t, std::uint32_t> overflow_;  // (group, link) -> count, rare
+  SlotVector<Sending> sending_;
+  std::vector<std::uint32_t> started_;   // Sending ids started at the current instant, not yet timed
+  DelayBatcher delivery_batcher_{simulator_, &call_deliver, this};
   mutable std::vector<topology::LinkId> path_;  // scratch, reused to avoid allocation per transfer
+
+  static void call_deliver(void* self, std::uint64_t id) { static_cast<AnalyticalBackend*>(self)->deliver(id); }
 };
 
 }  // namespace loom::network

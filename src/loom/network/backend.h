@@ -25,11 +25,11 @@ struct TransferRequest {
   topology::NodeId dst = 0;
   Bytes bytes = 0;
   std::uint64_t flow_hash = 0;  // chooses among equal-cost paths (ECMP); stable per flow
-  // How many transfers of the same operation run alongside this one over the same links (a
-  // collective's channels, a direct algorithm's window). Backends without contention (the
-  // analytical one) give the transfer 1/concurrency of the bottleneck bandwidth; backends that
-  // model sharing ignore it, since the concurrent transfers share the links physically.
-  std::uint32_t concurrency = 1;
+  // The operation the transfer belongs to (a collective instance), numbered from 1 below 2^32;
+  // 0 = none. The analytical backend shares a link equally among the transfers of one group
+  // sent over it at once (analytical.h); backends that model contention share links between
+  // all transfers physically and ignore it.
+  std::uint64_t share_group = 0;
   // Relative share of contended bandwidth (> 0): the flow backend's weighted max-min gives a
   // transfer of weight 2 twice the rate of a weight-1 transfer on a shared bottleneck (stream
   // priorities). The packet backend rounds it to a whole weighted-round-robin weight (1..1024

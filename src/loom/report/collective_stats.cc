@@ -17,6 +17,10 @@ Bandwidths bandwidths(const system::CollectiveRecord& r) {
   return bandwidths_for(r.op, r.members, r.bytes, r.duration());
 }
 
+std::string algorithm_name(const system::CollectiveRecord& r, const system::RunResult& result) {
+  return r.plan == system::kNoPlan ? std::string(collective::to_string(r.algorithm)) : "plan:" + result.plan_names.at(r.plan);
+}
+
 std::vector<EntryStats> entry_stats(const workload::Workload& workload, const system::RunResult& result) {
   struct Accumulator {
     EntryStats stats;
@@ -31,6 +35,10 @@ std::vector<EntryStats> entry_stats(const workload::Workload& workload, const sy
       s.group = workload.communicator(r.communicator).group;
       s.op = r.op;
       s.algorithm = r.algorithm;
+      s.algorithm_name = algorithm_name(r, result);
+      s.protocol = r.protocol;
+      s.channels = r.channels;
+      s.chunks = r.chunks;
       s.bytes = r.bytes;
       s.members = r.members;
       s.min_time = r.duration();

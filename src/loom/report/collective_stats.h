@@ -18,12 +18,20 @@ struct Bandwidths {
   double busbw_gbytes_per_s = 0;
 };
 Bandwidths bandwidths(const system::CollectiveRecord& record);
+// The algorithm's name, or "plan:NAME" when the record ran a custom plan.
+std::string algorithm_name(const system::CollectiveRecord& record, const system::RunResult& result);
 
 struct EntryStats {
   std::string label;
   std::string group;          // the communicators' group name
   collective::CollectiveOp op;
   collective::Algorithm algorithm;
+  std::string algorithm_name;  // the algorithm, or "plan:NAME" for a custom plan
+  // What ran (the tuner's choice or the settings; a plan's protocol and thread blocks), as
+  // the first instance ran it.
+  collective::Protocol protocol = collective::Protocol::kSimple;
+  std::uint32_t channels = 1;
+  std::uint32_t chunks = 1;
   Bytes bytes = 0;
   std::uint32_t members = 0;
   std::uint64_t instances = 0;

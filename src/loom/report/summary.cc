@@ -87,7 +87,10 @@ nlohmann::json make_summary(const RunInfo& info, const workload::Workload& workl
         {"label", s.label},
         {"op", collective::to_string(s.op)},
         {"group", s.group},
-        {"algorithm", collective::to_string(s.algorithm)},
+        {"algorithm", s.algorithm_name},
+        {"protocol", collective::to_string(s.protocol)},
+        {"channels", s.channels},
+        {"chunks", s.chunks},
         {"size_bytes", s.bytes},
         {"members", s.members},
         {"instances", s.instances},
@@ -132,13 +135,13 @@ std::filesystem::path write_summary(const std::filesystem::path& dir, const nloh
 }
 
 void print_table(std::ostream& out, const std::vector<EntryStats>& entries, const system::RunResult& result) {
-  fmt::print(out, "{:<15} {:<10} {:>9} {:<9} {:>5} {:>5} {:>13} {:>11} {:>11}\n", "op", "group", "size",
-             "algorithm", "ranks", "runs", "time (us)", "algbw GB/s", "busbw GB/s");
+  fmt::print(out, "{:<15} {:<10} {:>9} {:<16} {:<6} {:>4} {:>6} {:>5} {:>5} {:>13} {:>11} {:>11}\n", "op", "group",
+             "size", "algorithm", "proto", "chan", "chunks", "ranks", "runs", "time (us)", "algbw GB/s", "busbw GB/s");
   for (const EntryStats& s : entries) {
-    fmt::print(out, "{:<15} {:<10} {:>9} {:<9} {:>5} {:>5} {:>13.3f} {:>11.2f} {:>11.2f}\n",
-               collective::to_string(s.op), s.group, format_size(s.bytes), collective::to_string(s.algorithm),
-               s.members, s.instances, s.mean_time.microseconds(), s.mean_bandwidth.algbw_gbytes_per_s,
-               s.mean_bandwidth.busbw_gbytes_per_s);
+    fmt::print(out, "{:<15} {:<10} {:>9} {:<16} {:<6} {:>4} {:>6} {:>5} {:>5} {:>13.3f} {:>11.2f} {:>11.2f}\n",
+               collective::to_string(s.op), s.group, format_size(s.bytes), s.algorithm_name,
+               collective::to_string(s.protocol), s.channels, s.chunks, s.members, s.instances,
+               s.mean_time.microseconds(), s.mean_bandwidth.algbw_gbytes_per_s, s.mean_bandwidth.busbw_gbytes_per_s);
   }
   fmt::print(out, "makespan {} | {} collectives, {} transfers, {} moved, {} events\n", result.makespan,
              result.collectives.size(), result.transfers, format_size(result.bytes_moved), result.events);

@@ -35,17 +35,16 @@ WrittenFile write_collectives_csv(const std::filesystem::path& dir, const worklo
                                   const system::RunResult& result, std::uint64_t max_rows) {
   return write_table(
       dir, "collectives.csv",
-      "label,op,group,communicator,members,size_bytes,algorithm,first_arrival_us,start_us,end_us,time_us,"
-      "algbw_GBps,busbw_GBps,transfers,bytes_moved",
+      "label,op,group,communicator,members,size_bytes,algorithm,protocol,channels,chunks,first_arrival_us,start_us,"
+      "end_us,time_us,algbw_GBps,busbw_GBps,transfers,bytes_moved",
       result.collectives.size(), max_rows, [&](std::uint64_t i) {
         const system::CollectiveRecord& r = result.collectives[i];
         const workload::Communicator& c = workload.communicator(r.communicator);
         const Bandwidths b = bandwidths(r);
-        return fmt::format("{},{},{},{},{},{},{},{},{},{},{},{:.6f},{:.6f},{},{}", csv_quote(workload.label(r.label)),
-                           collective::to_string(r.op), c.group, c.name, r.members, r.bytes,
-                           r.plan == system::kNoPlan ? std::string(collective::to_string(r.algorithm))
-                                                     : "plan:" + result.plan_names.at(r.plan),
-                           microseconds(r.first_arrival), microseconds(r.start),
+        return fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.6f},{:.6f},{},{}",
+                           csv_quote(workload.label(r.label)), collective::to_string(r.op), c.group, c.name, r.members,
+                           r.bytes, algorithm_name(r, result), collective::to_string(r.protocol), r.channels,
+                           r.chunks, microseconds(r.first_arrival), microseconds(r.start),
                            microseconds(r.end), microseconds(r.duration()), b.algbw_gbytes_per_s,
                            b.busbw_gbytes_per_s, r.transfers, r.bytes_moved);
       });

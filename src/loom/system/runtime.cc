@@ -235,7 +235,7 @@ void Runtime::arrive_point_to_point(NodeId id) {
   const std::uint64_t hash = (std::uint64_t{src} << 32 | dst) ^ (std::uint64_t{node.tag} * 0x9e3779b97f4a7c15ULL) ^
                              options_.flow_hash_seed;
   const workload::Node& send = workload_.node(pair.send);
-  issue({topology_.gpu_node(src), topology_.gpu_node(dst), send.bytes, hash, 1, weight_of(send.stream),
+  issue({topology_.gpu_node(src), topology_.gpu_node(dst), send.bytes, hash, 0, weight_of(send.stream),
          class_of(send.stream)},
         src, dst, pair);
 }

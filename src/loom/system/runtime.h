@@ -25,6 +25,7 @@
 #include <chrono>
 #include <map>
 #include <memory>
+#include <optional>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -48,14 +49,18 @@ struct CustomPlan {
 
 struct RuntimeOptions {
   collective::Algorithm default_algorithm = collective::Algorithm::kRing;
-  // Collectives without an explicit algorithm are tuned (algorithm, protocol, channels, chunks)
-  // by collective::tune for `gpu` instead of using the settings below.
+  // Collectives without an explicit algorithm get the tuner's (collective::tune for `gpu`)
+  // instead of default_algorithm.
   bool auto_tune = false;
-  const collective::GpuModel* gpu = nullptr;  // required with auto_tune
+  // With a GPU model, the tuner chooses every setting below left unset, within the ones set (as
+  // NCCL_ALGO / NCCL_PROTO / NCCL_MIN_NCHANNELS constrain NCCL), for a tuned algorithm and for
+  // a fixed one it has a model of; required with auto_tune. Settings left unset and not tuned
+  // are 1 channel, 1 chunk, Simple.
+  const collective::GpuModel* gpu = nullptr;
   std::uint32_t direct_window = 1;   // direct algorithms: transfers outstanding per member
-  std::uint32_t channels = 1;        // parallel channels per collective
-  std::uint32_t chunks = 1;          // pipeline chunks per channel
-  collective::Protocol protocol = collective::Protocol::kSimple;
+  std::optional<std::uint32_t> channels;  // parallel channels per collective
+  std::optional<std::uint32_t> chunks;    // pipeline chunks per channel
+  std::optional<collective::Protocol> protocol;
   collective::ProtocolCosts protocol_costs{};  // per-hop protocol latency; zero = none
   std::uint64_t flow_hash_seed = 0;  // salts every transfer's ECMP hash (the experiment seed)
   std::uint32_t comm_streams = 2;    // communication streams per rank (node.stream < this)
@@ -113,6 +118,7 @@ class Runtime final : private network::CompletionHandler {
   void start_node(workload::NodeId id);
   void arrive(workload::NodeId id);
   void start_instance(std::uint32_t instance);
+  void tune(Instance& instance, collective::CollectiveSpec& spec);
   bool start_custom_plan(std::uint32_t instance, collective::CollectiveSpec& spec);
   void apply(std::uint32_t instance, const collective::Progress& progress);
   void arrive_point_to_point(workload::NodeId id);

@@ -118,9 +118,9 @@ collective::CollectiveSpec Runtime::spec_for(const CollectiveRecord& record, wor
   spec.members = record.members;
   spec.size = record.bytes;
   spec.window = options_.direct_window;
-  spec.channels = options_.channels;
-  spec.chunks = options_.chunks;
-  spec.protocol = options_.protocol;
+  spec.channels = options_.channels.value_or(1);
+  spec.chunks = options_.chunks.value_or(1);
+  spec.protocol = options_.protocol.value_or(collective::Protocol::kSimple);
   spec.protocol_costs = options_.protocol_costs;
   spec.layout = layout_of(comm);
   return spec;
@@ -132,26 +132,7 @@ void Runtime::start_instance(std::uint32_t index) {
   record.start = simulator_.now();
   collective::CollectiveSpec spec = spec_for(record, instance.communicator);
   if (start_custom_plan(index, spec)) return;
-  if (instance.tuned) {
-    const auto& hosts = spec.layout->host;
-    collective::TunerQuery query;
-    query.op = record.op;
-    query.size = record.bytes;
-    query.members = record.members;
-    query.hosts = hosts.empty() ? 1 : *std::max_element(hosts.begin(), hosts.end()) + 1;
-    query.gpu = options_.gpu;
-    query.in_switch = backend_.capabilities().in_switch_reduction &&
-                      switch_endpoints_of(instance.communicator).nvls_problem.empty();
-    const collective::TunerChoice choice = collective::tune(query);
-    collective::apply(choice, spec);
-    record.algorithm = choice.algorithm;
-  }
-  // A member's concurrent transfers of this instance: one per channel, times the direct
-  // window (bounded by its peers).
-  instance.concurrency = spec.channels;
-  if (record.algorithm == collective::Algorithm::kDirect) {
-    instance.concurrency *= std::max<std::uint32_t>(1, std::min(spec.window, record.members - 1));
-  }
+  if (options_.gpu != nullptr) tune(instance, spec);
   if (collective::uses_switches(record.algorithm)) {
     const std::string_view name = collective::to_string(record.algorithm);
     if (!backend_.capabilities().in_switch_reduction) {
@@ -184,6 +165,39 @@ void Runtime::start_instance(std::uint32_t index) {
   apply(index, progress);
 }
 
+// The tuner's choice within the settings the options fix (RuntimeOptions::gpu). A fixed
+// algorithm the tuner has no candidate for (no model, or none within the other fixed settings,
+// or members spread unevenly over hosts) runs with the fixed settings or their defaults.
+void Runtime::tune(Instance& instance, collective::CollectiveSpec& spec) {
+  CollectiveRecord& record = instance.record;
+  const auto& hosts = spec.layout->host;
+  collective::TunerQuery query;
+  query.op = record.op;
+  query.size = record.bytes;
+  query.members = record.members;
+  query.hosts = hosts.empty() ? 1 : *std::max_element(hosts.begin(), hosts.end()) + 1;
+  query.gpu = options_.gpu;
+  query.in_switch = backend_.capabilities().in_switch_reduction &&
+                    switch_endpoints_of(instance.communicator).nvls_problem.empty();
+  query.costs = options_.protocol_costs;
+  if (!instance.tuned) query.algorithm = record.algorithm;
+  query.protocol = options_.protocol;
+  query.channels = options_.channels;
+  query.chunks = options_.chunks;
+  if (!instance.tuned && query.members % query.hosts != 0) return;  // (auto: the tuner says why it cannot)
+  const std::vector<collective::TunerChoice> choices = collective::tuner_candidates(query);
+  if (choices.empty()) {
+    if (instance.tuned) {
+      throw UserError(fmt::format("collective.algorithm auto: no algorithm implements {} with the collective "
+                                  "settings given (protocol, channels, chunks); expected fewer fixed settings",
+                                  collective::to_string(record.op)));
+    }
+    return;
+  }
+  collective::apply(choices.front(), spec);
+  record.algorithm = choices.front().algorithm;
+}
+
 // Runs the first custom plan matching the instance's operation and member count, if any.
 bool Runtime::start_custom_plan(std::uint32_t index, collective::CollectiveSpec& spec) {
   Instance& instance = instances_[index];
@@ -204,7 +218,6 @@ bool Runtime::start_custom_plan(std::uint32_t index, collective::CollectiveSpec&
     }
     record.channels = blocks;
     record.chunks = 1;
-    instance.concurrency = blocks;
     instance.execution = std::make_unique<collective::msccl::PlanExecution>(options_.custom_plans[p].program, spec);
     collective::Progress progress;
     instance.execution->start(progress);
@@ -253,7 +266,8 @@ void Runtime::apply(std::uint32_t index, const collective::Progress& progress) {
     // likely cache miss at 10^7 nodes) need not be read.
     const bool per_stream = !options_.stream_weights.empty() || !options_.stream_classes.empty();
     const std::uint8_t stream = per_stream ? workload_.node(instance.member_nodes[owner]).stream : 0;
-    issue({node_of(t.src, t.channel), node_of(t.dst, t.channel), t.wire_bytes, mix(flow), instance.concurrency,
+    // The instance's transfers share the links they have in common (analytical mode).
+    issue({node_of(t.src, t.channel), node_of(t.dst, t.channel), t.wire_bytes, mix(flow), std::uint64_t{index} + 1,
            weight_of(stream), class_of(stream)},
           t.src < members ? ranks[t.src] : topology::kNone, t.dst < members ? ranks[t.dst] : topology::kNone, what,
           t.hop_latency);

@@ -41,7 +41,6 @@ struct Runtime::Instance {
   std::vector<NodeId> member_nodes;  // per member index; kNoNode until that member arrives
   std::uint32_t arrived = 0;         // counts up to the member count, then down as members finish
   bool tuned = false;                // the algorithm and its settings come from the tuner
-  std::uint32_t concurrency = 1;     // transfers per member at once (TransferRequest::concurrency)
   std::unique_ptr<collective::Execution> execution;
   CollectiveRecord record;
 };

@@ -62,7 +62,7 @@ TEST(FlowBackend, LoneTransferTakesTheAnalyticalTime) {
   b.simulator.run();
   // 1 MB at 400 Gbit/s = 20 us.
   EXPECT_EQ(b.recorder.done.at(1), kCrossHostLatency + 20_us);
-  EXPECT_EQ(b.analytical.transfer_time(request), kCrossHostLatency + 20_us);
+  EXPECT_EQ(b.analytical.ideal_time(request), kCrossHostLatency + 20_us);
   EXPECT_EQ(b.flow.ideal_time(request), kCrossHostLatency + 20_us);
   EXPECT_EQ(b.flow.active_transfers(), 0u);
   EXPECT_EQ(b.flow.active_flows(), 0u);
@@ -168,7 +168,7 @@ TEST(FlowBackend, RingOnNonBlockingFabricMatchesAnalytical) {
   }
   b.simulator.run();
   for (std::uint32_t r = 0; r < n; ++r) {
-    const Time expected = b.analytical.transfer_time({b.gpu(r), b.gpu((r + 1) % n), 16'777'216, r});
+    const Time expected = b.analytical.ideal_time({b.gpu(r), b.gpu((r + 1) % n), 16'777'216, r});
     const double error = std::abs((b.recorder.done.at(r) - expected).seconds()) / expected.seconds();
     EXPECT_LT(error, 1e-3) << "rank " << r;
   }
@@ -213,7 +213,7 @@ TEST(FlowBackend, OversubscriptionMakesFlowSlowerThanAnalytical) {
   Time analytical_last;
   for (std::uint32_t r = 0; r < 32; ++r) {
     const TransferRequest request{b.gpu(r), b.gpu(r + 32), bytes, r};
-    analytical_last = std::max(analytical_last, b.analytical.transfer_time(request));
+    analytical_last = std::max(analytical_last, b.analytical.ideal_time(request));
     b.flow.start(request, b.recorder, r);
   }
   b.simulator.run();
@@ -222,7 +222,7 @@ TEST(FlowBackend, OversubscriptionMakesFlowSlowerThanAnalytical) {
   EXPECT_GT(flow_last, analytical_last);
   EXPECT_GE(flow_last, 2 * serialization_time(bytes, Bandwidth::gbps(400)));
   for (std::uint32_t r = 0; r < 32; ++r) {
-    EXPECT_GE(b.recorder.done.at(r), b.analytical.transfer_time({b.gpu(r), b.gpu(r + 32), bytes, r}));
+    EXPECT_GE(b.recorder.done.at(r), b.analytical.ideal_time({b.gpu(r), b.gpu(r + 32), bytes, r}));
   }
 }
 

@@ -40,7 +40,7 @@
 // them at intervals with network::LinkSampler), and optionally a FlowRecord per finished transfer.
 //
 // Cost: start O(q x path length) plus the component solves (max_min_solver.h); routes come
-// from a RouteCache (route_cache.h: a pair seen before costs one hash per hop, the same path
+// from a RouteCache (network/route_cache.h: a pair seen before costs one hash per hop, the same path
 // as Routing::route). Memory: about 100 bytes per active QP plus the solver's, 24 bytes per
 // link, plus the route cache (at most about 64 MiB). The Simulator, Topology and
 // Routing must outlive the backend, and the backend its pending events. Not thread-safe.
@@ -57,7 +57,7 @@
 #include "loom/network/link_change_schedule.h"
 #include "loom/network/flow/flow_params.h"
 #include "loom/network/flow/max_min_solver.h"
-#include "loom/network/flow/route_cache.h"
+#include "loom/network/route_cache.h"
 #include "loom/topology/routing.h"
 
 namespace loom::network::flow {

@@ -1,4 +1,4 @@
-#include "loom/network/flow/route_cache.h"
+#include "loom/network/route_cache.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -8,7 +8,7 @@
 #include "loom/core/error.h"
 #include "loom/topology/blueprints.h"
 
-namespace loom::network::flow {
+namespace loom::network {
 namespace {
 
 using ::testing::HasSubstr;
@@ -113,4 +113,4 @@ TEST(RouteCache, UnreachablePairIsAUserError) {
 }
 
 }  // namespace
-}  // namespace loom::network::flow
+}  // namespace loom::network

@@ -1,4 +1,4 @@
-// A bounded cache of Routing::PairRoutes, one per (src, dst) pair, for the flow backend.
+// A bounded cache of Routing::PairRoutes, one per (src, dst) pair, for the analytical and flow backends.
 //
 // route(src, dst, flow_hash, out) appends exactly the links Routing::route would: a pair's
 // PairRoutes is made on its first flow and afterwards routes a flow with at most one hash per
@@ -27,7 +27,7 @@
 
 #include "loom/topology/routing.h"
 
-namespace loom::network::flow {
+namespace loom::network {
 
 class RouteCache {
  public:
@@ -157,4 +157,4 @@ class RouteCache {
   std::uint64_t clears_ = 0;
 };
 
-}  // namespace loom::network::flow
+}  // namespace loom::network

@@ -1,0 +1,88 @@
+// The tuner's estimate and the simulated contention-free time are the same model where the
+// fabric is the tuner's: links at the GPU model's achievable rates (h100: NVLink 370 GB/s,
+// NIC 46 GB/s per GPU). The simulation does not add NCCL's per-call base latency, so it must
+// match the modelled time less the base (tuner_terms) on a fabric without path latency (the
+// tuner's hop latency is NCCL's, network included), with channels enough that the
+// per-channel limit does not bind.
+#include <gtest/gtest.h>
+
+#include "loom/collective/tuner.h"
+#include "system/fabric_fixture.h"
+
+namespace loom::system {
+namespace {
+
+using collective::Algorithm;
+using collective::CollectiveOp;
+
+topology::HostParams h100_rates() {
+  topology::HostParams host;
+  host.gpus_per_host = 8;
+  host.nvlink_bandwidth = Bandwidth::gbps(2960);  // 370 GB/s
+  host.nic_bandwidth = Bandwidth::gbps(368);      // 46 GB/s
+  // No path latency: the tuner's per-hop latency is NCCL's (protocol and network together).
+  host.nvlink_latency = Time::zero();
+  host.nvswitch_latency = Time::zero();
+  host.pcie_latency = Time::zero();
+  host.nic_latency = Time::zero();
+  return host;
+}
+
+struct Case {
+  std::uint32_t hosts;
+  CollectiveOp op;
+  std::uint32_t channels;
+  bool hop_latency;
+};
+
+class TunerAgreement : public ::testing::TestWithParam<Case> {};
+
+TEST_P(TunerAgreement, RingMatchesTheModelLessItsBaseLatency) {
+  const Case c = GetParam();
+  topology::SingleSwitchParams p;  // every NIC on one switch: no spine to share
+  p.hosts = c.hosts;
+  p.host = h100_rates();
+  p.link_latency = Time::zero();
+  p.switch_latency = Time::zero();
+  const topology::Topology topology = topology::make_single_switch(p);
+  const topology::Routing routing(topology);
+  const Bytes size = 64ull << 20;
+
+  collective::TunerQuery query;
+  query.op = c.op;
+  query.size = size;
+  query.members = topology.gpu_count();
+  query.hosts = c.hosts;
+  query.gpu = &collective::gpu_model("h100");
+  query.costs = c.hop_latency ? collective::nccl_protocol_costs() : collective::ProtocolCosts{};
+  query.algorithm = Algorithm::kRing;
+  query.protocol = collective::Protocol::kSimple;
+  query.channels = c.channels;
+  const collective::TunerChoice choice = collective::tune(query);
+  const collective::TunerTerms terms = collective::tuner_terms(query, choice);
+
+  workload::MicrobenchmarkSpec spec;
+  spec.collectives.push_back({c.op, "world", size, 1, Algorithm::kRing});
+  RuntimeOptions options;
+  options.gpu = query.gpu;
+  options.channels = c.channels;
+  options.protocol = collective::Protocol::kSimple;
+  options.protocol_costs = query.costs;
+  const RunResult result = testing::run_analytical(
+      topology, routing, workload::make_microbenchmark(spec, topology.gpu_count()), options);
+  const double simulated = result.collectives.at(0).duration().seconds();
+  EXPECT_EQ(result.collectives.at(0).channels, c.channels);
+  EXPECT_NEAR(simulated / (terms.latency + terms.bandwidth), 1.0, 0.01)
+      << "simulated " << simulated * 1e6 << " us, modelled " << choice.seconds * 1e6 << " us (base "
+      << terms.base * 1e6 << ", hops " << terms.latency * 1e6 << ", bytes " << terms.bandwidth * 1e6 << ")";
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, TunerAgreement,
+                         ::testing::Values(Case{1, CollectiveOp::kAllReduce, 16, false},
+                                           Case{1, CollectiveOp::kAllGather, 16, true},
+                                           Case{2, CollectiveOp::kAllReduce, 16, true},
+                                           Case{4, CollectiveOp::kReduceScatter, 16, true},
+                                           Case{4, CollectiveOp::kAllReduce, 16, false}));
+
+}  // namespace
+}  // namespace loom::system
