@@ -1,5 +1,7 @@
 // The cluster clock's duration syntax and the checkpoint arithmetic of one run, with the
 // expected values worked out by hand in the comments.
+#include <cstdlib>
+
 #include <gtest/gtest.h>
 
 #include "loom/cluster/checkpoint.h"
@@ -63,6 +65,35 @@ TEST(Checkpoint, RollBackKeepsCompletedCyclesOnly) {
   rb = roll_back(RunCosts{}, Span::s(35), Span::s(20));
   EXPECT_EQ(rb.kept, Span::zero());
   EXPECT_EQ(rb.lost, Span::s(20));
+}
+
+
+// The run clock at half speed (co-runners halve the job's work rate): R = 5 s and C = 2 s
+// stay wall time, each τ = 10 s of work takes 20 s. Run-clock 5 + 12 + 3 = 20 (restart, one
+// full cycle, 3 s into the next work) takes 5 + (20 + 2) + 6 = 33 s of wall time.
+TEST(Checkpoint, WorkSlowsWithTheRateButRestartsAndWritesDoNot) {
+  EXPECT_EQ(wall_between(kCosts, Span::zero(), Span::s(20), 0.5), Span::s(33));
+  EXPECT_EQ(wall_between(kCosts, Span::s(3), Span::s(5), 0.5), Span::s(2));      // inside the restart
+  EXPECT_EQ(wall_between(kCosts, Span::s(15), Span::s(17), 0.5), Span::s(2));    // inside a write
+  EXPECT_EQ(wall_between(kCosts, Span::s(17), Span::s(20), 0.5), Span::s(6));    // 3 s of work
+  EXPECT_EQ(advance(kCosts, Span::zero(), Span::s(33), 0.5), Span::s(20));
+  EXPECT_EQ(advance(kCosts, Span::s(5), Span::s(21), 0.5), Span::s(16));  // 1 s into the write
+  EXPECT_EQ(wall_between(kCosts, Span::s(7), Span::s(100), 1.0), Span::s(93));  // exact at rate 1
+}
+
+TEST(Checkpoint, AdvanceInvertsWallBetweenAtAnyRate) {
+  for (const double rate : {0.37, 0.5, 0.999, 1.0, 1.7}) {
+    for (const RunCosts& c : {kCosts, RunCosts{Span::zero(), Span::zero(), Span::zero()}, RunCosts{Span::s(1), Span::s(7), Span::zero()}}) {
+      for (std::int64_t from = 0; from < 60; from += 7) {
+        for (std::int64_t wall = 0; wall < 90; wall += 11) {
+          const Span to = advance(c, Span::s(from), Span::s(wall), rate);
+          EXPECT_GE(to, Span::s(from));
+          EXPECT_LE(std::abs((wall_between(c, Span::s(from), to, rate) - Span::s(wall)).nanoseconds()), 2)
+              << "rate " << rate << " from " << from << " wall " << wall;
+        }
+      }
+    }
+  }
 }
 
 }  // namespace

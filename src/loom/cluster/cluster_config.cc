@@ -88,7 +88,13 @@ SyntheticJobs read_synthetic(config::Reader& r, const Job& defaults, std::option
   spec.start = read_span(r, "start", Span::zero());
   spec.inter_arrival = Distribution::read(r.child("arrivals"), Quantity::kDuration);
   spec.gpus = r.has("gpus") ? Distribution::read(r.child("gpus"), Quantity::kCount) : Distribution::fixed(1);
-  if (!runtimes) spec.duration = Distribution::read(r.child("duration"), Quantity::kDuration);
+  if (!runtimes && r.has("workload")) {
+    if (r.has("duration")) r.fail("duration", "give a duration or a workload with iterations, not both");
+    spec.workload = r.required<std::string>("workload");
+    spec.iterations = Distribution::read(r.child("iterations"), Quantity::kCount);
+  } else if (!runtimes) {
+    spec.duration = Distribution::read(r.child("duration"), Quantity::kDuration);
+  }
   if (r.has("priority")) spec.priority = Distribution::read(r.child("priority"), Quantity::kCount);
   spec.defaults = defaults;
   return spec;
@@ -156,7 +162,13 @@ std::optional<Machines> read_machines(config::Reader cluster, const std::filesys
 ClusterSettings read_cluster(config::Reader cluster, const Machines& machines, const std::filesystem::path& base_dir,
                              std::uint64_t seed) {
   ClusterSettings s;
-  cluster.choice("mode", {"job"}, "job");
+  s.mode = cluster.choice("mode", {"job", "analytical", "flow", "packet"}, "job");
+  if (auto ff = cluster.optional_child("fast_forward")) {
+    const std::uint64_t n = ff->optional<std::uint64_t>("iterations", s.fast_forward_iterations);
+    if (n < 1 || n > 1000) ff->fail("iterations", fmt::format("must be between 1 and 1000, got {}", n));
+    if (s.mode == "job") ff->fail("", "job mode simulates no iterations (cluster.mode analytical, flow or packet does)");
+    s.fast_forward_iterations = static_cast<std::uint32_t>(n);
+  }
   s.options.seed = seed;
   s.options.scheduler = cluster.choice("scheduler", scheduler_names(), "fcfs");
   s.options.placement = cluster.choice("placement", placement_names(), "packed");
@@ -201,7 +213,7 @@ ClusterSettings read_cluster(config::Reader cluster, const Machines& machines, c
   }
   if (s.jobs.empty()) cluster.fail("", "defines no jobs (give jobs, job_files or synthetic)");
   s.options.failures = read_failures(cluster, base_dir);
-  finalize_jobs(s.jobs, machines.gpu_count);
+  finalize_jobs(s.jobs, machines.gpu_count, s.mode != "job");
   return s;
 }
 

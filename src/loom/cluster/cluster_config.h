@@ -1,7 +1,10 @@
 // Reading the experiment file's `cluster:` section (every key is in src/loom/cluster/README.md
 // and the project README's key table):
 //
-//   mode             job (opaque durations; the only mode so far)
+//   mode             job (opaque durations) | analytical | flow | packet (jobs' workloads
+//                    simulated together on the topology; experiment/cluster_fidelity.h)
+//   fast_forward     {iterations}: iterations of the running set simulated per change (2)
+//   workloads        {name: workload section}: read by the experiment (needs the topology)
 //   scheduler        fcfs | first-fit | sjf | priority | easy-backfill
 //   backfill_depth   easy-backfill: queued jobs considered per pass (default 1000)
 //   placement        packed | topology-aware | spread | random
@@ -34,6 +37,8 @@
 namespace loom::cluster {
 
 struct ClusterSettings {
+  std::string mode = "job";            // job | analytical | flow | packet
+  std::uint32_t fast_forward_iterations = 2;
   JobModeOptions options;
   std::vector<Job> jobs;               // finalized (job.h)
   std::vector<std::string> warnings;   // from importing job files

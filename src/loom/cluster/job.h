@@ -2,8 +2,9 @@
 //
 // A job is a gang: it runs on exactly `gpus` GPUs at once or not at all. In job mode its
 // `duration` (useful work, excluding checkpoint writes and restarts) is what it runs for; a
-// workload reference and an iteration count may be given for the fidelity modes and are
-// carried but not used by job mode.
+// workload (by name) and an iteration count take its place in the network modes, where the
+// duration becomes the iterations at the job's iteration time alone and co-runners slow it
+// down (iteration_model.h).
 //
 // Checkpoints: with interval τ > 0 the job writes a checkpoint after every τ of useful work,
 // which costs `checkpoint_cost` of wall time during which no work is done; it does not write
@@ -37,8 +38,12 @@ struct Job {
   Span checkpoint_interval;       // 0 = never checkpoints
   Span checkpoint_cost;
   Span restart_cost;
-  std::string workload;           // workload reference (fidelity modes), may be empty
+  std::string workload;           // network modes: the name of a cluster.workloads entry
   std::uint64_t iterations = 0;   // with `workload`
+  // Network modes: one iteration of `workload` alone on a packed placement; `duration` is then
+  // iterations x this, and the job works at rate iteration_time / (its iteration time among
+  // its co-runners). Zero for opaque jobs, which always work at rate 1.
+  Span iteration_time;
   // Trace replays: the wait the trace itself recorded (scheduled - creation), for comparison.
   std::optional<Span> trace_wait;
   SourceLocation where;           // where the job was defined, for errors
@@ -51,8 +56,9 @@ struct JobSet {
 };
 
 // Orders jobs by submit time (stable, so equal submit times keep source order) and checks ids
-// are unique, durations given (job mode) and gang sizes fit `cluster_gpus`; UserError naming
-// the job and where it was defined otherwise.
-void finalize_jobs(std::vector<Job>& jobs, std::uint32_t cluster_gpus);
+// are unique, gang sizes fit `cluster_gpus`, and each job has what its mode runs: a duration
+// in job mode; in the network modes (`simulated`) a workload with iterations, or a duration
+// for an opaque job, not both. UserError naming the job and where it was defined otherwise.
+void finalize_jobs(std::vector<Job>& jobs, std::uint32_t cluster_gpus, bool simulated = false);
 
 }  // namespace loom::cluster

@@ -1,6 +1,7 @@
 #include "loom/cluster/job_mode.h"
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <queue>
 
@@ -36,6 +37,16 @@ struct JobState {
   bool restarting = false;
   Span run_start;
   Span run_end;         // expected end of the current run
+  // The current run on its run clock (checkpoint.h): `length` long, at `clock` at wall time
+  // `clock_wall`, advancing at `rate`; the iteration time behind that rate, and the run's
+  // wall time weighted by it so far (for JobRecord::iteration_time).
+  Span length;
+  Span clock;
+  Span clock_wall;
+  double rate = 1.0;
+  Span iteration;
+  double iteration_weighted_ns = 0;
+  double ran_ns = 0;
   Span queued_since;
   std::uint32_t epoch = 0;
   std::uint32_t running_index = 0;
@@ -45,8 +56,9 @@ struct JobState {
 class Engine final : public SchedulerContext {
  public:
   Engine(const Machines& machines, const std::vector<Job>& jobs, const JobModeOptions& options,
-         const ProgressReporter& progress)
-      : machines_(machines),
+         const ProgressReporter& progress, IterationModel* model)
+      : model_(model),
+        machines_(machines),
         jobs_(jobs),
         options_(options),
         progress_(progress),
@@ -93,9 +105,16 @@ class Engine final : public SchedulerContext {
   void schedule_next_failure(std::uint32_t component);
   void accumulate(Span until);
   void take_sample();
+  // The run clock of a running job now; moves its clock base to now at a new rate.
+  Span run_clock(JobId id) const;
+  void set_rate(JobId id, double rate, Span iteration);
+  void update_rates();
   std::uint32_t component_of(const std::string& name, const SourceLocation& where) const;
   std::vector<std::uint32_t> drain_hosts(const Maintenance& m) const;
 
+  IterationModel* model_;
+  bool running_set_changed_ = false;  // since the model was last asked
+  std::vector<PlacedJob> placed_jobs_;
   const Machines& machines_;
   const std::vector<Job>& jobs_;
   const JobModeOptions& options_;
@@ -197,9 +216,10 @@ JobModeResult Engine::run() {
     ++result_.events;
     if (events_.empty() || events_.top().at > now_) {
       scheduler_->schedule(*this);
+      if (model_ && running_set_changed_) update_rates();
       if (sample_due_) take_sample();
     }
-    if (progress_.report && (result_.events & 4095) == 0) {
+    if (progress_.report && (model_ || (result_.events & 4095) == 0)) {  // network modes: events are few, each slow
       const auto wall = std::chrono::steady_clock::now();
       if (wall - last_report >= progress_.every) {
         last_report = wall;
@@ -209,7 +229,8 @@ JobModeResult Engine::run() {
   }
   // Runs still going at the end are cut there.
   for (JobId id : running_) {
-    const JobState& s = job_state_[id];
+    JobState& s = job_state_[id];
+    set_rate(id, s.rate, s.iteration);
     std::uint32_t last = topology::kNone;
     for (std::uint32_t g : s.gpus) {
       const std::uint32_t h = machines_.host_of_gpu[g];
@@ -219,7 +240,60 @@ JobModeResult Engine::run() {
     }
   }
   result_.makespan = now_;
+  for (JobId id = 0; id < jobs_.size(); ++id) {
+    const JobState& s = job_state_[id];
+    if (s.ran_ns > 0) result_.jobs[id].iteration_time = Span::ns(std::llround(s.iteration_weighted_ns / s.ran_ns));
+  }
   return std::move(result_);
+}
+
+Span Engine::run_clock(JobId id) const {
+  const JobState& s = job_state_[id];
+  return advance(run_costs(jobs_[id], s.restarting), s.clock, now_ - s.clock_wall, s.rate);
+}
+
+void Engine::set_rate(JobId id, double rate, Span iteration) {
+  JobState& s = job_state_[id];
+  const double ran = static_cast<double>((now_ - s.clock_wall).nanoseconds());
+  s.ran_ns += ran;
+  s.iteration_weighted_ns += ran * static_cast<double>(s.iteration.nanoseconds());
+  s.clock = std::min(run_clock(id), s.length);
+  s.clock_wall = now_;
+  s.rate = rate;
+  s.iteration = iteration;
+}
+
+void Engine::update_rates() {
+  running_set_changed_ = false;
+  std::vector<JobId> ids;
+  for (JobId id : running_) {
+    if (jobs_[id].iteration_time > Span::zero()) ids.push_back(id);
+  }
+  if (ids.empty()) return;
+  std::sort(ids.begin(), ids.end());
+  placed_jobs_.clear();
+  for (JobId id : ids) {
+    JobState& s = job_state_[id];
+    set_rate(id, s.rate, s.iteration);  // the run clock to now
+    const Span done = s.saved + work_at(run_costs(jobs_[id], s.restarting), s.clock);
+    const double iterations = static_cast<double>(done.nanoseconds()) / static_cast<double>(jobs_[id].iteration_time.nanoseconds());
+    placed_jobs_.push_back(PlacedJob{id, s.gpus, iterations - std::floor(iterations)});
+  }
+  const std::vector<Span> times = model_->iteration_times(placed_jobs_);
+  LOOM_ASSERT(times.size() == ids.size(), "the iteration model answered for a different set of jobs");
+  ++result_.rate_updates;
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    const JobId id = ids[i];
+    JobState& s = job_state_[id];
+    LOOM_ASSERT(times[i] > Span::zero(), "the iteration model gave a job a zero iteration time");
+    const double rate = static_cast<double>(jobs_[id].iteration_time.nanoseconds()) / static_cast<double>(times[i].nanoseconds());
+    if (rate == s.rate && times[i] == s.iteration) continue;
+    set_rate(id, rate, times[i]);
+    ends_.erase({s.run_end, id});
+    s.run_end = now_ + wall_between(run_costs(jobs_[id], s.restarting), s.clock, s.length, rate);
+    ends_.emplace(s.run_end, id);
+    push(s.run_end, EventType::kEnd, id, ++s.epoch);
+  }
 }
 
 void Engine::accumulate(Span until) {
@@ -290,7 +364,13 @@ void Engine::start(JobId id) {
   s.gpus = placed_;
   s.status = Status::kRunning;
   s.run_start = now_;
-  s.run_end = now_ + remaining_wall(id);
+  s.length = remaining_wall(id);
+  s.clock = Span::zero();
+  s.clock_wall = now_;
+  s.rate = 1.0;
+  s.iteration = job.iteration_time;
+  s.run_end = now_ + s.length;
+  if (job.iteration_time > Span::zero()) running_set_changed_ = true;
   ++s.epoch;
   s.running_index = static_cast<std::uint32_t>(running_.size());
   running_.push_back(id);
@@ -314,6 +394,8 @@ void Engine::start(JobId id) {
 void Engine::interrupt(JobId id, RunSpan::Ending why) {
   JobState& s = job_state_[id];
   LOOM_ASSERT(s.status == Status::kRunning || s.status == Status::kDone, "interrupting a job that is not running");
+  set_rate(id, s.rate, s.iteration);  // brings the run clock to now
+  if (jobs_[id].iteration_time > Span::zero()) running_set_changed_ = true;
   std::uint32_t last = topology::kNone;
   for (std::uint32_t g : s.gpus) {
     const std::uint32_t h = machines_.host_of_gpu[g];
@@ -332,7 +414,7 @@ void Engine::interrupt(JobId id, RunSpan::Ending why) {
   JobRecord& record = result_.jobs[id];
   const Job& job = jobs_[id];
   const Span remaining = *job.duration - s.saved;
-  const Rollback rb = roll_back(run_costs(job, s.restarting), remaining, now_ - s.run_start);
+  const Rollback rb = roll_back(run_costs(job, s.restarting), remaining, s.clock);
   result_.interruptions.push_back(Interruption{id, now_, s.saved, s.saved + rb.kept, rb.lost});
   s.saved += rb.kept;
   record.lost_work += rb.lost;
@@ -425,8 +507,8 @@ void Engine::drain(std::uint32_t index, int delta) {
 }  // namespace
 
 JobModeResult run_job_mode(const Machines& machines, const std::vector<Job>& jobs, const JobModeOptions& options,
-                           const ProgressReporter& progress) {
-  Engine engine(machines, jobs, options, progress);
+                           const ProgressReporter& progress, IterationModel* model) {
+  Engine engine(machines, jobs, options, progress, model);
   return engine.run();
 }
 

@@ -12,6 +12,9 @@
 // restart), with checkpoint interval τ and cost C, it keeps floor(e / (τ + C)) · τ more work
 // and loses the rest: at most τ of work (all of it when τ = 0).
 //
+// In the network modes a job's work advances at a rate set by its co-runners, restarts and
+// checkpoint writes at wall speed (checkpoint.h: the run clock).
+//
 // Accounting, exact on the event times: GPU-seconds busy, idle, down, drained and spare add
 // up to GPUs x makespan; each job's time on GPUs = its work + lost work + overhead (restarts
 // and checkpoint writes), per GPU.
@@ -25,6 +28,7 @@
 
 #include "loom/cluster/cluster_state.h"
 #include "loom/cluster/failures.h"
+#include "loom/cluster/iteration_model.h"
 #include "loom/cluster/job.h"
 #include "loom/cluster/machines.h"
 #include "loom/cluster/scheduler.h"
@@ -51,6 +55,9 @@ struct JobRecord {
   Span overhead;               // per GPU: restarts and checkpoint writes
   std::uint32_t hosts = 0;     // hosts of the last run
   std::uint32_t leaves = 0;    // leaves of the last run
+  // Network modes: the job's iteration time averaged over the wall time it ran (co-runners
+  // change it); zero for opaque jobs.
+  Span iteration_time;
 };
 
 // One run of a job on one host, for the timeline.
@@ -90,6 +97,7 @@ struct JobModeResult {
   double queue_job_s = 0;       // integral of the queue length
   std::uint64_t events = 0;
   std::uint64_t component_failures = 0;  // host and GPU failures simulated
+  std::uint64_t rate_updates = 0;        // network modes: times the running set was re-evaluated
 };
 
 struct Progress {
@@ -105,8 +113,12 @@ struct ProgressReporter {
 };
 
 // Runs `jobs` (finalized: sorted by submit, each with a duration fitting the cluster).
-// UserError for a failure or drain naming an unknown component.
+// UserError for a failure or drain naming an unknown component. With an iteration model (the
+// network modes), each time the set of running jobs with an iteration time changes, their
+// iteration times together are asked of the model and each works at rate
+// job.iteration_time / that until the set changes again: the scheduler still plans with the
+// durations at rate 1, as a real scheduler plans with requested times.
 JobModeResult run_job_mode(const Machines& machines, const std::vector<Job>& jobs, const JobModeOptions& options,
-                           const ProgressReporter& progress = {});
+                           const ProgressReporter& progress = {}, IterationModel* model = nullptr);
 
 }  // namespace loom::cluster

@@ -9,11 +9,12 @@
 namespace loom::cluster {
 
 std::vector<Job> synthesize_jobs(const SyntheticJobs& spec, std::uint64_t seed) {
-  LOOM_ASSERT(spec.duration || !spec.durations.empty(), "synthetic jobs need durations");
+  LOOM_ASSERT(spec.duration || !spec.durations.empty() || spec.iterations, "synthetic jobs need durations");
   RandomStream arrivals(seed, "cluster.jobs." + spec.name + ".arrivals");
   RandomStream sizes(seed, "cluster.jobs." + spec.name + ".gpus");
   RandomStream lengths(seed, "cluster.jobs." + spec.name + ".durations");
   RandomStream priorities(seed, "cluster.jobs." + spec.name + ".priorities");
+  RandomStream iterations(seed, "cluster.jobs." + spec.name + ".iterations");
   std::vector<Job> jobs;
   jobs.reserve(spec.count);
   std::vector<Span> order = spec.durations;
@@ -30,7 +31,14 @@ std::vector<Job> synthesize_jobs(const SyntheticJobs& spec, std::uint64_t seed) 
     const double gpus = std::round(spec.gpus.sample(sizes));
     if (gpus < 1 || gpus > 1e9) throw UserError(spec.where, fmt::format("drew a GPU count of {}; counts must be >= 1", gpus));
     job.gpus = static_cast<std::uint32_t>(gpus);
-    job.duration = order.empty() ? Span::from_seconds(std::max(0.0, spec.duration->sample(lengths))) : order[slot];
+    if (spec.iterations) {
+      const double n = std::round(spec.iterations->sample(iterations));
+      if (n < 1 || n > 1e15) throw UserError(spec.where, fmt::format("drew {} iterations; counts must be >= 1", n));
+      job.workload = spec.workload;
+      job.iterations = static_cast<std::uint64_t>(n);
+    } else {
+      job.duration = order.empty() ? Span::from_seconds(std::max(0.0, spec.duration->sample(lengths))) : order[slot];
+    }
     if (spec.priority) job.priority = std::llround(spec.priority->sample(priorities));
     job.where = spec.where;
     jobs.push_back(std::move(job));

@@ -3,7 +3,8 @@
 // first job arrives one inter-arrival time after `start`. With `durations` given (e.g. Philly
 // runtimes) the jobs take them instead of drawing, each once, in a seeded random order (the
 // Philly file is sorted by runtime; in file order arrivals would come shortest first); more jobs
-// than durations go through a fresh order each round.
+// than durations go through a fresh order each round. With `workload` (the network modes) the
+// jobs run that workload for a drawn number of iterations instead of a duration.
 #pragma once
 
 #include <optional>
@@ -24,11 +25,13 @@ struct SyntheticJobs {
   std::optional<Distribution> duration;                        // seconds
   std::optional<Distribution> priority;
   std::vector<Span> durations;                                 // used instead of `duration`
+  std::string workload;                                        // with `iterations`, instead of a duration
+  std::optional<Distribution> iterations;
   Job defaults;                                                // checkpoints, restart cost
   SourceLocation where;
 };
 
-// UserError (at spec.where) when a drawn GPU count is below 1.
+// UserError (at spec.where) when a drawn GPU count or iteration count is below 1.
 std::vector<Job> synthesize_jobs(const SyntheticJobs& spec, std::uint64_t seed);
 
 }  // namespace loom::cluster

@@ -1,8 +1,11 @@
 // A cluster experiment: an experiment file with a `cluster:` section (jobs, scheduler,
-// placement, failures; src/loom/cluster/README.md), run in job mode. The machines come from
-// the `topology:` section (hosts, leaves and pods of any blueprint or topology file) or from
+// placement, failures; src/loom/cluster/README.md). The machines come from the `topology:`
+// section (hosts, leaves and pods of any blueprint or topology file) or from
 // `cluster.machines` (an imported machine list), not both. Also read: `seed`, and `output:`
 // with `dir`, `jobs`, `cluster`, `timeline` (write that file, default true) and `max_rows`.
+// In job mode jobs are opaque durations and the collective, system and network sections are
+// refused (they would do nothing); the network modes (cluster_fidelity.h) need the topology
+// section and `cluster.workloads`, and read the collective, system and network sections.
 #pragma once
 
 #include <filesystem>
@@ -15,6 +18,7 @@
 #include "loom/cluster/job_mode.h"
 #include "loom/cluster/machines.h"
 #include "loom/config/document.h"
+#include "loom/experiment/cluster_fidelity.h"
 #include "loom/report/output_file.h"
 
 namespace loom::experiment {
@@ -34,6 +38,7 @@ struct ClusterExperiment {
   ClusterOutputOptions output;
   nlohmann::json effective_config;
   std::vector<std::string> warnings;  // importing machines and jobs
+  std::optional<ClusterNetwork> network;  // the network modes
 };
 
 // Whether the document is a cluster experiment (has a `cluster:` section).

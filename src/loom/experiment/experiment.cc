@@ -13,6 +13,7 @@
 #include "loom/experiment/sections.h"
 #include "loom/experiment/link_monitor.h"
 #include "loom/experiment/slow_nics.h"
+#include "loom/experiment/system_section.h"
 #include "loom/experiment/workload_sections.h"
 #include "loom/network/models/backend_factory.h"
 #include "loom/network/pxn_relay.h"
@@ -87,50 +88,11 @@ Experiment load(config::Document& document) {
   e.runtime = read_collective(root.child_or_empty("collective"), base_dir);
   e.runtime.flow_hash_seed = e.seed;
   config::Reader system = root.child_or_empty("system");
-  {
-    // By default as many communication streams as the workload uses (at least 2).
-    const std::uint64_t streams =
-        system.optional<std::uint64_t>("comm_streams", std::max<std::uint32_t>(2, loaded.comm_streams_needed));
-    if (streams < 1 || streams > 64) system.fail("comm_streams", fmt::format("must be between 1 and 64, got {}", streams));
-    e.runtime.comm_streams = static_cast<std::uint32_t>(streams);
-    if (system.has("stream_weights")) {
-      e.runtime.stream_weights = system.list<double>("stream_weights");
-      if (e.runtime.stream_weights.size() > streams) {
-        system.fail("stream_weights", fmt::format("lists {} weights for {} communication streams",
-                                                  e.runtime.stream_weights.size(), streams));
-      }
-      for (double w : e.runtime.stream_weights) {
-        if (!(w > 0)) system.fail("stream_weights", fmt::format("weights must be positive, got {}", w));
-      }
-    }
-    if (system.has("stream_classes")) {
-      const auto classes = system.list<std::uint64_t>("stream_classes");
-      if (classes.size() > streams) {
-        system.fail("stream_classes", fmt::format("lists {} classes for {} communication streams", classes.size(), streams));
-      }
-      for (const std::uint64_t c : classes) {
-        if (c >= network::packet::kMaxQueues) {
-          system.fail("stream_classes", fmt::format("class {}: expected 0 (the packet data_priority) or 1..{}", c,
-                                                    network::packet::kMaxQueues - 1));
-        }
-        e.runtime.stream_classes.push_back(static_cast<std::uint8_t>(c));
-      }
-    }
-    const Time watchdog = system.optional<Time>("watchdog", Time::s(300));
-    if (watchdog < Time::zero()) system.fail("watchdog", "must not be negative (0 turns the watchdog off)");
-    e.runtime.watchdog = std::chrono::nanoseconds(watchdog.picoseconds() / 1000);
-    system.finish();
-  }
+  read_system(system, loaded.comm_streams_needed, e.runtime);
+  system.finish();
   e.network = read_network(root.child_or_empty("network"), e.topology, e.seed, base_dir);
   e.warnings.insert(e.warnings.end(), e.network.warnings.begin(), e.network.warnings.end());
-  if (e.network.params.mode == network::NetworkMode::kPacket) {
-    for (const std::uint8_t c : e.runtime.stream_classes) {
-      if (c >= e.network.params.packet.sw.queues) {
-        system.fail("stream_classes", fmt::format("class {} needs network.packet.classes.queues above {} (it is {})", c,
-                                                  c, e.network.params.packet.sw.queues));
-      }
-    }
-  }
+  check_stream_classes(system, e.runtime, e.network);
   {
     config::Reader output = root.child_or_empty("output");
     OutputOptions& o = e.output;

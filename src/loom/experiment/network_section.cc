@@ -83,12 +83,12 @@ void read_profile(config::Reader& packet, const std::filesystem::path& base_dir,
 }  // namespace
 
 NetworkSection read_network(config::Reader s, const topology::Topology& topology, std::uint64_t seed,
-                            const std::filesystem::path& base_dir) {
+                            const std::filesystem::path& base_dir, network::NetworkMode default_mode) {
   NetworkSection section;
   network::NetworkParams& p = section.params;
   std::vector<std::string_view> modes;
   for (const network::NetworkMode m : network::all_network_modes()) modes.push_back(network::to_string(m));
-  p.mode = network::parse_network_mode(s.choice("mode", modes, "analytical"));
+  p.mode = network::parse_network_mode(s.choice("mode", modes, network::to_string(default_mode)));
   section.pxn = s.optional<bool>("pxn", section.pxn);
   if (p.mode == network::NetworkMode::kFlow) {
     read_table(s.child_or_empty("flow"), p.flow, network::flow::check_flow_params);

@@ -36,9 +36,11 @@ struct NetworkSection {
   std::vector<std::string> warnings;     // e.g. a profile's keys that have no effect here
 };
 
-// `seed` seeds the packet backend's random streams; a profile file is relative to `base_dir`.
+// `seed` seeds the packet backend's random streams; a profile file is relative to `base_dir`;
+// `mode` is read with `default_mode` as its default.
 NetworkSection read_network(config::Reader section, const topology::Topology& topology, std::uint64_t seed,
-                            const std::filesystem::path& base_dir);
+                            const std::filesystem::path& base_dir,
+                            network::NetworkMode default_mode = network::NetworkMode::kAnalytical);
 
 // The parameter keys of each mode's section, for `loom list` (network.flow.*, network.packet.*).
 std::vector<ParamEntry> network_parameter_catalog(network::NetworkMode mode);

@@ -3,7 +3,8 @@
 //   jobs.csv       one row per job: id, user, submit, start (first), end, wait (all time queued),
 //                  jct (end - submit), gpus, hosts and leaves of the last run, preemptions,
 //                  failures, lost_gpu_hours (work rolled back x GPUs), overhead_gpu_hours
-//                  (restarts and checkpoint writes x GPUs), iteration_time (empty in job mode),
+//                  (restarts and checkpoint writes x GPUs), iteration_time (the network modes:
+//                  averaged over the wall time the job ran; empty for opaque jobs),
 //                  trace_wait (replays: the wait the trace recorded). Times in seconds; an
 //                  unfinished job has empty start/end/jct.
 //   cluster.csv    one row per sample: time, GPUs busy, idle, stranded (idle on partly used
@@ -15,7 +16,8 @@
 //                  JCT (and of the trace's own wait for replays); makespan; GPU-hours by state;
 //                  utilisation (busy / capacity x makespan), goodput (work of finished jobs /
 //                  capacity x makespan), lost work; failures and preemptions; what each job
-//                  source loaded and left out; warnings; the files written.
+//                  source loaded and left out; warnings; the files written; the network modes:
+//                  `simulation` (mode, fast-forward iterations, simulations, remembered, events).
 // Each table stops after `max_rows` rows and says so in the summary.
 #pragma once
 
@@ -44,6 +46,8 @@ struct ClusterRunInfo {
   nlohmann::json effective_config;
   std::vector<cluster::ClusterSettings::SourceCount> sources;
   std::vector<std::string> warnings;
+  std::string mode = "job";          // cluster.mode
+  nlohmann::json simulation;         // the network modes: what the iteration model simulated
 };
 nlohmann::json make_cluster_summary(const ClusterRunInfo& info, const cluster::Machines& machines,
                                     const std::vector<cluster::Job>& jobs, const cluster::JobModeResult& result,

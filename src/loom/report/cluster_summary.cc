@@ -52,11 +52,11 @@ nlohmann::json make_cluster_summary(const ClusterRunInfo& info, const cluster::M
                        {"rows_left_out", s.excluded_rows}});
   }
   const auto hours = [](double s) { return s / 3600; };
-  return {
+  nlohmann::json summary = {
       {"loom", {{"version", kVersion}, {"git_sha", kGitSha}}},
       {"seed", info.seed},
       {"config", info.effective_config},
-      {"mode", "job"},
+      {"mode", info.mode},
       {"cluster", {{"hosts", machines.hosts.size()}, {"gpus", machines.gpu_count}, {"leaves", machines.leaves.size()},
                    {"pods", machines.pod_count}}},
       {"jobs", {{"count", jobs.size()}, {"finished", jcts.size()}, {"unfinished", jobs.size() - jcts.size()},
@@ -80,6 +80,8 @@ nlohmann::json make_cluster_summary(const ClusterRunInfo& info, const cluster::M
       {"warnings", info.warnings},
       {"outputs", outputs},
   };
+  if (!info.simulation.is_null()) summary["simulation"] = info.simulation;
+  return summary;
 }
 
 }  // namespace loom::report

@@ -23,9 +23,10 @@ WrittenFile write_jobs_csv(const std::filesystem::path& dir, const std::vector<c
     const std::string start = r.first_start ? seconds_text(*r.first_start) : "";
     const std::string end = r.end ? seconds_text(*r.end) : "";
     const std::string jct = r.end ? seconds_text(*r.end - job.submit) : "";
-    fmt::print(out, "{},{},{},{},{},{},{},{},{},{},{},{},{:.6f},{:.6f},,{}\n", csv_quote(job.id), csv_quote(job.user),
+    const std::string iteration = r.iteration_time > cluster::Span::zero() ? seconds_text(r.iteration_time) : "";
+    fmt::print(out, "{},{},{},{},{},{},{},{},{},{},{},{},{:.6f},{:.6f},{},{}\n", csv_quote(job.id), csv_quote(job.user),
                seconds_text(job.submit), start, end, seconds_text(r.wait), jct, job.gpus, r.hosts, r.leaves,
-               r.preemptions, r.failures, r.lost_work.hours() * job.gpus, r.overhead.hours() * job.gpus,
+               r.preemptions, r.failures, r.lost_work.hours() * job.gpus, r.overhead.hours() * job.gpus, iteration,
                job.trace_wait ? seconds_text(*job.trace_wait) : "");
   }
   finish_output(out, written.path);

@@ -1,0 +1,146 @@
+#include "loom/experiment/cluster_fidelity.h"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "loom/cluster/interference.h"
+#include "loom/core/simulator.h"
+#include "loom/network/models/backend_factory.h"
+#include "loom/network/pxn_relay.h"
+#include "loom/topology/routing.h"
+#include "loom/workload/composition.h"
+
+namespace loom::experiment {
+
+namespace {
+
+constexpr std::int64_t kPhaseSteps = 32;
+
+cluster::Span to_span(Time t) { return cluster::Span::ns(std::llround(static_cast<double>(t.picoseconds()) / 1000.0)); }
+
+}  // namespace
+
+NetworkIterationModel::NetworkIterationModel(const ClusterNetwork& network, const cluster::Machines& machines,
+                                             const std::vector<cluster::Job>& jobs)
+    : network_(network), machines_(machines), jobs_(jobs) {
+  // Cluster GPUs are numbered host by host (cluster/machines.h); topology ranks need not be.
+  const topology::Topology& topology = network.topology;
+  std::vector<std::vector<std::uint32_t>> ranks_of_host(topology.host_count());
+  for (std::uint32_t r = 0; r < topology.gpu_count(); ++r) ranks_of_host[topology.host_of_rank(r)].push_back(r);
+  rank_of_gpu_.resize(machines.gpu_count);
+  for (std::uint32_t g = 0; g < machines.gpu_count; ++g) {
+    const std::uint32_t h = machines.host_of_gpu[g];
+    rank_of_gpu_[g] = ranks_of_host[h][g - machines.hosts[h].first_gpu];
+  }
+}
+
+cluster::Span NetworkIterationModel::reference_time(const cluster::Job& job) {
+  const auto found = network_.workloads.find(job.workload);
+  if (found == network_.workloads.end()) {
+    std::string names;
+    for (const auto& [name, w] : network_.workloads) names += (names.empty() ? "" : ", ") + name;
+    throw UserError(job.where, fmt::format("job '{}' runs workload '{}', which cluster.workloads does not define "
+                                           "(it defines: {})",
+                                           job.id, job.workload, names.empty() ? "none" : names));
+  }
+  const workload::Workload& w = found->second.workload;
+  if (w.rank_count() != job.gpus) {
+    throw UserError(job.where, fmt::format("job '{}' has {} GPUs but workload '{}' has {} ranks", job.id, job.gpus,
+                                           job.workload, w.rank_count()));
+  }
+  std::vector<std::uint32_t> packed(job.gpus);
+  for (std::uint32_t g = 0; g < job.gpus; ++g) packed[g] = g;
+  return times_of({Member{&w, job.workload, packed, Time::zero()}})[0];
+}
+
+std::vector<cluster::Span> NetworkIterationModel::iteration_times(std::span<const cluster::PlacedJob> jobs) {
+  std::vector<cluster::Span> times(jobs.size());
+  for (const std::vector<std::size_t>& group : cluster::interacting_groups(machines_, jobs)) {
+    std::vector<Member> members;
+    for (const std::size_t i : group) {
+      const cluster::Job& job = jobs_[jobs[i].id];
+      // The rest of its current iteration, (1 - phase) of its reference iteration, in 1/32 steps.
+      // A job alone has no one to be in phase with.
+      const std::int64_t steps =
+          group.size() == 1 ? 0 : (kPhaseSteps - std::llround(jobs[i].phase * kPhaseSteps)) % kPhaseSteps;
+      const std::int64_t offset_ps = job.iteration_time.nanoseconds() * 1000 * steps / kPhaseSteps;
+      members.push_back(Member{&network_.workloads.at(job.workload).workload, job.workload, jobs[i].gpus,
+                               Time::ps(offset_ps)});
+    }
+    const std::vector<cluster::Span> group_times = times_of(members);
+    for (std::size_t k = 0; k < group.size(); ++k) times[group[k]] = group_times[k];
+  }
+  return times;
+}
+
+std::vector<cluster::Span> NetworkIterationModel::times_of(const std::vector<Member>& group) {
+  std::string key;
+  for (const Member& m : group) {
+    key += fmt::format("{}+{}", m.name, m.offset.picoseconds());
+    for (const std::uint32_t g : m.gpus) key += fmt::format(",{}", g);
+    key += ';';
+  }
+  if (const auto found = memo_.find(key); found != memo_.end()) {
+    ++remembered_;
+    return found->second;
+  }
+  std::vector<cluster::Span> times = simulate(group);
+  memo_.emplace(std::move(key), times);
+  return times;
+}
+
+std::vector<cluster::Span> NetworkIterationModel::simulate(const std::vector<Member>& group) {
+  const topology::Topology& topology = network_.topology;
+  const std::uint32_t n = network_.iterations;
+  const std::uint32_t runs = group.size() > 1 ? n + 1 : n;  // a co-runner beside every measured iteration
+  workload::Composition composition(topology.gpu_count());
+  std::vector<std::vector<workload::NodeRange>> copies;
+  std::vector<std::uint32_t> ranks;
+  for (std::size_t i = 0; i < group.size(); ++i) {
+    ranks.clear();
+    for (const std::uint32_t g : group[i].gpus) ranks.push_back(rank_of_gpu_[g]);
+    if (group[i].offset > Time::zero()) {
+      for (const std::uint32_t r : ranks) composition.delay(r, group[i].offset, fmt::format("job{}/arrival", i));
+    }
+    copies.push_back(composition.append(*group[i].workload, ranks, fmt::format("job{}/", i), runs));
+  }
+  const workload::Workload composed = composition.take();
+
+  Simulator simulator;
+  topology::Routing routing(topology);
+  const std::unique_ptr<network::Backend> backend =
+      network::make_backend(simulator, topology, routing, network_.network.params);
+  std::optional<network::PxnRelay> pxn;
+  if (network_.network.pxn) pxn.emplace(topology, *backend);
+  network::Backend& carrier = pxn ? static_cast<network::Backend&>(*pxn) : *backend;
+  system::Runtime runtime(simulator, topology, composed, carrier, network_.runtime);
+  const system::RunResult result = runtime.run();
+
+  std::vector<cluster::Span> times;
+  for (std::size_t i = 0; i < group.size(); ++i) {
+    std::vector<Time> ends;
+    for (std::uint32_t k = 0; k < n; ++k) {
+      Time end = Time::zero();
+      for (workload::NodeId id = copies[i][k].first; id < copies[i][k].last; ++id) end = std::max(end, result.nodes[id].end);
+      ends.push_back(end);
+    }
+    const Time period = n >= 2 ? (ends.back() - ends.front()) / static_cast<std::int64_t>(n - 1) : ends.front() - group[i].offset;
+    times.push_back(std::max(to_span(period), cluster::Span::ns(1)));
+  }
+  ++simulations_;
+  events_ += result.events;
+  return times;
+}
+
+nlohmann::json NetworkIterationModel::statistics() const {
+  return {{"mode", network::to_string(network_.network.params.mode)},
+          {"fast_forward_iterations", network_.iterations},
+          {"simulations", simulations_},
+          {"remembered", remembered_},
+          {"events", events_}};
+}
+
+}  // namespace loom::experiment

@@ -1,0 +1,86 @@
+// The network modes of a cluster experiment (cluster.mode analytical, flow or packet): every
+// running job's workload simulated together on the experiment's topology, each job's ranks on
+// the GPUs the placement gave it, with the network, collective and system sections of the
+// file (Arcadia §6.3, iteration fast-forward).
+//
+// When the running set changes, the jobs that may share a link (cluster/interference.h) are
+// simulated together for `fast_forward.iterations` (n) chained iterations each; a job's
+// iteration time is (end of its n-th iteration - end of its first) / (n - 1), its steady
+// period, or the length of its only iteration when n = 1. Co-runners keep their phases: a job
+// that is a fraction f into its current iteration when the set changes starts its first
+// simulated iteration (1 - f) of its reference iteration late (f rounded to 1/32), and every
+// job runs one iteration more than it is measured over, so that each measured iteration has
+// its co-runners beside it. (Phases matter: two identical ring all-reduces sharing an uplink
+// lock into a period that depends on their offset, by ~3% between offsets of 1/2 and 3/4.)
+// The cluster engine then jumps to the next job event with those times. A group's times are
+// remembered by (workload, GPUs and rounded phase of each member), so an unchanged situation
+// is never simulated twice; a job's reference time is its workload alone on GPUs 0..gpus-1 (a
+// packed placement on an empty cluster).
+//
+// Not modelled here: link failures and spine drains during a cluster run, data staging.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "loom/cluster/iteration_model.h"
+#include "loom/cluster/machines.h"
+#include "loom/experiment/network_section.h"
+#include "loom/system/runtime.h"
+#include "loom/topology/topology.h"
+#include "loom/workload/workload.h"
+
+namespace loom::experiment {
+
+struct ClusterWorkload {
+  workload::Workload workload{1};
+  SourceLocation where;
+};
+
+struct ClusterNetwork {
+  topology::Topology topology;
+  NetworkSection network;
+  system::RuntimeOptions runtime;
+  std::map<std::string, ClusterWorkload> workloads;  // cluster.workloads, by name
+  std::uint32_t iterations = 2;                      // fast_forward.iterations
+};
+
+class NetworkIterationModel final : public cluster::IterationModel {
+ public:
+  NetworkIterationModel(const ClusterNetwork& network, const cluster::Machines& machines,
+                        const std::vector<cluster::Job>& jobs);
+
+  std::vector<cluster::Span> iteration_times(std::span<const cluster::PlacedJob> jobs) override;
+  // One iteration of `job`'s workload alone on GPUs 0..gpus-1. UserError at the job when its
+  // workload is unknown or has another rank count than the job has GPUs.
+  cluster::Span reference_time(const cluster::Job& job);
+
+  // Network mode, iterations per simulation, simulations run, situations answered from memory,
+  // simulated events (deterministic: no wall times).
+  nlohmann::json statistics() const;
+
+ private:
+  struct Member {
+    const workload::Workload* workload;
+    std::string name;
+    std::span<const std::uint32_t> gpus;
+    Time offset;  // start delay in the simulation
+  };
+  std::vector<cluster::Span> times_of(const std::vector<Member>& group);
+  std::vector<cluster::Span> simulate(const std::vector<Member>& group);
+
+  const ClusterNetwork& network_;
+  const cluster::Machines& machines_;
+  const std::vector<cluster::Job>& jobs_;
+  std::vector<std::uint32_t> rank_of_gpu_;  // cluster GPU -> topology GPU (rank)
+  std::map<std::string, std::vector<cluster::Span>> memo_;
+  std::uint64_t simulations_ = 0;
+  std::uint64_t remembered_ = 0;
+  std::uint64_t events_ = 0;
+};
+
+}  // namespace loom::experiment

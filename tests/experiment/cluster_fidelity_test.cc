@@ -1,0 +1,190 @@
+// Cluster experiments in the network modes (experiment/cluster_fidelity.h): jobs that share
+// links slow each other down in flow mode and not in analytical mode; iteration fast-forward
+// agrees with one simulation of every iteration; the sections' errors.
+#include <cmath>
+#include <filesystem>
+#include <iomanip>
+#include <iostream>
+#include <string>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "loom/config/document.h"
+#include "loom/core/error.h"
+#include "loom/core/simulator.h"
+#include "loom/experiment/cluster_experiment.h"
+#include "loom/network/models/backend_factory.h"
+#include "loom/system/runtime.h"
+#include "loom/topology/routing.h"
+#include "loom/workload/composition.h"
+#include "user_error.h"
+
+namespace loom::experiment {
+namespace {
+
+namespace fs = std::filesystem;
+
+ClusterExperiment load(const std::string& yaml) {
+  config::Document doc = config::Document::parse(yaml, "exp.yaml");
+  return load_cluster(doc);
+}
+
+ClusterOutcome run(ClusterExperiment e, const std::string& name) {
+  e.output.dir = fs::temp_directory_path() / ("loom_cluster_fidelity_" + name);
+  fs::remove_all(e.output.dir);
+  ClusterOutcome outcome = run_cluster(e);
+  fs::remove_all(e.output.dir);
+  return outcome;
+}
+
+double seconds(const cluster::Span& s) { return s.seconds(); }
+
+// 16 hosts of 8 GPUs on two leaves with one 400G uplink each: jobs crossing leaves contend.
+std::string contention(const std::string& mode, const std::string& placement, bool with_b) {
+  return R"(
+topology: {blueprint: leaf-spine, hosts: 16, hosts_per_leaf: 8, gpus_per_host: 8, spines: 1, links_per_pair: 1}
+cluster:
+  mode: )" + mode + R"(
+  placement: )" + placement + R"(
+  workloads:
+    dp: {type: microbenchmark, ranks: 64, collectives: [{op: all-reduce, group: world, size: 64MiB}]}
+  jobs:
+    - {id: a, gpus: 64, workload: dp, iterations: 20}
+)" + (with_b ? "    - {id: b, gpus: 64, workload: dp, iterations: 20}\n" : "") + "  sample_interval: 0\n";
+}
+
+cluster::Span jct_of_a(const std::string& mode, const std::string& placement, bool with_b) {
+  const ClusterOutcome o = run(load(contention(mode, placement, with_b)), mode + placement + (with_b ? "ab" : "a"));
+  return *o.result.jobs[0].end;
+}
+
+TEST(ClusterFidelity, JobsSharingUplinksSlowEachOtherInFlowModeOnly) {
+  // Packed: a fills leaf 0 and b leaf 1, no shared link. Spread: both span every host and
+  // both leaves' uplinks.
+  EXPECT_EQ(jct_of_a("flow", "packed", true), jct_of_a("flow", "packed", false));
+  const cluster::Span shared = jct_of_a("flow", "spread", true);
+  const cluster::Span alone = jct_of_a("flow", "spread", false);
+  EXPECT_GT(seconds(shared), 1.2 * seconds(alone));
+  EXPECT_GT(shared, jct_of_a("flow", "packed", true));
+  // Analytical mode is contention-free: a co-runner changes nothing.
+  EXPECT_EQ(jct_of_a("analytical", "spread", true), jct_of_a("analytical", "spread", false));
+}
+
+TEST(ClusterFidelity, SummaryAndJobsTableShowTheSimulation) {
+  const ClusterOutcome o = run(load(contention("flow", "spread", true)), "summary");
+  const nlohmann::json& s = o.summary;
+  EXPECT_EQ(s["mode"], "flow");
+  EXPECT_EQ(s["simulation"]["mode"], "flow");
+  EXPECT_EQ(s["simulation"]["fast_forward_iterations"], 2);
+  // References of a and b (same workload and GPUs 0..63: one simulation, then remembered),
+  // then {a, b} together.
+  EXPECT_EQ(s["simulation"]["simulations"], 2);
+  EXPECT_GE(s["simulation"]["remembered"], 1);
+  EXPECT_GT(o.result.jobs[0].iteration_time, cluster::Span::zero());
+}
+
+// Iteration fast-forward against one simulation of every iteration: a (hosts 0-11: leaf 0 and
+// half of leaf 1) runs 40 all-reduces from 0; b (hosts 12-23: half of leaf 1 and leaf 2)
+// arrives mid-run and runs 20. Both rings cross leaf 1's single uplink, so while both run
+// each slows the other down.
+TEST(ClusterFidelity, FastForwardMatchesSimulatingEveryIteration) {
+  const std::string yaml = R"(
+topology: {blueprint: leaf-spine, hosts: 24, hosts_per_leaf: 8, gpus_per_host: 1, spines: 1, links_per_pair: 1}
+cluster:
+  mode: flow
+  workloads:
+    dp: {type: microbenchmark, ranks: 12, collectives: [{op: all-reduce, group: world, size: 64MiB}]}
+  jobs:
+    - {id: a, gpus: 12, workload: dp, iterations: 40}
+    - {id: b, submit: 30ms, gpus: 12, workload: dp, iterations: 20}
+  sample_interval: 0
+)";
+  const ClusterExperiment e = load(yaml);
+  const ClusterOutcome o = run(load(yaml), "fast_forward");
+  const cluster::Span ff_a = *o.result.jobs[0].end;
+  const cluster::Span ff_b = *o.result.jobs[1].end - cluster::Span::ns(30'000'000);
+
+  // The same two jobs in one simulation: b's ranks wait 30 ms, then run their iterations.
+  const ClusterNetwork& net = *e.network;
+  const workload::Workload& dp = net.workloads.at("dp").workload;
+  workload::Composition composition(net.topology.gpu_count());
+  std::vector<std::uint32_t> a_ranks(12), b_ranks(12);
+  for (std::uint32_t r = 0; r < 12; ++r) {
+    a_ranks[r] = r;
+    b_ranks[r] = 12 + r;
+    composition.delay(12 + r, Time::ms(30), "submit");
+  }
+  const workload::NodeRange a = composition.append(dp, a_ranks, "a/", 40).back();
+  const workload::NodeRange b = composition.append(dp, b_ranks, "b/", 20).back();
+  const workload::Workload both = composition.take();
+  Simulator simulator;
+  topology::Routing routing(net.topology);
+  auto backend = network::make_backend(simulator, net.topology, routing, net.network.params);
+  system::Runtime runtime(simulator, net.topology, both, *backend, net.runtime);
+  const system::RunResult truth = runtime.run();
+  const auto end_of = [&](workload::NodeRange range) {
+    Time end;
+    for (workload::NodeId id = range.first; id < range.last; ++id) end = std::max(end, truth.nodes[id].end);
+    return end.picoseconds() * 1e-12;
+  };
+  const double truth_a = end_of(a), truth_b = end_of(b) - 30e-3;
+  std::cout << std::setprecision(5) << "fast-forward / every iteration: a " << seconds(ff_a) / truth_a << ", b "
+            << seconds(ff_b) / truth_b << "\n";
+  EXPECT_NEAR(seconds(ff_a) / truth_a, 1.0, 0.01) << "fast-forward " << seconds(ff_a) << " s, every iteration " << truth_a;
+  EXPECT_NEAR(seconds(ff_b) / truth_b, 1.0, 0.01) << "fast-forward " << seconds(ff_b) << " s, every iteration " << truth_b;
+  // b arrived while a was running and left before it, and they contended: a alone is faster.
+  EXPECT_GT(truth_a, 30e-3 + truth_b);
+  std::string alone = yaml;
+  alone.erase(alone.find("    - {id: b"), alone.find("  sample_interval") - alone.find("    - {id: b"));
+  EXPECT_GT(truth_a, 1.05 * seconds(*run(load(alone), "fast_forward_alone").result.jobs[0].end));
+  // Simulated: a alone on GPUs 0-11 (also b's reference), {a, b}, a alone again (remembered).
+  EXPECT_EQ(o.summary["simulation"]["simulations"], 2);
+}
+
+std::string error_of(const std::string& yaml) {
+  return testing::user_error_of([&] { load(yaml); });
+}
+
+const char* kTopology = "topology: {blueprint: leaf-spine, hosts: 2, hosts_per_leaf: 2, gpus_per_host: 8}\n";
+const char* kWorkloads =
+    "  workloads: {dp: {type: microbenchmark, ranks: 8, collectives: [{op: all-reduce, group: world, size: 1MiB}]}}\n";
+
+TEST(ClusterFidelity, EveryMisuseIsNamed) {
+  using ::testing::HasSubstr;
+  const std::string t = kTopology, w = kWorkloads;
+  EXPECT_THAT(error_of(t + "cluster:\n  mode: flow\n  jobs: [{id: a, gpus: 8, workload: dp, iterations: 2}]\n"),
+              HasSubstr("workloads"));
+  EXPECT_THAT(error_of(t + "cluster:\n  mode: flow\n" + w + "  jobs: [{id: a, gpus: 8, workload: dp}]\n"),
+              HasSubstr("give its iterations"));
+  EXPECT_THAT(error_of(t + "cluster:\n  mode: flow\n" + w + "  jobs: [{id: a, gpus: 8, workload: dp, iterations: 2, duration: 1h}]\n"),
+              HasSubstr("gives a duration and a workload"));
+  EXPECT_THAT(error_of(t + "cluster:\n  jobs: [{id: a, gpus: 8, workload: dp, iterations: 2}]\n"),
+              HasSubstr("job mode does not run"));
+  EXPECT_THAT(error_of(t + "network: {mode: flow}\ncluster:\n  jobs: [{id: a, gpus: 8, duration: 1h}]\n"),
+              HasSubstr("exp.yaml:2"));
+  EXPECT_THAT(error_of(t + "network: {mode: packet}\ncluster:\n  mode: flow\n" + w +
+                       "  jobs: [{id: a, gpus: 8, workload: dp, iterations: 2}]\n"),
+              HasSubstr("give the fidelity once"));
+  EXPECT_THAT(error_of(t + "cluster:\n  mode: flow\n  workloads: {dp: {type: microbenchmark, ranks: 8, iterations: 3, "
+                           "collectives: [{op: all-reduce, group: world, size: 1MiB}]}}\n"
+                           "  jobs: [{id: a, gpus: 8, workload: dp, iterations: 2}]\n"),
+              HasSubstr("the workload is one iteration"));
+  EXPECT_THAT(error_of(t + "cluster:\n  fast_forward: {iterations: 3}\n  jobs: [{id: a, gpus: 8, duration: 1h}]\n"),
+              HasSubstr("job mode simulates no iterations"));
+}
+
+TEST(ClusterFidelity, UnknownWorkloadsAndRankMismatchesAreNamedWhenTheRunStarts) {
+  using ::testing::HasSubstr;
+  const std::string t = kTopology, w = kWorkloads;
+  const auto run_error = [](const std::string& yaml) {
+    return testing::user_error_of([&] { run(load(yaml), "errors"); });
+  };
+  EXPECT_THAT(run_error(t + "cluster:\n  mode: flow\n" + w + "  jobs: [{id: a, gpus: 8, workload: dpp, iterations: 2}]\n"),
+              HasSubstr("workload 'dpp', which cluster.workloads does not define (it defines: dp)"));
+  EXPECT_THAT(run_error(t + "cluster:\n  mode: flow\n" + w + "  jobs: [{id: a, gpus: 16, workload: dp, iterations: 2}]\n"),
+              HasSubstr("job 'a' has 16 GPUs but workload 'dp' has 8 ranks"));
+}
+
+}  // namespace
+}  // namespace loom::experiment
