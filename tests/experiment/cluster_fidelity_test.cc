@@ -142,6 +142,27 @@ cluster:
   EXPECT_EQ(o.summary["simulation"]["simulations"], 2);
 }
 
+TEST(ClusterFidelity, UnevenPlacementsAreTuned) {
+  // Spread places b's 6 GPUs 2, 2, 1, 1 over the 4 hosts (a holds one GPU on hosts 0 and 1):
+  // the tuner models uneven hosts with flat algorithms instead of refusing them.
+  const ClusterOutcome o = run(load(R"(
+topology: {blueprint: leaf-spine, hosts: 4, hosts_per_leaf: 2, gpus_per_host: 4}
+collective: {algorithm: auto}
+cluster:
+  mode: flow
+  placement: spread
+  workloads:
+    dp2: {type: microbenchmark, ranks: 2, collectives: [{op: all-reduce, group: world, size: 4MiB}]}
+    dp6: {type: microbenchmark, ranks: 6, collectives: [{op: all-reduce, group: world, size: 4MiB}]}
+  jobs:
+    - {id: a, gpus: 2, workload: dp2, iterations: 10}
+    - {id: b, gpus: 6, workload: dp6, iterations: 10}
+  sample_interval: 0
+)"), "uneven");
+  EXPECT_EQ(o.summary["jobs"]["finished"], 2);
+  EXPECT_EQ(o.result.jobs[1].hosts, 4u);
+}
+
 std::string error_of(const std::string& yaml) {
   return testing::user_error_of([&] { load(yaml); });
 }

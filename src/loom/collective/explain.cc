@@ -20,9 +20,9 @@ std::string explain(const TunerQuery& query, std::uint32_t top) {
   const std::vector<TunerChoice> choices = tuner_candidates(query);
   const TunerChoice& best = choices.front();
   const double factor = bus_bandwidth_factor(query.op, query.members);
-  std::string text = fmt::format("{} of {} on {} ranks ({} host{} x {}), GPU {}\n", to_string(query.op),
+  std::string text = fmt::format("{} of {} on {} ranks ({} host{} x {:g}), GPU {}\n", to_string(query.op),
                                  format_size(query.size), query.members, query.hosts, query.hosts == 1 ? "" : "s",
-                                 query.members / query.hosts, query.gpu->name);
+                                 static_cast<double>(query.members) / query.hosts, query.gpu->name);
   const double algbw = gigabytes_per_second(query.size, best.seconds);
   text += fmt::format("choice: {}, {}, {} channel{}, {} chunk{}: {:.1f} us (algbw {:.1f} GB/s, busbw {:.1f} GB/s)\n",
                       to_string(best.algorithm), to_string(best.protocol), best.channels, best.channels == 1 ? "" : "s",

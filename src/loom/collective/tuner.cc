@@ -49,7 +49,7 @@ class CostModel {
         eff_(protocol_efficiency(protocol)),
         costs_(query.costs),
         n_(query.members),
-        per_host_(static_cast<double>(query.members / query.hosts)),
+        per_host_(static_cast<double>(query.members) / static_cast<double>(query.hosts)),
         size_(query.op == CollectiveOp::kBarrier ? 0.0 : static_cast<double>(query.size)),
         multi_host_(query.hosts > 1) {}
 
@@ -155,6 +155,9 @@ bool candidate(Algorithm algorithm, const TunerQuery& q) {
   if (q.algorithm && *q.algorithm != algorithm) return false;
   if (!supports(algorithm, q.op)) return false;
   if (algorithm == Algorithm::kInNetwork) return false;
+  // Hosts holding different numbers of members (a cluster job placed unevenly): the algorithms
+  // built on a hosts x per-host grid do not apply.
+  if (q.members % q.hosts != 0 && (uses_switches(algorithm) || algorithm == Algorithm::kHierarchical)) return false;
   if (algorithm == Algorithm::kNvls || algorithm == Algorithm::kNvlsTree) {
     const bool one_host = algorithm == Algorithm::kNvls;
     return q.in_switch && q.gpu->nvls_bytes_per_s > 0 && q.members > 1 && (q.hosts == 1) == one_host;
@@ -187,9 +190,9 @@ std::vector<std::uint32_t> channel_counts(Algorithm algorithm, const TunerQuery&
 
 std::vector<TunerChoice> tuner_candidates(const TunerQuery& query) {
   if (query.gpu == nullptr) throw UserError("tuner: no GPU model given; expected one of a100, h100, b200");
-  if (query.members == 0 || query.hosts == 0 || query.members % query.hosts != 0) {
-    throw UserError(fmt::format("tuner: {} members on {} hosts; expected at least one of each, the same number "
-                                "on every host",
+  if (query.members == 0 || query.hosts == 0 || query.members < query.hosts) {
+    throw UserError(fmt::format("tuner: {} members on {} hosts; expected at least one of each and at least one "
+                                "member per host",
                                 query.members, query.hosts));
   }
   std::vector<TunerChoice> choices;

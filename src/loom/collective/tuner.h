@@ -1,7 +1,9 @@
 // An NCCL-like tuner: picks algorithm x protocol x channels (and pipeline chunks) for one
 // collective from a latency/bandwidth cost model per operation, size, group shape and GPU.
 //
-// The model (times in seconds; n members on `hosts` hosts of g = n / hosts; S = size; C
+// The model (times in seconds; n members on `hosts` hosts, g = n / hosts on average (a ring
+// then has n - hosts intra-host and hosts - 1 inter-host steps whether or not every host holds
+// g); S = size; C
 // channels; K chunks; lat = query.costs hop latency (NCCL's by default) of the ring's link class,
 // inter-host when hosts > 1; eff = protocol_efficiency):
 //   link bandwidth  B = NVLink on one host, else min(NVLink, g * NIC) (a ring leaves each host
@@ -55,7 +57,7 @@ struct TunerQuery {
   CollectiveOp op = CollectiveOp::kAllReduce;
   Bytes size = 0;
   std::uint32_t members = 1;
-  std::uint32_t hosts = 1;  // members are spread evenly over this many hosts
+  std::uint32_t hosts = 1;  // members are on this many hosts (evenly, or not: then no grid algorithms)
   const GpuModel* gpu = nullptr;
   bool all_algorithms = false;  // also consider halving-doubling and hierarchical
   // The hosts' scale-up switches can reduce (NVLS). The runtime clears it when the topology has
@@ -83,8 +85,9 @@ struct TunerChoice {
 
 // Every candidate within the constraints with its modelled time, fastest first (see above);
 // empty when the constraints leave none (an algorithm the model has no time for, NVLS with a
-// protocol other than Simple). Throws UserError if members or hosts is 0, members is not a
-// multiple of hosts, or gpu is null.
+// protocol other than Simple). Throws UserError if members or hosts is 0, members < hosts, or
+// gpu is null. When hosts do not all hold the same number of members (members not a multiple
+// of hosts), nvls, nvls-tree and hierarchical are not candidates.
 std::vector<TunerChoice> tuner_candidates(const TunerQuery& query);
 // The fastest candidate; a UserError when there is none.
 TunerChoice tune(const TunerQuery& query);

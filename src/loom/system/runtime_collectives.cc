@@ -184,7 +184,6 @@ void Runtime::tune(Instance& instance, collective::CollectiveSpec& spec) {
   query.protocol = options_.protocol;
   query.channels = options_.channels;
   query.chunks = options_.chunks;
-  if (!instance.tuned && query.members % query.hosts != 0) return;  // (auto: the tuner says why it cannot)
   const std::vector<collective::TunerChoice> choices = collective::tuner_candidates(query);
   if (choices.empty()) {
     if (instance.tuned) {
