@@ -114,7 +114,7 @@ TEST_P(Golden, OutputsMatchStoredCopy) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Examples, Golden,
-                         testing::Values("default", "incast_packet", "cluster_jobs", "gpt13b_training_flow"),
+                         testing::Values("default", "incast_packet", "cluster_jobs", "cluster_flow", "gpt13b_training_flow"),
                          [](const testing::TestParamInfo<std::string>& example) { return example.param; });
 
 }  // namespace
