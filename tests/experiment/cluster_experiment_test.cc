@@ -7,20 +7,17 @@
 #include <nlohmann/json.hpp>
 
 #include "loom/config/document.h"
+#include "cluster_text.h"
 #include "loom/experiment/cluster_experiment.h"
 
 namespace loom::experiment {
 namespace {
 
 namespace fs = std::filesystem;
-
-ClusterExperiment load(const std::string& yaml) {
-  config::Document doc = config::Document::parse(yaml, "exp.yaml");
-  return load_cluster(doc);
-}
+using testing::load_cluster_text;
 
 TEST(ClusterExperiment, HostsLeavesAndPodsComeFromTheTopology) {
-  const ClusterExperiment leaf_spine = load(R"(
+  const ClusterExperiment leaf_spine = load_cluster_text(R"(
 topology: {blueprint: leaf-spine, hosts: 8, hosts_per_leaf: 4, gpus_per_host: 8}
 cluster: {jobs: [{id: a, gpus: 8, duration: 1h}]}
 )");
@@ -29,7 +26,7 @@ cluster: {jobs: [{id: a, gpus: 8, duration: 1h}]}
   EXPECT_EQ(leaf_spine.machines.leaves.size(), 2u);
   EXPECT_EQ(leaf_spine.machines.pod_count, 1u);  // every leaf reaches every spine
   EXPECT_EQ(leaf_spine.machines.hosts[5].leaf, 1u);
-  const ClusterExperiment clos = load(R"(
+  const ClusterExperiment clos = load_cluster_text(R"(
 topology: {blueprint: clos-ratio, hosts: 16, hosts_per_leaf: 2, switch_ratio: "8:4:1", leaves_per_pod: 2, gpus_per_host: 8, nics_per_host: 8}
 cluster: {jobs: [{id: a, gpus: 8, duration: 1h}]}
 )");
@@ -40,7 +37,7 @@ cluster: {jobs: [{id: a, gpus: 8, duration: 1h}]}
 TEST(ClusterExperiment, RunWritesJobsClusterTimelineAndSummary) {
   const fs::path dir = fs::temp_directory_path() / "loom_cluster_experiment_test";
   fs::remove_all(dir);
-  ClusterExperiment e = load(R"(
+  ClusterExperiment e = load_cluster_text(R"(
 seed: 4
 topology: {blueprint: leaf-spine, hosts: 4, hosts_per_leaf: 2, gpus_per_host: 8}
 cluster:
@@ -82,16 +79,16 @@ TEST(ClusterExperiment, MachinesComeFromAListOrTheTopologyNotBoth) {
   std::ofstream(list) << "machineId, number of GPUs, single GPU mem\nm0,2, 12GB\nm1,8, 24GB\n";
   const std::string cluster = "cluster:\n  machines: {format: philly, file: " + list.string() +
                               ", hosts_per_leaf: 1}\n  jobs: [{id: a, gpus: 10, duration: 1h}]\n";
-  const ClusterExperiment e = load(cluster);
+  const ClusterExperiment e = load_cluster_text(cluster);
   EXPECT_EQ(e.machines.gpu_count, 10u);
   EXPECT_EQ(e.machines.leaves.size(), 2u);
   try {
-    load("topology: {blueprint: single-switch, hosts: 1}\n" + cluster);
+    load_cluster_text("topology: {blueprint: single-switch, hosts: 1}\n" + cluster);
     FAIL() << "expected a UserError";
   } catch (const UserError& err) {
     EXPECT_NE(std::string(err.what()).find("not both"), std::string::npos) << err.what();
   }
-  EXPECT_THROW(load("cluster:\n  jobs: [{id: a, duration: 1h}]\n"), UserError);  // no machines at all
+  EXPECT_THROW(load_cluster_text("cluster:\n  jobs: [{id: a, duration: 1h}]\n"), UserError);  // no machines at all
   fs::remove(list);
 }
 

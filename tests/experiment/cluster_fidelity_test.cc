@@ -13,6 +13,7 @@
 #include "loom/config/document.h"
 #include "loom/core/error.h"
 #include "loom/core/simulator.h"
+#include "cluster_text.h"
 #include "loom/experiment/cluster_experiment.h"
 #include "loom/network/models/backend_factory.h"
 #include "loom/system/runtime.h"
@@ -24,11 +25,7 @@ namespace loom::experiment {
 namespace {
 
 namespace fs = std::filesystem;
-
-ClusterExperiment load(const std::string& yaml) {
-  config::Document doc = config::Document::parse(yaml, "exp.yaml");
-  return load_cluster(doc);
-}
+using testing::load_cluster_text;
 
 ClusterOutcome run(ClusterExperiment e, const std::string& name) {
   e.output.dir = fs::temp_directory_path() / ("loom_cluster_fidelity_" + name);
@@ -55,7 +52,7 @@ cluster:
 }
 
 cluster::Span jct_of_a(const std::string& mode, const std::string& placement, bool with_b) {
-  const ClusterOutcome o = run(load(contention(mode, placement, with_b)), mode + placement + (with_b ? "ab" : "a"));
+  const ClusterOutcome o = run(load_cluster_text(contention(mode, placement, with_b)), mode + placement + (with_b ? "ab" : "a"));
   return *o.result.jobs[0].end;
 }
 
@@ -72,7 +69,7 @@ TEST(ClusterFidelity, JobsSharingUplinksSlowEachOtherInFlowModeOnly) {
 }
 
 TEST(ClusterFidelity, SummaryAndJobsTableShowTheSimulation) {
-  const ClusterOutcome o = run(load(contention("flow", "spread", true)), "summary");
+  const ClusterOutcome o = run(load_cluster_text(contention("flow", "spread", true)), "summary");
   const nlohmann::json& s = o.summary;
   EXPECT_EQ(s["mode"], "flow");
   EXPECT_EQ(s["simulation"]["mode"], "flow");
@@ -100,8 +97,8 @@ cluster:
     - {id: b, submit: 30ms, gpus: 12, workload: dp, iterations: 20}
   sample_interval: 0
 )";
-  const ClusterExperiment e = load(yaml);
-  const ClusterOutcome o = run(load(yaml), "fast_forward");
+  const ClusterExperiment e = load_cluster_text(yaml);
+  const ClusterOutcome o = run(load_cluster_text(yaml), "fast_forward");
   const cluster::Span ff_a = *o.result.jobs[0].end;
   const cluster::Span ff_b = *o.result.jobs[1].end - cluster::Span::ns(30'000'000);
 
@@ -137,7 +134,7 @@ cluster:
   EXPECT_GT(truth_a, 30e-3 + truth_b);
   std::string alone = yaml;
   alone.erase(alone.find("    - {id: b"), alone.find("  sample_interval") - alone.find("    - {id: b"));
-  EXPECT_GT(truth_a, 1.05 * seconds(*run(load(alone), "fast_forward_alone").result.jobs[0].end));
+  EXPECT_GT(truth_a, 1.05 * seconds(*run(load_cluster_text(alone), "fast_forward_alone").result.jobs[0].end));
   // Simulated: a alone on GPUs 0-11 (also b's reference), {a, b}, a alone again (remembered).
   EXPECT_EQ(o.summary["simulation"]["simulations"], 2);
 }
@@ -145,7 +142,7 @@ cluster:
 TEST(ClusterFidelity, UnevenPlacementsAreTuned) {
   // Spread places b's 6 GPUs 2, 2, 1, 1 over the 4 hosts (a holds one GPU on hosts 0 and 1):
   // the tuner models uneven hosts with flat algorithms instead of refusing them.
-  const ClusterOutcome o = run(load(R"(
+  const ClusterOutcome o = run(load_cluster_text(R"(
 topology: {blueprint: leaf-spine, hosts: 4, hosts_per_leaf: 2, gpus_per_host: 4}
 collective: {algorithm: auto}
 cluster:
@@ -164,7 +161,7 @@ cluster:
 }
 
 std::string error_of(const std::string& yaml) {
-  return testing::user_error_of([&] { load(yaml); });
+  return loom::testing::user_error_of([&] { load_cluster_text(yaml); });
 }
 
 const char* kTopology = "topology: {blueprint: leaf-spine, hosts: 2, hosts_per_leaf: 2, gpus_per_host: 8}\n";
@@ -199,7 +196,7 @@ TEST(ClusterFidelity, UnknownWorkloadsAndRankMismatchesAreNamedWhenTheRunStarts)
   using ::testing::HasSubstr;
   const std::string t = kTopology, w = kWorkloads;
   const auto run_error = [](const std::string& yaml) {
-    return testing::user_error_of([&] { run(load(yaml), "errors"); });
+    return loom::testing::user_error_of([&] { run(load_cluster_text(yaml), "errors"); });
   };
   EXPECT_THAT(run_error(t + "cluster:\n  mode: flow\n" + w + "  jobs: [{id: a, gpus: 8, workload: dpp, iterations: 2}]\n"),
               HasSubstr("workload 'dpp', which cluster.workloads does not define (it defines: dp)"));
