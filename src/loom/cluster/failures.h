@@ -39,7 +39,7 @@ struct ListedFailure {
 };
 
 struct Maintenance {
-  std::string target;  // host or leaf name
+  std::string target;  // host or leaf name (the network modes turn other switches into cable changes)
   Span start;
   Span duration;
   SourceLocation where;

@@ -24,6 +24,11 @@ class IterationModel {
   // The iteration time of each of `jobs` (same order) while they all run at once, each on its
   // GPUs. Called each time the set of running jobs with a workload changes.
   virtual std::vector<Span> iteration_times(std::span<const PlacedJob> jobs) = 0;
+
+  // Changes of the fabric (link failures and repairs, switch drains) at these times: the engine
+  // applies change i at times[i] with apply_fabric_change(i), then asks the running set again.
+  virtual std::vector<Span> fabric_change_times() const { return {}; }
+  virtual void apply_fabric_change(std::size_t /*index*/) {}
 };
 
 }  // namespace loom::cluster

@@ -17,7 +17,7 @@ namespace loom::cluster {
 
 namespace {
 
-enum class EventType : std::uint8_t { kArrival, kEnd, kFailure, kRepair, kDrainStart, kDrainEnd, kSample };
+enum class EventType : std::uint8_t { kArrival, kEnd, kFailure, kRepair, kDrainStart, kDrainEnd, kFabric, kSample };
 
 struct Event {
   Span at;
@@ -202,6 +202,10 @@ JobModeResult Engine::run() {
     push(m.start, EventType::kDrainStart, i);
     push(m.start + m.duration, EventType::kDrainEnd, i);
   }
+  if (model_) {
+    const std::vector<Span> changes = model_->fabric_change_times();
+    for (std::uint32_t i = 0; i < changes.size(); ++i) push(changes[i], EventType::kFabric, i);
+  }
   if (options_.sample_interval > Span::zero()) push(Span::zero(), EventType::kSample, 0);
 
   const auto wall_start = std::chrono::steady_clock::now();
@@ -338,6 +342,10 @@ void Engine::handle(const Event& e) {
       break;
     case EventType::kDrainStart: drain(e.a, 1); break;
     case EventType::kDrainEnd: drain(e.a, -1); break;
+    case EventType::kFabric:
+      model_->apply_fabric_change(e.a);
+      running_set_changed_ = true;  // same jobs, another fabric
+      break;
     case EventType::kSample:
       sample_due_ = true;
       push(now_ + options_.sample_interval, EventType::kSample, 0);

@@ -52,11 +52,32 @@ ClusterNetwork read_cluster_network(config::Reader root, config::Reader cluster,
   if (n.network.params.mode != mode) {
     net.fail("mode", fmt::format("cluster.mode is {}: give the fidelity once, in cluster.mode", settings.mode));
   }
-  if (!n.network.link_changes.empty()) {
-    net.fail("link_changes", "a cluster run simulates many short windows; cluster link failures are not modelled yet");
+  for (const LinkChange& c : n.network.link_changes) {
+    n.fabric_changes.push_back(FabricChange{cluster::Span::ns(c.at.picoseconds() / 1000), {c.link}, c.up});
   }
   check_stream_classes(system, n.runtime, n.network);
   return n;
+}
+
+// Drains of switches that are not leaves take the switch's cables down for their window (jobs
+// reroute); host and leaf drains stay with the engine, which preempts the jobs there.
+void drain_switches(ClusterNetwork& n, const cluster::Machines& machines, std::vector<cluster::Maintenance>& drains) {
+  std::vector<cluster::Maintenance> kept;
+  for (cluster::Maintenance& m : drains) {
+    const std::optional<topology::NodeId> node = n.topology.find(m.target);
+    const bool engine_drains = machines.find_host(m.target) != topology::kNone || machines.find_leaf(m.target) != topology::kNone;
+    if (engine_drains || !node || n.topology.node(*node).kind != topology::NodeKind::kSwitch) {
+      kept.push_back(std::move(m));
+      continue;
+    }
+    std::vector<topology::LinkId> links;
+    for (const topology::LinkId l : n.topology.out_links(*node)) links.push_back(l);
+    n.fabric_changes.push_back(FabricChange{m.start, links, false});
+    n.fabric_changes.push_back(FabricChange{m.start + m.duration, links, true});
+  }
+  drains = std::move(kept);
+  std::stable_sort(n.fabric_changes.begin(), n.fabric_changes.end(),
+                   [](const FabricChange& a, const FabricChange& b) { return a.at < b.at; });
 }
 
 }  // namespace
@@ -94,6 +115,7 @@ ClusterExperiment load_cluster(config::Document& document) {
     }
     if (root.has("workload")) root.fail("workload", "a cluster experiment's workloads are named in cluster.workloads");
     e.network = read_cluster_network(root, section, std::move(*topology), e.settings, base_dir, e.seed);
+    drain_switches(*e.network, e.machines, e.settings.options.failures.maintenance);
   }
   config::Reader output = root.child_or_empty("output");
   e.output.dir = output.optional<std::string>("dir", e.output.dir.string());

@@ -76,8 +76,26 @@ std::vector<cluster::Span> NetworkIterationModel::iteration_times(std::span<cons
   return times;
 }
 
+std::vector<cluster::Span> NetworkIterationModel::fabric_change_times() const {
+  std::vector<cluster::Span> times;
+  for (const FabricChange& c : network_.fabric_changes) times.push_back(c.at);
+  return times;
+}
+
+void NetworkIterationModel::apply_fabric_change(std::size_t index) {
+  const FabricChange& change = network_.fabric_changes[index];
+  for (const topology::LinkId link : change.links) {
+    const auto at = std::lower_bound(down_.begin(), down_.end(), link);
+    const bool is_down = at != down_.end() && *at == link;
+    if (change.up && is_down) down_.erase(at);
+    if (!change.up && !is_down) down_.insert(at, link);
+  }
+}
+
 std::vector<cluster::Span> NetworkIterationModel::times_of(const std::vector<Member>& group) {
-  std::string key;
+  std::string key = "down";
+  for (const topology::LinkId link : down_) key += fmt::format(",{}", link);
+  key += ';';
   for (const Member& m : group) {
     key += fmt::format("{}+{}", m.name, m.offset.picoseconds());
     for (const std::uint32_t g : m.gpus) key += fmt::format(",{}", g);
@@ -113,6 +131,7 @@ std::vector<cluster::Span> NetworkIterationModel::simulate(const std::vector<Mem
   topology::Routing routing(topology);
   const std::unique_ptr<network::Backend> backend =
       network::make_backend(simulator, topology, routing, network_.network.params);
+  for (const topology::LinkId link : down_) backend->schedule_link_change(Time::zero(), link, false, routing);
   std::optional<network::PxnRelay> pxn;
   if (network_.network.pxn) pxn.emplace(topology, *backend);
   network::Backend& carrier = pxn ? static_cast<network::Backend&>(*pxn) : *backend;

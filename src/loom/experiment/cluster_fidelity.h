@@ -17,7 +17,9 @@
 // is never simulated twice; a job's reference time is its workload alone on GPUs 0..gpus-1 (a
 // packed placement on an empty cluster).
 //
-// Not modelled here: link failures and spine drains during a cluster run, data staging.
+// Cables that are down (fabric_changes) are taken down at time zero of every simulation, so
+// routes avoid them; the fabric state is part of what is remembered. Not modelled here:
+// training-data staging over the fabric.
 #pragma once
 
 #include <map>
@@ -41,8 +43,18 @@ struct ClusterWorkload {
   SourceLocation where;
 };
 
+// Cables going down or coming back during the cluster run: network.link_changes (at cluster
+// times) and drains of switches other than leaves (every cable of the switch, rerouting the
+// jobs that crossed it).
+struct FabricChange {
+  cluster::Span at;
+  std::vector<topology::LinkId> links;  // one direction of each cable
+  bool up = false;
+};
+
 struct ClusterNetwork {
   topology::Topology topology;
+  std::vector<FabricChange> fabric_changes;  // by time
   NetworkSection network;
   system::RuntimeOptions runtime;
   std::map<std::string, ClusterWorkload> workloads;  // cluster.workloads, by name
@@ -55,6 +67,8 @@ class NetworkIterationModel final : public cluster::IterationModel {
                         const std::vector<cluster::Job>& jobs);
 
   std::vector<cluster::Span> iteration_times(std::span<const cluster::PlacedJob> jobs) override;
+  std::vector<cluster::Span> fabric_change_times() const override;
+  void apply_fabric_change(std::size_t index) override;
   // One iteration of `job`'s workload alone on GPUs 0..gpus-1. UserError at the job when its
   // workload is unknown or has another rank count than the job has GPUs.
   cluster::Span reference_time(const cluster::Job& job);
@@ -77,6 +91,7 @@ class NetworkIterationModel final : public cluster::IterationModel {
   const cluster::Machines& machines_;
   const std::vector<cluster::Job>& jobs_;
   std::vector<std::uint32_t> rank_of_gpu_;  // cluster GPU -> topology GPU (rank)
+  std::vector<topology::LinkId> down_;       // cables down now, ascending
   std::map<std::string, std::vector<cluster::Span>> memo_;
   std::uint64_t simulations_ = 0;
   std::uint64_t remembered_ = 0;
