@@ -5,8 +5,8 @@
 
 namespace loom::cluster {
 
-RunCosts run_costs(const Job& job, bool restarting) {
-  return RunCosts{restarting ? job.restart_cost : Span::zero(), job.checkpoint_interval, job.checkpoint_cost};
+RunCosts run_costs(const Job& job, bool restarting, Span setup) {
+  return RunCosts{restarting ? job.restart_cost : setup, job.checkpoint_interval, job.checkpoint_cost};
 }
 
 Span run_length(const RunCosts& costs, Span remaining) {

@@ -16,12 +16,13 @@
 namespace loom::cluster {
 
 struct RunCosts {
-  Span restart;   // paid first when the job was interrupted before
+  Span restart;   // paid first: the restart cost when the job was interrupted before, else its setup
   Span interval;  // τ, 0 = no checkpoints
   Span cost;      // C
 };
 
-RunCosts run_costs(const Job& job, bool restarting);
+// `setup`: what the run pays first when it is not a restart (staging the job's data).
+RunCosts run_costs(const Job& job, bool restarting, Span setup = Span::zero());
 
 // Wall time of a run that has `remaining` work to do.
 Span run_length(const RunCosts& costs, Span remaining);

@@ -74,6 +74,11 @@ Job read_job(config::Reader& r, const Job& defaults, std::uint64_t seed) {
   job.restart_cost = read_span(r, "restart_cost", defaults.restart_cost);
   job.workload = r.optional<std::string>("workload", "");
   job.iterations = r.optional<std::uint64_t>("iterations", 0);
+  if (auto data = r.optional_child("data")) {
+    job.data_host = data->required<std::string>("host");
+    job.data_bytes = data->required<config::Size>("size");
+    if (job.data_bytes == 0) data->fail("size", "must be positive");
+  }
   return job;
 }
 

@@ -28,6 +28,9 @@ class IterationModel {
   // Changes of the fabric (link failures and repairs, switch drains) at these times: the engine
   // applies change i at times[i] with apply_fabric_change(i), then asks the running set again.
   virtual std::vector<Span> fabric_change_times() const { return {}; }
+  // Moving a job's training data (Job::data_host, data_bytes) to the GPUs it was placed on,
+  // before its first iteration.
+  virtual Span staging_time(const Job& /*job*/, std::span<const std::uint32_t> /*gpus*/) { return Span::zero(); }
   virtual void apply_fabric_change(std::size_t /*index*/) {}
 };
 

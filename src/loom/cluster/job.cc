@@ -17,6 +17,11 @@ void finalize_jobs(std::vector<Job>& jobs, std::uint32_t cluster_gpus, bool simu
                                              "their duration); cluster.mode flow, packet or analytical simulates it",
                                              job.id));
     }
+    if (!simulated && job.data_bytes > 0) {
+      throw UserError(job.where, fmt::format("job '{}' stages training data, which job mode does not move (it has no "
+                                             "network); cluster.mode flow, packet or analytical does",
+                                             job.id));
+    }
     if (!job.workload.empty() && job.duration) {
       throw UserError(job.where, fmt::format("job '{}' gives a duration and a workload: its workload's iterations "
                                              "decide how long it runs, so give one of them",

@@ -19,6 +19,7 @@
 
 #include "loom/cluster/span.h"
 #include "loom/core/error.h"
+#include "loom/core/units.h"
 
 namespace loom::cluster {
 
@@ -44,6 +45,10 @@ struct Job {
   // iterations x this, and the job works at rate iteration_time / (its iteration time among
   // its co-runners). Zero for opaque jobs, which always work at rate 1.
   Span iteration_time;
+  // Network modes: training data on `data_host` (a host name), `data_bytes` in all. Before its
+  // first iteration the job's hosts fetch their equal shares over the fabric (iteration_model.h).
+  std::string data_host;
+  Bytes data_bytes = 0;
   // Trace replays: the wait the trace itself recorded (scheduled - creation), for comparison.
   std::optional<Span> trace_wait;
   SourceLocation where;           // where the job was defined, for errors

@@ -40,6 +40,7 @@ struct JobState {
   // The current run on its run clock (checkpoint.h): `length` long, at `clock` at wall time
   // `clock_wall`, advancing at `rate`; the iteration time behind that rate, and the run's
   // wall time weighted by it so far (for JobRecord::iteration_time).
+  Span setup;  // the first run's data staging (network modes), zero once it ran
   Span length;
   Span clock;
   Span clock_wall;
@@ -83,7 +84,7 @@ class Engine final : public SchedulerContext {
   Span now() const override { return now_; }
   Span remaining_wall(JobId id) const override {
     const JobState& s = job_state_[id];
-    return run_length(run_costs(jobs_[id], s.restarting), *jobs_[id].duration - s.saved);
+    return run_length(costs_of(id), *jobs_[id].duration - s.saved);
   }
   std::span<const JobId> running() const override { return running_; }
   const std::set<std::pair<Span, JobId>>& running_by_end() const override { return ends_; }
@@ -107,6 +108,7 @@ class Engine final : public SchedulerContext {
   void take_sample();
   // The run clock of a running job now; moves its clock base to now at a new rate.
   Span run_clock(JobId id) const;
+  RunCosts costs_of(JobId id) const { return run_costs(jobs_[id], job_state_[id].restarting, job_state_[id].setup); }
   void set_rate(JobId id, double rate, Span iteration);
   void update_rates();
   std::uint32_t component_of(const std::string& name, const SourceLocation& where) const;
@@ -253,7 +255,7 @@ JobModeResult Engine::run() {
 
 Span Engine::run_clock(JobId id) const {
   const JobState& s = job_state_[id];
-  return advance(run_costs(jobs_[id], s.restarting), s.clock, now_ - s.clock_wall, s.rate);
+  return advance(costs_of(id), s.clock, now_ - s.clock_wall, s.rate);
 }
 
 void Engine::set_rate(JobId id, double rate, Span iteration) {
@@ -279,7 +281,7 @@ void Engine::update_rates() {
   for (JobId id : ids) {
     JobState& s = job_state_[id];
     set_rate(id, s.rate, s.iteration);  // the run clock to now
-    const Span done = s.saved + work_at(run_costs(jobs_[id], s.restarting), s.clock);
+    const Span done = s.saved + work_at(costs_of(id), s.clock);
     const double iterations = static_cast<double>(done.nanoseconds()) / static_cast<double>(jobs_[id].iteration_time.nanoseconds());
     placed_jobs_.push_back(PlacedJob{id, s.gpus, iterations - std::floor(iterations)});
   }
@@ -294,7 +296,7 @@ void Engine::update_rates() {
     if (rate == s.rate && times[i] == s.iteration) continue;
     set_rate(id, rate, times[i]);
     ends_.erase({s.run_end, id});
-    s.run_end = now_ + wall_between(run_costs(jobs_[id], s.restarting), s.clock, s.length, rate);
+    s.run_end = now_ + wall_between(costs_of(id), s.clock, s.length, rate);
     ends_.emplace(s.run_end, id);
     push(s.run_end, EventType::kEnd, id, ++s.epoch);
   }
@@ -326,7 +328,7 @@ void Engine::handle(const Event& e) {
     case EventType::kEnd: {
       JobState& s = job_state_[e.a];
       if (s.status != Status::kRunning || s.epoch != e.b) break;  // interrupted since
-      const RunCosts costs = run_costs(jobs_[e.a], s.restarting);
+      const RunCosts costs = costs_of(e.a);
       const Span remaining = *jobs_[e.a].duration - s.saved;
       result_.jobs[e.a].overhead += run_length(costs, remaining) - remaining;
       s.saved = *jobs_[e.a].duration;
@@ -372,6 +374,7 @@ void Engine::start(JobId id) {
   s.gpus = placed_;
   s.status = Status::kRunning;
   s.run_start = now_;
+  if (model_ && job.data_bytes > 0 && !s.restarting) s.setup = model_->staging_time(job, s.gpus);
   s.length = remaining_wall(id);
   s.clock = Span::zero();
   s.clock_wall = now_;
@@ -422,7 +425,7 @@ void Engine::interrupt(JobId id, RunSpan::Ending why) {
   JobRecord& record = result_.jobs[id];
   const Job& job = jobs_[id];
   const Span remaining = *job.duration - s.saved;
-  const Rollback rb = roll_back(run_costs(job, s.restarting), remaining, s.clock);
+  const Rollback rb = roll_back(costs_of(id), remaining, s.clock);
   result_.interruptions.push_back(Interruption{id, now_, s.saved, s.saved + rb.kept, rb.lost});
   s.saved += rb.kept;
   record.lost_work += rb.lost;

@@ -135,6 +135,10 @@ ClusterOutcome run_cluster(const ClusterExperiment& e, const cluster::ProgressRe
   if (e.network) {
     model.emplace(*e.network, e.machines, jobs);
     for (cluster::Job& job : jobs) {
+      if (job.data_bytes > 0 && e.machines.find_host(job.data_host) == topology::kNone) {
+        throw UserError(job.where, fmt::format("job '{}' stages its data from '{}', which is not a host of the cluster",
+                                               job.id, job.data_host));
+      }
       if (job.workload.empty()) continue;
       job.iteration_time = model->reference_time(job);
       job.duration = cluster::Span::ns(job.iteration_time.nanoseconds() * static_cast<std::int64_t>(job.iterations));

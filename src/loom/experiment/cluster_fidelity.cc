@@ -92,10 +92,75 @@ void NetworkIterationModel::apply_fabric_change(std::size_t index) {
   }
 }
 
-std::vector<cluster::Span> NetworkIterationModel::times_of(const std::vector<Member>& group) {
+std::string NetworkIterationModel::fabric_key() const {
   std::string key = "down";
   for (const topology::LinkId link : down_) key += fmt::format(",{}", link);
-  key += ';';
+  return key + ';';
+}
+
+cluster::Span NetworkIterationModel::staging_time(const cluster::Job& job, std::span<const std::uint32_t> gpus) {
+  const std::uint32_t source = machines_.find_host(job.data_host);
+  if (source == topology::kNone) {
+    throw UserError(job.where, fmt::format("job '{}' stages its data from '{}', which is not a host of the cluster",
+                                           job.id, job.data_host));
+  }
+  // The scatter's members: the data host's first GPU (the root), then the first GPU of each of
+  // the job's other hosts.
+  std::vector<std::uint32_t> ranks{rank_of_gpu_[machines_.hosts[source].first_gpu]};
+  std::uint32_t hosts = 0;
+  for (std::size_t i = 0; i < gpus.size(); ++i) {
+    const std::uint32_t h = machines_.host_of_gpu[gpus[i]];
+    if (i > 0 && machines_.host_of_gpu[gpus[i - 1]] == h) continue;
+    ++hosts;
+    if (h != source) ranks.push_back(rank_of_gpu_[gpus[i]]);
+  }
+  if (ranks.size() == 1) return cluster::Span::zero();  // all on the data host
+  std::string key = fabric_key() + fmt::format("stage{}", job.data_bytes);
+  for (const std::uint32_t r : ranks) key += fmt::format(",{}", r);
+  if (const auto found = memo_.find(key); found != memo_.end()) {
+    ++remembered_;
+    return found->second[0];
+  }
+  // Scatter sizes are the root's whole buffer, one block per member: data_bytes / hosts each.
+  const auto members = static_cast<std::uint32_t>(ranks.size());
+  workload::Workload w(network_.topology.gpu_count());
+  const workload::CommunicatorId comm =
+      w.add_communicator({"staging", "staging", ranks, workload::CommunicatorKind::kOther});
+  workload::Node node;
+  node.kind = workload::NodeKind::kCollective;
+  node.op = collective::CollectiveOp::kScatter;
+  node.algorithm = collective::Algorithm::kDirect;
+  node.communicator = comm;
+  node.bytes = job.data_bytes / hosts * members;
+  node.label = w.intern_label(fmt::format("{}/staging", job.id));
+  for (const std::uint32_t r : ranks) {
+    node.rank = r;
+    w.add_node(node, {});
+  }
+  const cluster::Span time = to_span(run(w).makespan);
+  memo_.emplace(std::move(key), std::vector<cluster::Span>{time});
+  return time;
+}
+
+system::RunResult NetworkIterationModel::run(const workload::Workload& workload) {
+  const topology::Topology& topology = network_.topology;
+  Simulator simulator;
+  topology::Routing routing(topology);
+  const std::unique_ptr<network::Backend> backend =
+      network::make_backend(simulator, topology, routing, network_.network.params);
+  for (const topology::LinkId link : down_) backend->schedule_link_change(Time::zero(), link, false, routing);
+  std::optional<network::PxnRelay> pxn;
+  if (network_.network.pxn) pxn.emplace(topology, *backend);
+  network::Backend& carrier = pxn ? static_cast<network::Backend&>(*pxn) : *backend;
+  system::Runtime runtime(simulator, topology, workload, carrier, network_.runtime);
+  system::RunResult result = runtime.run();
+  ++simulations_;
+  events_ += result.events;
+  return result;
+}
+
+std::vector<cluster::Span> NetworkIterationModel::times_of(const std::vector<Member>& group) {
+  std::string key = fabric_key();
   for (const Member& m : group) {
     key += fmt::format("{}+{}", m.name, m.offset.picoseconds());
     for (const std::uint32_t g : m.gpus) key += fmt::format(",{}", g);
@@ -125,18 +190,7 @@ std::vector<cluster::Span> NetworkIterationModel::simulate(const std::vector<Mem
     }
     copies.push_back(composition.append(*group[i].workload, ranks, fmt::format("job{}/", i), runs));
   }
-  const workload::Workload composed = composition.take();
-
-  Simulator simulator;
-  topology::Routing routing(topology);
-  const std::unique_ptr<network::Backend> backend =
-      network::make_backend(simulator, topology, routing, network_.network.params);
-  for (const topology::LinkId link : down_) backend->schedule_link_change(Time::zero(), link, false, routing);
-  std::optional<network::PxnRelay> pxn;
-  if (network_.network.pxn) pxn.emplace(topology, *backend);
-  network::Backend& carrier = pxn ? static_cast<network::Backend&>(*pxn) : *backend;
-  system::Runtime runtime(simulator, topology, composed, carrier, network_.runtime);
-  const system::RunResult result = runtime.run();
+  const system::RunResult result = run(composition.take());
 
   std::vector<cluster::Span> times;
   for (std::size_t i = 0; i < group.size(); ++i) {
@@ -149,8 +203,6 @@ std::vector<cluster::Span> NetworkIterationModel::simulate(const std::vector<Mem
     const Time period = n >= 2 ? (ends.back() - ends.front()) / static_cast<std::int64_t>(n - 1) : ends.front() - group[i].offset;
     times.push_back(std::max(to_span(period), cluster::Span::ns(1)));
   }
-  ++simulations_;
-  events_ += result.events;
   return times;
 }
 

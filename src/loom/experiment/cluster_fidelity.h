@@ -18,8 +18,9 @@
 // packed placement on an empty cluster).
 //
 // Cables that are down (fabric_changes) are taken down at time zero of every simulation, so
-// routes avoid them; the fabric state is part of what is remembered. Not modelled here:
-// training-data staging over the fabric.
+// routes avoid them; the fabric state is part of what is remembered. A job with training data
+// elsewhere first stages it (staging_time), simulated alone: co-runners' traffic does not slow
+// the staging, nor the staging them.
 #pragma once
 
 #include <map>
@@ -68,6 +69,10 @@ class NetworkIterationModel final : public cluster::IterationModel {
 
   std::vector<cluster::Span> iteration_times(std::span<const cluster::PlacedJob> jobs) override;
   std::vector<cluster::Span> fabric_change_times() const override;
+  // A direct scatter from the data host's first GPU to the first GPU of each of the job's
+  // hosts, data_bytes / hosts each (the data host's own share, if it is one of them, stays
+  // local), alone on the fabric as it is now.
+  cluster::Span staging_time(const cluster::Job& job, std::span<const std::uint32_t> gpus) override;
   void apply_fabric_change(std::size_t index) override;
   // One iteration of `job`'s workload alone on GPUs 0..gpus-1. UserError at the job when its
   // workload is unknown or has another rank count than the job has GPUs.
@@ -86,6 +91,9 @@ class NetworkIterationModel final : public cluster::IterationModel {
   };
   std::vector<cluster::Span> times_of(const std::vector<Member>& group);
   std::vector<cluster::Span> simulate(const std::vector<Member>& group);
+  // Runs `workload` on the fabric as it is now (down cables down); counts the simulation.
+  system::RunResult run(const workload::Workload& workload);
+  std::string fabric_key() const;
 
   const ClusterNetwork& network_;
   const cluster::Machines& machines_;
