@@ -44,7 +44,9 @@ int run_cluster_command(config::Document& document) {
 
 void list_cluster_models() {
   fmt::print("\nCluster (cluster: section; see src/loom/cluster/README.md)\n");
-  fmt::print("  mode (cluster.mode): job\n");
+  fmt::print("  modes (cluster.mode): {} (job: opaque durations; the others simulate each job's workload from\n"
+             "    cluster.workloads on the topology, fast_forward.iterations per situation, default 2)\n",
+             fmt::join(cluster::cluster_mode_names(), ", "));
   fmt::print("  schedulers (cluster.scheduler): {}\n", fmt::join(cluster::scheduler_names(), ", "));
   fmt::print("  placements (cluster.placement): {}\n", fmt::join(cluster::placement_names(), ", "));
   fmt::print("  failure models (cluster.failures, cluster.maintenance):\n");

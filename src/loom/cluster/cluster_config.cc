@@ -150,6 +150,11 @@ FailureOptions read_failures(config::Reader cluster, const std::filesystem::path
 
 }  // namespace
 
+const std::vector<std::string_view>& cluster_mode_names() {
+  static const std::vector<std::string_view> names{"job", "analytical", "flow", "packet"};
+  return names;
+}
+
 std::optional<Machines> read_machines(config::Reader cluster, const std::filesystem::path& base_dir) {
   auto r = cluster.optional_child("machines");
   if (!r) return std::nullopt;
@@ -167,7 +172,7 @@ std::optional<Machines> read_machines(config::Reader cluster, const std::filesys
 ClusterSettings read_cluster(config::Reader cluster, const Machines& machines, const std::filesystem::path& base_dir,
                              std::uint64_t seed) {
   ClusterSettings s;
-  s.mode = cluster.choice("mode", {"job", "analytical", "flow", "packet"}, "job");
+  s.mode = cluster.choice("mode", cluster_mode_names(), "job");
   if (auto ff = cluster.optional_child("fast_forward")) {
     const std::uint64_t n = ff->optional<std::uint64_t>("iterations", s.fast_forward_iterations);
     if (n < 1 || n > 1000) ff->fail("iterations", fmt::format("must be between 1 and 1000, got {}", n));

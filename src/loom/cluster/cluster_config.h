@@ -52,6 +52,9 @@ struct ClusterSettings {
   std::vector<SourceCount> sources;
 };
 
+// cluster.mode's values: job, then the network modes.
+const std::vector<std::string_view>& cluster_mode_names();
+
 // `cluster.machines`, when present.
 std::optional<Machines> read_machines(config::Reader cluster, const std::filesystem::path& base_dir);
 // Everything else of the section, for a cluster of `machines`.
