@@ -3,8 +3,13 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -147,6 +152,138 @@ workload:
   EXPECT_GT(run(slowed).result.makespan, run(normal).result.makespan);
   EXPECT_THAT(load_error(text + "  variation: {slow_nics: [{rank: 1, factor: 0.5}]}\n"),
               HasSubstr("workload.variation.slow_nics[0].factor: must be at least 1"));
+}
+
+// Two hosts of one GPU on one switch, a 2-rank ring all-reduce of 8 MiB: 2 steps of 4 MiB, each
+// a transfer each way through both NICs (400 Gbit/s; PCIe 512 Gbit/s), 83,886,080 ps of
+// serialisation per step at 400 Gbit/s. `variation` is appended under the workload.
+std::string two_host_all_reduce(const std::string& mode, const std::string& variation, int repeat = 1) {
+  return fmt::format(R"(
+topology: {{blueprint: single-switch, hosts: 2, gpus_per_host: 1}}
+collective: {{algorithm: ring, channels: 1, chunks: 1, protocol: simple, hop_latency: none}}
+network: {{mode: {}}}
+workload:
+  collectives: [{{op: all-reduce, size: 8MiB, repeat: {}}}]
+{})",
+                     mode, repeat, variation);
+}
+
+// The collectives' durations of a run of `text`, its output in a scratch folder named `name`.
+std::vector<Time> collective_times(const std::string& text, const std::string& name) {
+  Experiment e = load_text(text);
+  e.output.dir = scratch("nic_windows") / name;
+  std::vector<Time> times;
+  for (const system::CollectiveRecord& c : run(e).result.collectives) times.push_back(c.duration());
+  return times;
+}
+
+double relative_difference(Time a, Time b) {
+  return std::abs(static_cast<double>((a - b).picoseconds())) / static_cast<double>(b.picoseconds());
+}
+
+// Rank 0's NIC at a quarter of its bandwidth from time 0 to past the end: the same all-reduce
+// time as the whole-run slowdown built into the topology (exactly in analytical and flow mode,
+// whose rates change before any transfer; packet mode within 0.5%), and 4x slower than none.
+TEST(Reach, ANicWindowCoveringTheRunMatchesTheWholeRunSlowdown) {
+  for (const std::string mode : {"analytical", "flow", "packet"}) {
+    const Time plain = collective_times(two_host_all_reduce(mode, ""), mode + "_plain").at(0);
+    const Time whole = collective_times(
+        two_host_all_reduce(mode, "  variation: {slow_nics: [{rank: 0, factor: 4}]}"), mode + "_whole").at(0);
+    const Time window = collective_times(
+        two_host_all_reduce(mode, "  variation: {slow_nics: [{rank: 0, factor: 4, from: 0s, until: 10ms}]}"),
+        mode + "_window").at(0);
+    EXPECT_LT(relative_difference(window, whole), 0.005) << mode << ": " << window << " vs " << whole;
+    if (mode != "packet") {
+      EXPECT_EQ(window, whole) << mode;
+    }
+    EXPECT_GT(whole, plain * 3) << mode;
+  }
+}
+
+// A window over the first of two all-reduces ([0, 50 us), the first takes about 170 us): the
+// first is slower, the second takes exactly as long as without any slowdown.
+TEST(Reach, ANicWindowThatEndedChangesNothingLater) {
+  for (const std::string mode : {"analytical", "flow", "packet"}) {
+    const std::vector<Time> plain = collective_times(two_host_all_reduce(mode, "", 2), mode + "_plain2");
+    const std::vector<Time> early = collective_times(
+        two_host_all_reduce(mode, "  variation: {slow_nics: [{rank: 0, factor: 4, until: 50us}]}", 2),
+        mode + "_early");
+    ASSERT_EQ(plain.size(), 2u);
+    ASSERT_EQ(early.size(), 2u);
+    EXPECT_GT(early[0], plain[0]) << mode;
+    EXPECT_EQ(early[1], plain[1]) << mode;
+  }
+}
+
+// Flow mode, rank 0's NIC at 1/4 in [20 us, 60 us), inside the first step (0 to 83.9 us at full
+// rate). Each step is one flow each way, both through NIC 0 and alone on their links, so take
+// one: it sends at R (400 Gbit/s) until 20 us, at R/4 (its NIC port and PCIe link at 100 and
+// 128 Gbit/s) until 60 us, then at R again. Its W bits need W/R alone; with the window they
+// need t such that 20 us R + 40 us R/4 + (t - 60 us) R = W, so t = W/R + 40 us (1 - 1/4): the
+// step, and the all-reduce, end 30 us later (up to a picosecond per rate change of rounding).
+// Packet mode lands between no slowdown and the whole-run one as well.
+TEST(Reach, ANicWindowDuringATransferCostsItsLengthTimesTheRateLost) {
+  const std::string window = "  variation: {slow_nics: [{rank: 0, factor: 4, from: 20us, until: 60us}]}";
+  const Time plain = collective_times(two_host_all_reduce("flow", ""), "flow_plain_half").at(0);
+  const Time half = collective_times(two_host_all_reduce("flow", window), "flow_half").at(0);
+  EXPECT_NEAR(static_cast<double>(half.picoseconds()), static_cast<double>((plain + Time::us(30)).picoseconds()), 8)
+      << half << " vs " << plain;
+  const Time packet_plain = collective_times(two_host_all_reduce("packet", ""), "packet_plain_half").at(0);
+  const Time packet_half = collective_times(two_host_all_reduce("packet", window), "packet_half").at(0);
+  const Time packet_whole = collective_times(
+      two_host_all_reduce("packet", "  variation: {slow_nics: [{rank: 0, factor: 4}]}"), "packet_whole_half").at(0);
+  EXPECT_GT(packet_half, packet_plain + Time::us(25));
+  EXPECT_LT(packet_half, packet_whole);
+}
+
+// Each bad entry, on line 7 of the file, is refused with its location, key and expectation.
+TEST(Reach, BadNicWindowsAreRejectedWithTheirKey) {
+  const std::pair<std::string, std::string> cases[] = {
+      {"rank: 0, factor: 4, from: 60us, until: 20us", "exp.yaml:7:"},
+      {"rank: 0, factor: 4, from: 60us, until: 20us", "slow_nics[0].until: must be after from (60us), got 20us"},
+      {"rank: 0, factor: 4, until: 0s", "slow_nics[0].until: must be after from (0ps), got 0ps"},
+      {"rank: 0, factor: 4, from: -1us", "slow_nics[0].from: '-1us' is not a time: it is negative"},
+      {"rank: 0, factor: 4, from: soon", "slow_nics[0].from: "},
+      {"rank: 2, factor: 4, from: 1us", "slow_nics[0].rank: rank 2 is not a GPU of the topology (ranks 0..1)"},
+  };
+  for (const auto& [entry, expected] : cases) {
+    const std::string text = two_host_all_reduce("flow", "  variation: {slow_nics: [{" + entry + "}]}\n");
+    EXPECT_THAT(load_error(text), HasSubstr(expected)) << entry;
+    EXPECT_THAT(load_error(text), HasSubstr("workload.variation.slow_nics[0].")) << entry;
+  }
+}
+
+// Windows and whole-run slowdowns compose: a cable runs at its bandwidth over the largest factor
+// in force at either end. Rank 0's NIC: 2x for the whole run, 4x in [10, 30) us, 8x in [20, 40)
+// us; rank 1's NIC 3x in [20, 50) us.
+TEST(Reach, NicWindowsComposeByTheLargestFactorInForce) {
+  const Experiment e = load_text(two_host_all_reduce("flow", R"(  variation:
+    slow_nics:
+      - {rank: 0, factor: 2}
+      - {rank: 0, factor: 4, from: 10us, until: 30us}
+      - {rank: 0, factor: 8, from: 20us, until: 40us}
+      - {rank: 1, factor: 3, from: 20us, until: 50us}
+)"));
+  const topology::Topology& t = e.topology;  // with the whole-run slowdown built in
+  const topology::NodeId nic0 = t.nic_of_rank(0), nic1 = t.nic_of_rank(1);
+  topology::LinkId host0 = 0, host1 = 0;  // NIC -> switch
+  for (topology::LinkId l = 0; l < t.link_count(); ++l) {
+    if (t.link(l).src == nic0 && t.node(t.link(l).dst).kind == topology::NodeKind::kSwitch) host0 = l;
+    if (t.link(l).src == nic1 && t.node(t.link(l).dst).kind == topology::NodeKind::kSwitch) host1 = l;
+  }
+  ASSERT_EQ(t.link(host0).bandwidth, Bandwidth::gbps(200));
+  std::vector<std::string> seen;
+  for (const LinkRateChange& c : e.link_rate_changes) {
+    if (c.link == host0 || c.link == host1) {
+      seen.push_back(fmt::format("{} {} {}", c.at, c.link == host0 ? "nic0" : "nic1", c.rate.bps() / 1'000'000'000.0));
+    }
+  }
+  EXPECT_THAT(seen, ::testing::ElementsAre("10us nic0 100", "20us nic0 50", "20us nic1 133.333333333", "40us nic0 200",
+                                           "50us nic1 400"));
+  // Every cable of both NICs (GPU-NIC and NIC-switch, both ways) changes at 20 us.
+  EXPECT_EQ(std::count_if(e.link_rate_changes.begin(), e.link_rate_changes.end(),
+                          [](const LinkRateChange& c) { return c.at == Time::us(20); }),
+            8);
 }
 
 }  // namespace

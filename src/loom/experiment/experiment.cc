@@ -6,6 +6,7 @@
 #include <fstream>
 #include <memory>
 #include <optional>
+#include <span>
 
 #include <fmt/format.h>
 
@@ -71,6 +72,19 @@ void warn_of_short_sampling(Experiment& e) {
   }
 }
 
+// Whole-run slowdowns go into the topology, windowed ones become rate changes over the
+// unmodified topology (slow_nics.h).
+void apply_slow_nics(std::span<const SlowNic> slow, Experiment& e) {
+  if (slow.empty()) return;
+  e.link_rate_changes = nic_rate_changes(e.topology, slow);
+  std::vector<workload::NicSlowdown> whole_run;
+  for (const SlowNic& s : slow) {
+    if (!s.window) whole_run.push_back(s.slowdown);
+    if (s.window && !e.rate_changes_from.known()) e.rate_changes_from = s.where;
+  }
+  if (!whole_run.empty()) e.topology = with_slow_nics(e.topology, whole_run);
+}
+
 }  // namespace
 
 Experiment load(config::Document& document) {
@@ -81,7 +95,7 @@ Experiment load(config::Document& document) {
   const std::filesystem::path base_dir = std::filesystem::path(document.source_name()).parent_path();
   LoadedWorkloadSection loaded =
       read_workload_section(root.child("workload"), e.topology.gpu_count(), base_dir, e.seed);
-  if (!loaded.nic_slowdowns.empty()) e.topology = with_slow_nics(e.topology, loaded.nic_slowdowns);
+  apply_slow_nics(loaded.nic_slowdowns, e);
   e.workload = std::move(loaded.workload);
   e.warnings = std::move(loaded.warnings);
   e.memory = loaded.memory;
@@ -151,6 +165,13 @@ Outcome run(const Experiment& e) {
   for (const LinkChange& change : e.network.link_changes) {
     backend->schedule_link_change(change.at, change.link, change.up, routing);
   }
+  if (!e.link_rate_changes.empty() && !backend->capabilities().link_rate_changes) {
+    throw UserError(e.rate_changes_from,
+                    fmt::format("workload.variation.slow_nics: a time window (from, until) needs link rate changes, which "
+                                "network.mode {} does not model; slow the NIC for the whole run (no from/until) instead",
+                                backend->name()));
+  }
+  for (const LinkRateChange& change : e.link_rate_changes) backend->schedule_link_rate(change.at, change.link, change.rate);
   const OutputOptions& o = e.output;
   std::optional<LinkMonitor> links;
   if (backend->capabilities().link_loads && o.links) links.emplace(simulator, e.topology, *backend, o.link_interval, o.max_rows);

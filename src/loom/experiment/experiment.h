@@ -25,6 +25,7 @@
 
 #include "loom/config/document.h"
 #include "loom/experiment/network_section.h"
+#include "loom/experiment/slow_nics.h"
 #include "loom/report/collective_stats.h"
 #include "loom/report/output_file.h"
 #include "loom/system/metrics.h"
@@ -60,6 +61,10 @@ struct Experiment {
   std::vector<std::string> warnings;  // from loading inputs (e.g. a real trace's oddities)
   // Training workloads: per-rank memory of the most loaded stage (workload/synthesis/memory_model.h).
   std::optional<workload::synthesis::MemoryEstimate> memory;
+  // The rate changes of NIC slowdowns with a time window (slow_nics.h), scheduled on the backend
+  // before the run; `rate_changes_from` is the first windowed slow_nics entry (for errors).
+  std::vector<LinkRateChange> link_rate_changes;
+  SourceLocation rate_changes_from;
 };
 
 // Reads every section of `document` (overrides already applied) and checks for unknown keys.

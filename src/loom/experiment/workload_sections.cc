@@ -227,24 +227,35 @@ std::pair<double, double> factor_range(config::Reader& v, std::string_view key) 
   return {range[0], range[1]};
 }
 
-// variation.slow_nics: NICs slowed by a given factor, whatever the random draws.
-std::vector<workload::NicSlowdown> read_slow_nics(config::Reader& v) {
-  std::vector<workload::NicSlowdown> slow;
+// variation.slow_nics: NICs slowed by a given factor, whatever the random draws, for the whole
+// run or, with `from` and/or `until`, during [from, until).
+std::vector<SlowNic> read_slow_nics(config::Reader& v, std::uint32_t gpu_count) {
+  std::vector<SlowNic> slow;
   if (!v.has("slow_nics")) return slow;
   for (config::Reader n : v.list_of_maps("slow_nics")) {
     const std::uint64_t rank = n.required<std::uint64_t>("rank");
-    if (rank > 0xfffffffeu) n.fail("rank", fmt::format("rank {} is too large", rank));
+    if (rank >= gpu_count) n.fail("rank", fmt::format("rank {} is not a GPU of the topology (ranks 0..{})", rank, gpu_count - 1));
     const double factor = n.required<double>("factor");
     if (!(factor >= 1)) n.fail("factor", fmt::format("must be at least 1 (the NIC's bandwidth is divided by it), got {}", factor));
+    SlowNic entry{{static_cast<std::uint32_t>(rank), factor}, std::nullopt, n.location()};
+    if (n.has("from") || n.has("until")) {
+      TimeWindow window;
+      window.from = n.optional<Time>("from", Time::zero());
+      window.until = n.optional<Time>("until", Time::max());
+      if (!(window.until > window.from)) {
+        n.fail("until", fmt::format("must be after from ({}), got {}", window.from, window.until));
+      }
+      entry.window = window;
+    }
     n.finish();
-    slow.push_back({static_cast<std::uint32_t>(rank), factor});
+    slow.push_back(entry);
   }
   return slow;
 }
 
-workload::VariationSpec read_variation(config::Reader v, std::uint64_t seed,
-                                       std::vector<workload::NicSlowdown>& slow_nics) {
-  slow_nics = read_slow_nics(v);
+workload::VariationSpec read_variation(config::Reader v, std::uint64_t seed, std::uint32_t gpu_count,
+                                       std::vector<SlowNic>& slow_nics) {
+  slow_nics = read_slow_nics(v, gpu_count);
   workload::VariationSpec spec;
   spec.seed = seed;
   auto chance = [&](std::string_view key) {
@@ -293,10 +304,10 @@ LoadedWorkloadSection read_workload_section(config::Reader s, std::uint32_t gpu_
   const std::string type = s.choice("type", {"microbenchmark", "training", "dlrm", "trace"}, "microbenchmark");
   std::optional<workload::VariationSpec> variation;
   std::optional<SourceLocation> variation_at;
-  std::vector<workload::NicSlowdown> slow_nics;
+  std::vector<SlowNic> slow_nics;
   if (auto v = s.optional_child("variation")) {
     variation_at = v->location();
-    variation = read_variation(*v, seed, slow_nics);
+    variation = read_variation(*v, seed, gpu_count, slow_nics);
   }
   LoadedWorkloadSection out;
   if (type == "microbenchmark") {
@@ -317,7 +328,9 @@ LoadedWorkloadSection read_workload_section(config::Reader s, std::uint32_t gpu_
   }
   if (variation) {
     try {
-      out.nic_slowdowns = workload::apply_variation(out.workload, *variation).nic_slowdowns;
+      for (const workload::NicSlowdown& drawn : workload::apply_variation(out.workload, *variation).nic_slowdowns) {
+        out.nic_slowdowns.push_back({drawn, std::nullopt, *variation_at});
+      }
       out.nic_slowdowns.insert(out.nic_slowdowns.end(), slow_nics.begin(), slow_nics.end());
     } catch (const UserError& e) {
       if (e.where().known()) throw;

@@ -9,7 +9,8 @@
 //                          optionally scaled down (`scale:` in (0, 1])
 //   variation:             (any type) compute_slowdown_chance, compute_slowdown: [min, max],
 //                          nic_slowdown_chance, nic_slowdown: [min, max], stragglers: [{rank,
-//                          layer, micro_batch, iteration, factor}], slow_nics: [{rank, factor}]
+//                          layer, micro_batch, iteration, factor}], slow_nics: [{rank, factor,
+//                          from, until}] (from/until: a time window, slow_nics.h)
 // Training, DLRM and trace workloads get compute durations from the roofline compute model
 // (`compute:` gpu and efficiencies) for nodes that have FLOPs but no measured duration, or from
 // a measured kernel table (`compute.kernel_table:`, a CSV label,time) for the labels it lists.
@@ -21,6 +22,7 @@
 #include <vector>
 
 #include "loom/config/document.h"
+#include "loom/experiment/slow_nics.h"
 #include "loom/workload/synthesis/memory_model.h"
 #include "loom/workload/variation.h"
 #include "loom/workload/workload.h"
@@ -33,8 +35,9 @@ struct LoadedWorkloadSection {
   std::optional<workload::synthesis::MemoryEstimate> memory;
   std::uint32_t comm_streams_needed = 1;  // streams the workload's nodes use
   std::vector<std::string> warnings;      // from importing a trace
-  // From `variation:`: NICs to slow down in the topology (experiment/slow_nics.h).
-  std::vector<workload::NicSlowdown> nic_slowdowns;
+  // From `variation:`: NICs to slow down, for the whole run or a window (experiment/slow_nics.h):
+  // the random draws first, then the slow_nics entries in file order.
+  std::vector<SlowNic> nic_slowdowns;
 };
 
 // `gpu_count` bounds the ranks; relative trace paths are resolved against `base_dir`; `seed`

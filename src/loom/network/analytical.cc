@@ -15,13 +15,14 @@ std::uint64_t overflow_key(std::uint64_t group, topology::LinkId link) { return 
 AnalyticalBackend::AnalyticalBackend(Simulator& simulator, const topology::Topology& topology,
                                      const topology::Routing& routing)
     : simulator_(simulator),
-      topology_(topology),
       routing_(routing),
       first_hop_latency_(topology.link_count()),
       later_hop_latency_(topology.link_count()),
       shares_(topology.link_count()) {
+  bandwidth_.reserve(topology.link_count());
   for (topology::LinkId l = 0; l < topology.link_count(); ++l) {
     const topology::Link& link = topology.link(l);
+    bandwidth_.push_back(link.bandwidth);
     first_hop_latency_[l] = link.latency;
     later_hop_latency_[l] = link.latency + topology.node(link.src).forwarding_latency;
   }
@@ -38,8 +39,8 @@ Time AnalyticalBackend::ideal_time(const TransferRequest& request) const {
   path_.clear();
   routes_.route(request.src, request.dst, request.flow_hash, path_);
   LOOM_ASSERT(!path_.empty(), "empty route between distinct nodes");
-  Bandwidth bottleneck = topology_.link(path_.front()).bandwidth;
-  for (topology::LinkId l : path_) bottleneck = std::min(bottleneck, topology_.link(l).bandwidth);
+  Bandwidth bottleneck = bandwidth_[path_.front()];
+  for (topology::LinkId l : path_) bottleneck = std::min(bottleneck, bandwidth_[l]);
   return latency_of(path_) + serialization_time(request.bytes, bottleneck);
 }
 
@@ -91,14 +92,14 @@ void AnalyticalBackend::time_started() {
     std::uint32_t worst_k = 1;
     for (topology::LinkId l : s.path) {
       const std::uint32_t k = share(l, s.group);
-      const double seconds_per_bit = k / static_cast<double>(topology_.link(l).bandwidth.bps());
+      const double seconds_per_bit = k / static_cast<double>(bandwidth_[l].bps());
       if (seconds_per_bit > worst_seconds_per_bit) {
         worst = l;
         worst_seconds_per_bit = seconds_per_bit;
         worst_k = k;
       }
     }
-    const Time sending = serialization_time(s.bytes * worst_k, topology_.link(worst).bandwidth);
+    const Time sending = serialization_time(s.bytes * worst_k, bandwidth_[worst]);
     simulator_.post_in(sending, &detail::call_member<&AnalyticalBackend::sent, AnalyticalBackend>, this, id);
   }
   started_.clear();

@@ -25,10 +25,12 @@
 // come from topology::Routing (ECMP by the request's flow_hash) through a RouteCache. Cost per
 // transfer: O(path length) plus two events (one for the end of sending, one delivery shared by
 // the deliveries due together); transfers outside a group: one event. Memory: the route cache,
-// 16 bytes per link, and per grouped transfer in flight its path.
+// 32 bytes per link, and per grouped transfer in flight its path.
 //
 // Link changes: a transfer is timed when it starts, so a cable going down reroutes the
-// transfers that start afterwards; transfers already under way finish as timed.
+// transfers that start afterwards; transfers already under way finish as timed. Link rate
+// changes likewise: a transfer timed after the change sees the link's new bandwidth (in its
+// bottleneck and its ideal time), one already timed finishes at the rate it was timed with.
 #pragma once
 
 #include <cstdint>
@@ -40,6 +42,7 @@
 #include "loom/core/slot_vector.h"
 #include "loom/network/backend.h"
 #include "loom/network/link_change_schedule.h"
+#include "loom/network/link_rate_schedule.h"
 #include "loom/network/route_cache.h"
 #include "loom/topology/routing.h"
 
@@ -50,7 +53,9 @@ class AnalyticalBackend final : public Backend {
   AnalyticalBackend(Simulator& simulator, const topology::Topology& topology, const topology::Routing& routing);
 
   NetworkMode mode() const override { return NetworkMode::kAnalytical; }
-  Capabilities capabilities() const override { return {.in_switch_reduction = true, .link_changes = true}; }
+  Capabilities capabilities() const override {
+    return {.in_switch_reduction = true, .link_changes = true, .link_rate_changes = true};
+  }
   void start(const TransferRequest& request, CompletionHandler& handler, std::uint64_t cookie) override;
 
   // The transfer alone on the fabric: latency + bytes over the route's bottleneck (k = 1 on
@@ -58,6 +63,9 @@ class AnalyticalBackend final : public Backend {
   Time ideal_time(const TransferRequest& request) const override;
   void schedule_link_change(Time when, topology::LinkId link, bool up, topology::Routing& routing) override {
     link_changes_.add(when, link, up, routing);
+  }
+  void schedule_link_rate(Time when, topology::LinkId link, Bandwidth rate) override {
+    rate_changes_.add(when, link, rate);
   }
 
  private:
@@ -84,9 +92,12 @@ class AnalyticalBackend final : public Backend {
   void deliver(std::uint64_t id);  // its last byte has arrived
 
   Simulator& simulator_;
-  const topology::Topology& topology_;
   const topology::Routing& routing_;
   LinkChangeSchedule link_changes_{simulator_, routing_, [](void*, topology::LinkId, bool) {}, nullptr};
+  std::vector<Bandwidth> bandwidth_;     // per link: the topology's, until a rate change
+  LinkRateSchedule rate_changes_{simulator_, [](void* self, topology::LinkId link, Bandwidth rate) {
+    static_cast<AnalyticalBackend*>(self)->bandwidth_[link] = rate;
+  }, this};
   mutable RouteCache routes_{routing_};  // ideal_time() routes too; the cache changes no result
   std::vector<Time> first_hop_latency_;  // per link: its latency
   std::vector<Time> later_hop_latency_;  // per link: its latency plus its source's forwarding latency

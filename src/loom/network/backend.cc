@@ -41,6 +41,8 @@ void Backend::schedule_link_change(Time, topology::LinkId, bool, topology::Routi
   lacks(*this, "link changes");
 }
 
+void Backend::schedule_link_rate(Time, topology::LinkId, Bandwidth) { lacks(*this, "link rate changes"); }
+
 void Backend::carried_bytes(std::vector<double>&) const { lacks(*this, "per-link carried bytes"); }
 
 std::vector<OutputFile> Backend::write_monitors(const std::filesystem::path&) const {

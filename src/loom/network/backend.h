@@ -78,6 +78,11 @@ class Backend {
   // mutably); what happens to transfers crossing it is the backend's model (its header says).
   // A transfer left without a route makes Simulator::run() throw UserError.
   virtual void schedule_link_change(Time when, topology::LinkId link, bool up, topology::Routing& routing);
+  // Capabilities::link_rate_changes. At `when` (>= now) the directed link `link` starts to carry
+  // `rate` (> 0) instead of the bandwidth it had; the topology keeps the nominal one. Which
+  // transfers see the new rate (those under way, or only later ones) is the backend's model
+  // (its header says). Changes due at one instant apply in the order they were scheduled.
+  virtual void schedule_link_rate(Time when, topology::LinkId link, Bandwidth rate);
   // Capabilities::link_loads. Wire bytes each link has carried up to now, indexed by LinkId.
   virtual void carried_bytes(std::vector<double>& out) const;
   // Capabilities::monitors. Writes the monitors' CSV files into `dir` and returns them (none

@@ -28,6 +28,8 @@ struct Capabilities {
   bool in_switch_reduction = false;
   // schedule_link_change: cables going down and up during a run.
   bool link_changes = false;
+  // schedule_link_rate: a link's bandwidth changing during a run (a NIC slowed for a while).
+  bool link_rate_changes = false;
   // carried_bytes: cumulative bytes per link (links.csv, hot links).
   bool link_loads = false;
   // write_monitors: sampled monitor CSV files (queues, rates, pauses).

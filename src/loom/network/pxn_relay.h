@@ -35,6 +35,9 @@ class PxnRelay final : public Backend, private CompletionHandler {
   void schedule_link_change(Time when, topology::LinkId link, bool up, topology::Routing& routing) override {
     inner_.schedule_link_change(when, link, up, routing);
   }
+  void schedule_link_rate(Time when, topology::LinkId link, Bandwidth rate) override {
+    inner_.schedule_link_rate(when, link, rate);
+  }
   void carried_bytes(std::vector<double>& out) const override { inner_.carried_bytes(out); }
   std::vector<OutputFile> write_monitors(const std::filesystem::path& dir) const override {
     return inner_.write_monitors(dir);

@@ -12,6 +12,7 @@
 #include "loom/network/analytical.h"
 #include "loom/network/link_sampler.h"
 #include "loom/topology/blueprints.h"
+#include "user_error.h"
 
 namespace loom::network::flow {
 namespace {
@@ -383,6 +384,94 @@ TEST(FlowBackend, LinkSamplerReportsUtilisation) {
   EXPECT_EQ(sampler.sample()[nic_port], 0.0);
   b.simulator.run();
   EXPECT_NEAR(b.flow.carried_bytes(nic_port), 1e6, 1e-6);
+}
+
+// Link rate changes (schedule_link_rate): 1 MB from host.0.gpu.0 to host.1.gpu.0 takes 20 us
+// at its bottleneck, the 400 Gbit/s port host.0.nic.0 -> switch.0 (its route's second link).
+TransferRequest cross_host(const Bench& b) { return {b.gpu(0), b.gpu(8), 1'000'000, 0}; }
+topology::LinkId nic_port(const Bench& b) {
+  std::vector<topology::LinkId> path;
+  b.routing.route(b.gpu(0), b.gpu(8), 0, path);
+  return path[1];
+}
+// Starts cross_host at 0 on `backend` with the NIC port at 100 Gbit/s from 10 us; its arrival.
+Time arrival_with_nic_port_slowed_at_10us(Bench& b, Backend& backend) {
+  EXPECT_TRUE(backend.capabilities().link_rate_changes);
+  backend.schedule_link_rate(10_us, nic_port(b), Bandwidth::gbps(100));
+  backend.start(cross_host(b), b.recorder, 1);
+  b.simulator.run();
+  return b.recorder.done.at(1);
+}
+
+// The NIC port drops to 100 Gbit/s at 10 us: 0.5 MB left the NIC at 400 Gbit/s, the other
+// 0.5 MB take 4e6 bit / 1e11 bit/s = 40 us more, so the last byte leaves at 50 us and arrives
+// at 52.4 us (instead of 22.4 us).
+TEST(FlowLinkRate, AFlowUnderWayDrainsItsBytesLeftAtTheNewRate) {
+  Bench b(two_hosts());
+  EXPECT_EQ(arrival_with_nic_port_slowed_at_10us(b, b.flow), 50_us + kCrossHostLatency);
+}
+
+// A window [10 us, 30 us) at 100 Gbit/s: 0.5 MB before it, 20 us x 100 Gbit/s = 0.25 MB in it,
+// the last 0.25 MB at 400 Gbit/s in 5 us: sent at 35 us = 20 us + (1 - 1/4) x 20 us.
+TEST(FlowLinkRate, AWindowCostsItsLengthTimesTheRateLost) {
+  Bench b(two_hosts());
+  b.flow.schedule_link_rate(10_us, nic_port(b), Bandwidth::gbps(100));
+  b.flow.schedule_link_rate(30_us, nic_port(b), Bandwidth::gbps(400));
+  b.flow.start(cross_host(b), b.recorder, 1);
+  b.simulator.run();
+  EXPECT_EQ(b.recorder.done.at(1), 35_us + kCrossHostLatency);
+  EXPECT_NEAR(b.flow.carried_bytes(nic_port(b)), 1e6, 1e-3);
+}
+
+// A change before the transfer starts: it runs at the new rate from the start, and the ideal
+// time follows the link's rate of the moment. Two flows sharing the slowed link split it.
+TEST(FlowLinkRate, LaterTransfersAndIdealTimesSeeTheNewRate) {
+  Bench b(two_hosts());
+  b.flow.schedule_link_rate(Time::zero(), nic_port(b), Bandwidth::gbps(100));
+  const Time before = b.flow.ideal_time(cross_host(b));
+  b.simulator.run();
+  EXPECT_EQ(before, 20_us + kCrossHostLatency);
+  EXPECT_EQ(b.flow.ideal_time(cross_host(b)), 80_us + kCrossHostLatency);
+  b.flow.start(cross_host(b), b.recorder, 1);
+  b.flow.start({b.gpu(0), b.gpu(9), 1'000'000, 0}, b.recorder, 2);
+  b.simulator.run();
+  // 2 MB through one 100 Gbit/s port, shared equally: both leave at 160 us.
+  EXPECT_EQ(b.recorder.done.at(1), 160_us + kCrossHostLatency);
+  EXPECT_EQ(b.recorder.done.at(2), 160_us + kCrossHostLatency);
+}
+
+TEST(FlowLinkRate, ARateOfZeroIsRefused) {
+  Bench b(two_hosts());
+  EXPECT_THAT(loom::testing::user_error_of([&] { b.flow.schedule_link_rate(1_us, 3, Bandwidth{}); }),
+              HasSubstr("link 3: a rate change to 0 bit/s"));
+}
+
+// The analytical backend times a transfer when it starts: one under way keeps its rate, one
+// started after the change sees the new bottleneck (1 MB at 100 Gbit/s = 80 us).
+TEST(AnalyticalLinkRate, TransfersTimedAfterTheChangeSeeTheNewRate) {
+  Bench b(two_hosts());
+  EXPECT_EQ(arrival_with_nic_port_slowed_at_10us(b, b.analytical), 20_us + kCrossHostLatency);
+  TransferRequest grouped = cross_host(b);
+  grouped.share_group = 7;
+  b.analytical.start(grouped, b.recorder, 2);
+  b.analytical.start(cross_host(b), b.recorder, 3);
+  const Time now = b.simulator.now();
+  b.simulator.run();
+  EXPECT_EQ(b.recorder.done.at(2) - now, 80_us + kCrossHostLatency);
+  EXPECT_EQ(b.recorder.done.at(3) - now, 80_us + kCrossHostLatency);
+  EXPECT_EQ(b.analytical.ideal_time(cross_host(b)), 80_us + kCrossHostLatency);
+}
+
+// A backend without the capability names its mode.
+TEST(FlowLinkRate, BackendsWithoutTheCapabilityNameTheirMode) {
+  struct Carrier final : Backend {
+    NetworkMode mode() const override { return NetworkMode::kAnalytical; }
+    Capabilities capabilities() const override { return {}; }
+    void start(const TransferRequest&, CompletionHandler&, std::uint64_t) override {}
+    Time ideal_time(const TransferRequest&) const override { return Time::zero(); }
+  } carrier;
+  EXPECT_THAT(loom::testing::user_error_of([&] { carrier.schedule_link_rate(1_us, 0, Bandwidth::gbps(1)); }),
+              HasSubstr("network.mode analytical does not model link rate changes"));
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 
 #include "loom/core/error.h"
 #include "loom/core/random.h"
+#include "user_error.h"
 
 namespace loom::network::flow {
 namespace {
@@ -434,6 +435,28 @@ TEST(MaxMinSolver, AgreesWithWaterFillingReference) {
     const std::map<FlowIndex, double> expected = water_filling(solver, live);
     for (const FlowIndex f : live) EXPECT_NEAR(solver.rate(f), expected.at(f), 1e-9 * expected.at(f));
   }
+}
+
+// Two flows of weight 1 on link 0 (capacity 10): 5 each. Halving the capacity touches the link
+// and the next solve gives 2.5 each; a flow elsewhere is left alone.
+TEST(MaxMinSolver, ACapacityChangeReSolvesTheComponentsOnTheLink) {
+  MaxMinSolver solver({10, 10, 7});
+  const std::vector<LinkIndex> shared = {0, 1};
+  const FlowIndex a = solver.add_flow(shared);
+  const FlowIndex b = solver.add_flow(std::vector<LinkIndex>{0});
+  const FlowIndex c = solver.add_flow(std::vector<LinkIndex>{2});
+  solver.solve();
+  EXPECT_EQ(solver.rate(a), 5.0);
+  EXPECT_EQ(solver.rate(b), 5.0);
+  solver.set_capacity(0, 5);
+  solver.solve();
+  EXPECT_EQ(solver.rate(a), 2.5);
+  EXPECT_EQ(solver.rate(b), 2.5);
+  EXPECT_EQ(solver.rate(c), 7.0);
+  EXPECT_THAT(solver.solved_flows(), ::testing::ElementsAre(a, b));
+  EXPECT_EQ(solver.capacity(0), 5.0);
+  EXPECT_THAT(loom::testing::user_error_of([&] { solver.set_capacity(1, 0); }),
+              HasSubstr("capacity of link 1 = 0: expected a finite value > 0"));
 }
 
 }  // namespace

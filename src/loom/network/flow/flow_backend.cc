@@ -68,9 +68,11 @@ FlowBackend::~FlowBackend() = default;
 
 Time FlowBackend::ideal_over(std::span<const topology::LinkId> path, Bytes bytes) const {
   LOOM_ASSERT(!path.empty(), "empty route between distinct nodes");
-  Bandwidth bottleneck = topology_.link(path.front()).bandwidth;
-  for (const topology::LinkId l : path) bottleneck = std::min(bottleneck, topology_.link(l).bandwidth);
-  return path_latency(topology_, path) + serialization_time(wire_bytes(params_, bytes), bottleneck);
+  // The solver's capacities are whole bit/s (the topology's, or a rate change's).
+  double bottleneck = solver_.capacity(path.front());
+  for (const topology::LinkId l : path) bottleneck = std::min(bottleneck, solver_.capacity(l));
+  return path_latency(topology_, path) + serialization_time(wire_bytes(params_, bytes),
+                                                        Bandwidth::bits_per_second(static_cast<std::uint64_t>(bottleneck)));
 }
 
 Time FlowBackend::ideal_time(const TransferRequest& request) const {
@@ -244,6 +246,11 @@ std::vector<Statistic> FlowBackend::statistics() const {
 
 void FlowBackend::on_link_change(void* self, topology::LinkId, bool up) {
   if (!up) static_cast<FlowBackend*>(self)->reroute_broken_streams();
+}
+
+void FlowBackend::set_link_rate(topology::LinkId link, Bandwidth rate) {
+  solver_.set_capacity(link, static_cast<double>(rate.bps()));
+  if (!solver_.flows_on(link).empty()) request_solve();
 }
 
 void FlowBackend::reroute_broken_streams() {

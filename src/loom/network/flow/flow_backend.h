@@ -36,6 +36,12 @@
 // touched components are re-solved at that instant; bytes are never lost, as with a transport
 // that retransmits at once. A cable coming back up changes the routes of later QPs only.
 //
+// Link rate changes (schedule_link_rate, set_link_rate): the link's capacity in the solver
+// becomes the new rate at that instant and, when flows cross it, their components are re-solved
+// then: a QP under way keeps the wire bytes it has left and drains the rest at its new rate, so
+// a rate r1 for t1 then r2 until the end sends t1 r1 + t2 r2 bits (up to the 1 ps round-up of
+// each drain time). ideal_time uses the capacities of the moment.
+//
 // Observers (for the report layer): per-link rate and cumulative carried wire bytes (sample
 // them at intervals with network::LinkSampler), and optionally a FlowRecord per finished transfer.
 //
@@ -55,6 +61,7 @@
 #include "loom/core/slot_vector.h"
 #include "loom/network/backend.h"
 #include "loom/network/link_change_schedule.h"
+#include "loom/network/link_rate_schedule.h"
 #include "loom/network/flow/flow_params.h"
 #include "loom/network/flow/max_min_solver.h"
 #include "loom/network/route_cache.h"
@@ -84,7 +91,7 @@ class FlowBackend final : public Backend {
 
   NetworkMode mode() const override { return NetworkMode::kFlow; }
   Capabilities capabilities() const override {
-    return {.in_switch_reduction = true, .link_changes = true, .link_loads = true};
+    return {.in_switch_reduction = true, .link_changes = true, .link_rate_changes = true, .link_loads = true};
   }
   void start(const TransferRequest& request, CompletionHandler& handler, std::uint64_t cookie) override;
 
@@ -108,6 +115,12 @@ class FlowBackend final : public Backend {
   void schedule_link_change(Time when, topology::LinkId link, bool up, topology::Routing& routing) override {
     link_changes_.add(when, link, up, routing);
   }
+  void schedule_link_rate(Time when, topology::LinkId link, Bandwidth rate) override {
+    rate_changes_.add(when, link, rate);
+  }
+  // Sets the capacity of `link` to `rate` (> 0) now, re-solving the flows that cross it at this
+  // instant (model above). For owners that schedule rate changes themselves (ScaleUpFlow).
+  void set_link_rate(topology::LinkId link, Bandwidth rate);
   // solver.solves and solver.link_visits (SolverStats).
   std::vector<Statistic> statistics() const override;
 
@@ -158,6 +171,9 @@ class FlowBackend final : public Backend {
   // After a cable went down: QPs crossing a down link continue on new routes.
   static void on_link_change(void* self, topology::LinkId link, bool up);
   void reroute_broken_streams();
+  static void on_link_rate(void* self, topology::LinkId link, Bandwidth rate) {
+    static_cast<FlowBackend*>(self)->set_link_rate(link, rate);
+  }
   void request_solve();
   void mark_links(std::span<const LinkIndex> path);
   void solve();
@@ -198,6 +214,7 @@ class FlowBackend final : public Backend {
   // Drains of flows alone on their links: the flows of a collective step drain together.
   DelayBatcher batched_drains_{simulator_, &FlowBackend::batched_drain_event, this};
   LinkChangeSchedule link_changes_;
+  LinkRateSchedule rate_changes_{simulator_, &FlowBackend::on_link_rate, this};
   const topology::Routing& routing_;
   mutable std::vector<topology::LinkId> path_;  // scratch
 };

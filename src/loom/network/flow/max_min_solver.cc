@@ -30,6 +30,12 @@ struct LaterLevel {
   }
 };
 
+void check_capacity(std::size_t link, double capacity) {
+  if (!(capacity > 0) || !std::isfinite(capacity)) {
+    throw UserError(fmt::format("max-min solver: capacity of link {} = {}: expected a finite value > 0", link, capacity));
+  }
+}
+
 }  // namespace
 
 // The work arrays of one component solve, indexed by local link (position of the link in
@@ -51,12 +57,7 @@ struct MaxMinSolver::Scratch {
 
 MaxMinSolver::MaxMinSolver(std::vector<double> capacities, SolverOptions options)
     : capacity_(std::move(capacities)), options_(options) {
-  for (std::size_t l = 0; l < capacity_.size(); ++l) {
-    if (!(capacity_[l] > 0) || !std::isfinite(capacity_[l])) {
-      throw UserError(fmt::format("max-min solver: capacity of link {} = {}: expected a finite "
-                                  "value > 0", l, capacity_[l]));
-    }
-  }
+  for (std::size_t l = 0; l < capacity_.size(); ++l) check_capacity(l, capacity_[l]);
   if (options_.threads < 1) {
     throw UserError(fmt::format("max-min solver: threads = {}: expected at least 1",
                                 options_.threads));
@@ -158,6 +159,12 @@ void MaxMinSolver::touch(LinkIndex link) {
   if (link_touched_[link]) return;
   link_touched_[link] = 1;
   touched_links_.push_back(link);
+}
+
+void MaxMinSolver::set_capacity(LinkIndex link, double capacity) {
+  check_capacity(link, capacity);
+  capacity_[link] = capacity;
+  if (!link_flows_[link].empty()) touch(link);
 }
 
 void MaxMinSolver::solve() {

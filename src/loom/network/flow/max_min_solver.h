@@ -116,7 +116,12 @@ class MaxMinSolver {
   // empty are not searched again: no component holds them).
   void remove_flow(FlowIndex flow);
 
-  // Solves every component touched by add_flow/remove_flow since the last solve.
+  // Gives `link` the capacity `capacity` (> 0 and finite, else UserError naming the link). A
+  // link that carries flows counts as touched: the next solve() solves its component again.
+  // O(1).
+  void set_capacity(LinkIndex link, double capacity);
+
+  // Solves every component touched by add_flow/remove_flow/set_capacity since the last solve.
   void solve();
   // Solves every component, touched or not.
   void solve_all();

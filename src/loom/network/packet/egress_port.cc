@@ -2,6 +2,25 @@
 
 namespace loom::network::packet {
 
+void set_port_rate(EgressPort& port, Bandwidth rate, const PacketParams& params) {
+  port.bps = rate.bps();
+  constexpr std::uint64_t kBitPs = 8'000'000'000'000ull;
+  port.ps_per_byte = kBitPs % port.bps == 0 && kBitPs / port.bps < 0xffffffffull
+                         ? static_cast<std::uint32_t>(kBitPs / port.bps)
+                         : 0;
+  const double gbps = rate.gigabits_per_second();
+  port.kmin = static_cast<std::uint32_t>(static_cast<double>(params.sw.kmin_per_gbps) * gbps);
+  port.kmax = static_cast<std::uint32_t>(static_cast<double>(params.sw.kmax_per_gbps) * gbps);
+  port.pmax = params.sw.pmax;
+  for (const EcnSetting& e : params.sw.ecn_table) {
+    if (e.speed == rate) {
+      port.kmin = static_cast<std::uint32_t>(e.kmin);
+      port.kmax = static_cast<std::uint32_t>(e.kmax);
+      port.pmax = e.pmax;
+    }
+  }
+}
+
 EgressPort make_egress_port(const topology::Topology& topology, topology::LinkId l, const PacketParams& params) {
   const topology::Link& link = topology.link(l);
   EgressPort port;
@@ -10,23 +29,8 @@ EgressPort make_egress_port(const topology::Topology& topology, topology::LinkId
   port.forwarding_source = topology::forwards(topology.node(link.src).kind);
   port.forwarding_target = topology::forwards(far.kind);
   port.delay = link.latency + (port.forwarding_target ? far.forwarding_latency : Time::zero());
-  port.bps = link.bandwidth.bps();
-  constexpr std::uint64_t kBitPs = 8'000'000'000'000ull;
-  if (kBitPs % port.bps == 0 && kBitPs / port.bps < 0xffffffffull) {
-    port.ps_per_byte = static_cast<std::uint32_t>(kBitPs / port.bps);
-  }
   port.error_rate = static_cast<float>(1 - (1 - static_cast<double>(link.error_rate)) * (1 - params.link_error_rate));
-  const double gbps = link.bandwidth.gigabits_per_second();
-  port.kmin = static_cast<std::uint32_t>(static_cast<double>(params.sw.kmin_per_gbps) * gbps);
-  port.kmax = static_cast<std::uint32_t>(static_cast<double>(params.sw.kmax_per_gbps) * gbps);
-  port.pmax = params.sw.pmax;
-  for (const EcnSetting& e : params.sw.ecn_table) {
-    if (e.speed == link.bandwidth) {
-      port.kmin = static_cast<std::uint32_t>(e.kmin);
-      port.kmax = static_cast<std::uint32_t>(e.kmax);
-      port.pmax = e.pmax;
-    }
-  }
+  set_port_rate(port, link.bandwidth, params);
   return port;
 }
 

@@ -144,6 +144,10 @@ struct alignas(64) EgressPort {
 };
 static_assert(offsetof(EgressPort, queue) == 64, "a hop's port fields fill the first cache line");
 
+// Sets what follows from the port's rate (> 0): bps, serialisation per byte, and the ECN
+// thresholds and probability (per Gb/s, or the entry of params.sw.ecn_table for that speed).
+void set_port_rate(EgressPort& port, Bandwidth rate, const PacketParams& params);
+
 // The port of `link` as `params` configure it: delay, serialisation, error rate (the link's
 // combined with params.link_error_rate: 1 - (1 - a)(1 - b)), ECN thresholds (per Gb/s, or the
 // entry of params.sw.ecn_table for the link's speed). `nic` is left to the fabric.

@@ -53,6 +53,12 @@ Fabric::Fabric(Simulator& simulator, const topology::Topology& topology, const P
   }
 }
 
+void Fabric::set_link_rate(LinkId link, Bandwidth rate) {
+  LOOM_ASSERT(!rate.is_zero(), "a link rate of 0 bit/s");
+  set_port_rate(ports_[link], rate, params_);
+  link_bps_[link] = static_cast<double>(rate.bps());
+}
+
 Bytes Fabric::data_wire_bytes(Bytes payload) const {
   const Bytes mtu = params_.nic.mtu;
   const Bytes packets = std::max<Bytes>(1, (payload + mtu - 1) / mtu);
@@ -84,9 +90,9 @@ Time Fabric::ideal_one_way(std::span<const LinkId> path, Bytes bytes) const {
 
 Bandwidth Fabric::bottleneck(std::span<const LinkId> path) const {
   LOOM_ASSERT(!path.empty(), "bottleneck of an empty path");
-  Bandwidth slowest = topology_.link(path.front()).bandwidth;
-  for (const LinkId l : path) slowest = std::min(slowest, topology_.link(l).bandwidth);
-  return slowest;
+  std::uint64_t slowest = ports_[path.front()].bps;
+  for (const LinkId l : path) slowest = std::min(slowest, ports_[l].bps);
+  return Bandwidth::bits_per_second(slowest);
 }
 
 std::size_t Fabric::memory_bytes() const {

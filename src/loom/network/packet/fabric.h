@@ -29,6 +29,8 @@
 //  - Faults: a link's error_rate (combined with params.link_error_rate: 1 - (1 - a)(1 - b))
 //    drops packets arriving over it at random (go-back-N resends them); set_cable_up takes a
 //    cable down (its queues and every packet reaching it are dropped) and reroute moves a QP.
+//  - Link rates: set_link_rate changes a port's bandwidth during a run (a slowed NIC); packets
+//    serialised afterwards take the new rate.
 //  - Routes are source routes: each QP has its forward path and its ACK path (lists of links
 //    from topology::Routing, so per-flow ECMP happens there, per QP flow hash). With packet
 //    spraying (params.packet_spraying) a QP also has up to kSprayPaths - 1 alternate forward
@@ -134,6 +136,14 @@ class Fabric {
   // too); QPs crossing it lose packets until re-routed (their go-back-N recovers the bytes).
   void set_cable_up(topology::LinkId link, bool up);
   bool link_up(topology::LinkId link) const { return !ports_[link].down; }
+  // Sets the bandwidth of the directed `link` (> 0) from now on: a packet that starts its
+  // serialisation later takes serialization_time(w, rate) (one being sent finishes as it
+  // started), the port's ECN thresholds follow the new speed (as for a link of that speed),
+  // and so do HPCC's telemetry, ideal_one_way, base_rtt and bottleneck. A QP takes its line
+  // rate and window when it starts: QPs started later pace at the new rate, those already
+  // running keep theirs and meet the slower port through its queue (ECN, PFC).
+  void set_link_rate(topology::LinkId link, Bandwidth rate);
+  Bandwidth link_rate(topology::LinkId link) const { return Bandwidth::bits_per_second(ports_[link].bps); }
   // The current paths of an active QP.
   std::span<const topology::LinkId> qp_path(QpId qp, bool forward) const;
   // Moves an active QP onto new paths (same endpoints); its packets still on the old paths are

@@ -146,6 +146,12 @@ void PacketBackend::on_link_change(void* self, topology::LinkId link, bool up) {
   static_cast<PacketBackend*>(self)->apply_link_change(link, up);
 }
 
+void PacketBackend::on_link_rate(void* self, topology::LinkId link, Bandwidth rate) {
+  auto* backend = static_cast<PacketBackend*>(self);
+  backend->fabric_.set_link_rate(link, rate);
+  if (backend->scale_up_) backend->scale_up_->set_link_rate(link, rate);
+}
+
 void PacketBackend::apply_link_change(topology::LinkId link, bool up) {
   fabric_.set_cable_up(link, up);
   if (up) return;

@@ -34,6 +34,7 @@
 #include "loom/core/slot_vector.h"
 #include "loom/network/backend.h"
 #include "loom/network/link_change_schedule.h"
+#include "loom/network/link_rate_schedule.h"
 #include "loom/network/packet/fabric.h"
 #include "loom/network/packet/monitor.h"
 #include "loom/network/packet/scale_up_flow.h"
@@ -48,7 +49,9 @@ class PacketBackend final : public Backend, private FabricListener {
                 const topology::Routing& routing, const PacketParams& params);
 
   NetworkMode mode() const override { return NetworkMode::kPacket; }
-  Capabilities capabilities() const override { return {.link_changes = true, .monitors = true}; }
+  Capabilities capabilities() const override {
+    return {.link_changes = true, .link_rate_changes = true, .monitors = true};
+  }
   // Throws UserError, before starting anything, for a request.traffic_class of sw.queues or more.
   void start(const TransferRequest& request, CompletionHandler& handler, std::uint64_t cookie) override;
   Time ideal_time(const TransferRequest& request) const override;
@@ -58,6 +61,13 @@ class PacketBackend final : public Backend, private FabricListener {
   // the old path are lost and resent by go-back-N).
   void schedule_link_change(Time when, topology::LinkId link, bool up, topology::Routing& routing) override {
     link_changes_.add(when, link, up, routing);
+  }
+
+  // Link rate changes: the fabric's port serialises the packets that start after the change at
+  // the new rate, and QPs started afterwards take their line rate from it (Fabric::set_link_rate);
+  // with scale_up_flow the flow model inside hosts changes that link's capacity too.
+  void schedule_link_rate(Time when, topology::LinkId link, Bandwidth rate) override {
+    rate_changes_.add(when, link, rate);
   }
 
   // With params.monitor on: the monitor, sampling while transfers run; write_monitors writes
@@ -92,6 +102,7 @@ class PacketBackend final : public Backend, private FabricListener {
 
   void on_qp_delivered(QpId qp, std::uint64_t tag) override;
   static void on_link_change(void* self, topology::LinkId link, bool up);
+  static void on_link_rate(void* self, topology::LinkId link, Bandwidth rate);
   void apply_link_change(topology::LinkId link, bool up);
   void on_qp_acked(QpId qp, std::uint64_t tag) override;
 
@@ -117,6 +128,7 @@ class PacketBackend final : public Backend, private FabricListener {
   SlotVector<Transfer> transfers_;
   std::vector<QpOrigin> qp_origin_;  // by QP id
   LinkChangeSchedule link_changes_{simulator_, routing_, &PacketBackend::on_link_change, this};
+  LinkRateSchedule rate_changes_{simulator_, &PacketBackend::on_link_rate, this};
   mutable std::vector<topology::LinkId> forward_, reverse_, alternates_, candidate_;  // scratch
 };
 

@@ -27,6 +27,8 @@ class ScaleUpFlow {
     flow_.start(request, handler, cookie);
   }
   Time ideal_time(const TransferRequest& request) const { return flow_.ideal_time(request); }
+  // The flow model's link `link` carries `rate` from now on (FlowBackend::set_link_rate).
+  void set_link_rate(topology::LinkId link, Bandwidth rate) { flow_.set_link_rate(link, rate); }
   std::size_t active_transfers() const { return flow_.active_transfers(); }
 
  private:
