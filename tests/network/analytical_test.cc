@@ -35,11 +35,18 @@ struct Recorder final : CompletionHandler {
   std::vector<std::pair<std::uint64_t, Time>> done;
 };
 
-TEST(AnalyticalBackend, LatencyPlusSizeOverBottleneck) {
+// A backend on the two-GPU line, with a recorder of its completions.
+class AnalyticalLine : public ::testing::Test {
+ protected:
+  AnalyticalLine() { recorder.simulator = &simulator; }
   Line line;
-  const topology::Routing routing(line.topo);
+  const topology::Routing routing{line.topo};
   Simulator simulator;
-  AnalyticalBackend backend(simulator, line.topo, routing);
+  AnalyticalBackend backend{simulator, line.topo, routing};
+  Recorder recorder;
+};
+
+TEST_F(AnalyticalLine, LatencyPlusSizeOverBottleneck) {
   const Time latency = Time::ps(7'200'000);
   EXPECT_EQ(backend.ideal_time({line.gpu0, line.gpu1, 0, 0}), latency);
   // 1 MB at 40 Gbps = 200 us, in both directions.
@@ -47,13 +54,7 @@ TEST(AnalyticalBackend, LatencyPlusSizeOverBottleneck) {
   EXPECT_EQ(backend.ideal_time({line.gpu1, line.gpu0, 1'000'000, 7}), latency + 200_us);
 }
 
-TEST(AnalyticalBackend, CompletionsArriveAsEventsWithTheirCookies) {
-  Line line;
-  const topology::Routing routing(line.topo);
-  Simulator simulator;
-  AnalyticalBackend backend(simulator, line.topo, routing);
-  Recorder recorder;
-  recorder.simulator = &simulator;
+TEST_F(AnalyticalLine, CompletionsArriveAsEventsWithTheirCookies) {
   backend.start({line.gpu0, line.gpu1, 1'000'000, 0}, recorder, 41);
   backend.start({line.gpu1, line.gpu0, 0, 0}, recorder, 42);  // no contention: independent
   EXPECT_TRUE(recorder.done.empty());  // never synchronous
@@ -64,13 +65,7 @@ TEST(AnalyticalBackend, CompletionsArriveAsEventsWithTheirCookies) {
 }
 
 // Two 1 MB transfers over the same 40 Gbps link: 200 us each alone.
-TEST(AnalyticalBackend, TransfersOfOneGroupSplitTheLinksTheyShare) {
-  Line line;
-  const topology::Routing routing(line.topo);
-  Simulator simulator;
-  AnalyticalBackend backend(simulator, line.topo, routing);
-  Recorder recorder;
-  recorder.simulator = &simulator;
+TEST_F(AnalyticalLine, TransfersOfOneGroupSplitTheLinksTheyShare) {
   const Time latency = Time::ps(7'200'000);
   // Same group, same instant: each gets half of the link (k = 2).
   backend.start({.src = line.gpu0, .dst = line.gpu1, .bytes = 1'000'000, .share_group = 5}, recorder, 1);
@@ -93,13 +88,7 @@ TEST(AnalyticalBackend, TransfersOfOneGroupSplitTheLinksTheyShare) {
 // A share is fixed when a transfer starts: one that starts while another of its group is being
 // sent gets half the link; the one under way keeps its time. Links are held while sending,
 // not while the last byte propagates.
-TEST(AnalyticalBackend, SharesAreFixedWhenATransferStarts) {
-  Line line;
-  const topology::Routing routing(line.topo);
-  Simulator simulator;
-  AnalyticalBackend backend(simulator, line.topo, routing);
-  Recorder recorder;
-  recorder.simulator = &simulator;
+TEST_F(AnalyticalLine, SharesAreFixedWhenATransferStarts) {
   const Time latency = Time::ps(7'200'000);
   const TransferRequest request{.src = line.gpu0, .dst = line.gpu1, .bytes = 1'000'000, .share_group = 1};
   backend.start(request, recorder, 1);
