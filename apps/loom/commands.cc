@@ -21,18 +21,23 @@
 
 namespace loom::app {
 
-int run_command(const RunArguments& args) {
-  config::Document document = [&] {
-    if (args.experiment_file) return config::Document::load_file(*args.experiment_file);
-    fmt::print("loom: no experiment file given; running the built-in default experiment ({})\n",
-               kDefaultExperimentName);
-    return config::Document::parse(kDefaultExperiment, kDefaultExperimentName);
-  }();
+config::Document experiment_document(const RunArguments& args) {
+  config::Document document = args.experiment_file
+                                  ? config::Document::load_file(*args.experiment_file)
+                                  : config::Document::parse(kDefaultExperiment, kDefaultExperimentName);
   for (const std::string& assignment : args.overrides) document.apply_override(assignment);
   if (args.seed) document.apply_override(fmt::format("seed={}", *args.seed));
   // A JSON string is a valid YAML scalar, so any path survives the round trip.
   if (args.out_dir) document.apply_override("output.dir=" + nlohmann::json(*args.out_dir).dump());
+  return document;
+}
 
+int run_command(const RunArguments& args) {
+  if (!args.experiment_file) {
+    fmt::print("loom: no experiment file given; running the built-in default experiment ({})\n",
+               kDefaultExperimentName);
+  }
+  config::Document document = experiment_document(args);
   if (experiment::is_cluster_experiment(document)) return run_cluster_command(document);
   const experiment::Experiment loaded = experiment::load(document);
   for (const std::string& warning : loaded.warnings) fmt::print(stderr, "loom: warning: {}\n", warning);

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "loom/config/document.h"
+
 namespace loom::app {
 
 struct RunArguments {
@@ -16,6 +18,8 @@ struct RunArguments {
   std::optional<std::uint64_t> seed;           // overrides seed
 };
 
+// The experiment `args` name (or the built-in default) with its overrides, seed and --out applied.
+config::Document experiment_document(const RunArguments& args);
 int run_command(const RunArguments& args);
 // "loom <version> (<git revision>)".
 std::string version_text();

@@ -14,6 +14,7 @@
 #include "collective_command.h"
 #include "commands.h"
 #include "hpcc_command.h"
+#include "sweep_command.h"
 #include "topo_command.h"
 #include "workload_command.h"
 #include "loom/config/closest_match.h"
@@ -27,6 +28,7 @@ constexpr const char* kExamples = R"(Examples:
   loom run exp.yaml --set network.mode=analytical --set topology.hosts=16 --seed 7
   loom list                                  blueprints, parameters, defaults and model names
   loom run examples/cluster_jobs.yaml        a cluster experiment: jobs, scheduler, failures
+  loom sweep exp.yaml --vary topology.hosts=2,4 --vary network.mode=analytical,flow -j 2 --out results/sweep
   loom collective explain --op all-reduce --size 64MiB --ranks 8 --gpu h100
   loom topo generate clos --hosts 4096 --gpus-per-host 8 --tiers 3 --nic-bandwidth 400Gbps -o clos.yaml
   loom topo show clos.yaml
@@ -97,6 +99,8 @@ int main(int argc, char** argv) {
   const auto workload = loom::app::add_workload_command(app);
   loom::app::HpccArguments hpcc_args;
   CLI::App* hpcc = loom::app::add_hpcc_command(app, hpcc_args);
+  loom::app::SweepArguments sweep_args;
+  CLI::App* sweep = loom::app::add_sweep_command(app, sweep_args);
 
   if (const std::string unknown = unknown_command(app, argc, argv); !unknown.empty()) return report_error(unknown, 2);
   try {
@@ -119,6 +123,7 @@ int main(int argc, char** argv) {
     if (topo->parsed()) return loom::app::topo_command(topo_args);
     if (workload->parsed()) return workload->run();
     if (hpcc->parsed()) return loom::app::hpcc_command(hpcc_args, std::cout);
+    if (sweep->parsed()) return loom::app::sweep_command(sweep_args);
   } catch (const loom::UserError& e) {
     return report_error(e.what(), 2);
   } catch (const std::bad_alloc&) {
