@@ -146,7 +146,9 @@ int sweep_command(const SweepArguments& args) {
   const std::vector<SweepVariant> variants = variants_of(args);
   const fs::path dir = args.out_dir;
   const fs::path logs = dir / "logs";
-  fs::create_directories(logs);
+  std::error_code ec;
+  fs::create_directories(logs, ec);
+  if (ec) throw UserError(fmt::format("sweep: cannot create '{}': {}", logs.string(), ec.message()));
   std::vector<VariantOutcome> outcomes(variants.size());
   std::vector<std::size_t> to_run;
   for (std::size_t i = 0; i < variants.size(); ++i) {

@@ -128,9 +128,10 @@ ClusterExperiment load_cluster(config::Document& document) {
   return e;
 }
 
-ClusterOutcome run_cluster(const ClusterExperiment& e, const cluster::ProgressReporter& progress) {
+ClusterOutcome run_cluster(const ClusterExperiment& e, const cluster::ProgressReporter& progress, RunMode mode) {
   ClusterOutcome outcome;
-  std::vector<cluster::Job> jobs = e.settings.jobs;
+  std::vector<cluster::Job>& jobs = outcome.jobs;
+  jobs = e.settings.jobs;
   std::optional<NetworkIterationModel> model;
   if (e.network) {
     model.emplace(*e.network, e.machines, jobs);
@@ -146,15 +147,16 @@ ClusterOutcome run_cluster(const ClusterExperiment& e, const cluster::ProgressRe
   }
   outcome.result = cluster::run_job_mode(e.machines, jobs, e.settings.options, progress, model ? &*model : nullptr);
   const std::filesystem::path& dir = e.output.dir;
-  if (e.output.jobs) outcome.files.push_back(report::write_jobs_csv(dir, jobs, outcome.result, e.output.max_rows));
-  if (e.output.cluster) outcome.files.push_back(report::write_cluster_csv(dir, outcome.result, e.output.max_rows));
-  if (e.output.timeline) {
+  const bool write = mode == RunMode::kWriteFiles;
+  if (write && e.output.jobs) outcome.files.push_back(report::write_jobs_csv(dir, jobs, outcome.result, e.output.max_rows));
+  if (write && e.output.cluster) outcome.files.push_back(report::write_cluster_csv(dir, outcome.result, e.output.max_rows));
+  if (write && e.output.timeline) {
     outcome.files.push_back(report::write_cluster_timeline(dir, e.machines, jobs, outcome.result, e.output.max_rows));
   }
   const report::ClusterRunInfo info{e.seed, e.effective_config, e.settings.sources, e.warnings, e.settings.mode,
                                     model ? model->statistics() : nlohmann::json()};
   outcome.summary = report::make_cluster_summary(info, e.machines, jobs, outcome.result, outcome.files);
-  outcome.summary_path = report::write_summary(dir, outcome.summary);
+  if (write) outcome.summary_path = report::write_summary(dir, outcome.summary);
   return outcome;
 }
 

@@ -19,6 +19,7 @@
 #include "loom/cluster/machines.h"
 #include "loom/config/document.h"
 #include "loom/experiment/cluster_fidelity.h"
+#include "loom/experiment/experiment.h"
 #include "loom/report/output_file.h"
 
 namespace loom::experiment {
@@ -47,12 +48,15 @@ bool is_cluster_experiment(config::Document& document);
 ClusterExperiment load_cluster(config::Document& document);
 
 struct ClusterOutcome {
+  std::vector<cluster::Job> jobs;  // as run: the network modes set durations from iteration times
   cluster::JobModeResult result;
   nlohmann::json summary;
   std::filesystem::path summary_path;
   std::vector<report::WrittenFile> files;
 };
 
-ClusterOutcome run_cluster(const ClusterExperiment& experiment, const cluster::ProgressReporter& progress = {});
+// RunMode::kInMemory writes no file (the summary lists none).
+ClusterOutcome run_cluster(const ClusterExperiment& experiment, const cluster::ProgressReporter& progress = {},
+                           RunMode mode = RunMode::kWriteFiles);
 
 }  // namespace loom::experiment

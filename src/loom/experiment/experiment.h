@@ -78,11 +78,16 @@ struct Outcome {
   std::vector<report::WrittenFile> files;  // the other files written
   std::vector<std::string> warnings;        // the experiment's warnings
   std::vector<std::string> run_warnings;    // the run's: files cut short by a row cap (also in the summary)
+  nlohmann::json summary;                   // the run record (summary.json's content)
 };
+
+// kInMemory simulates the same run but writes no file: the Outcome's summary lists none, and the
+// tables are the caller's to print (in_memory.h).
+enum class RunMode { kWriteFiles, kInMemory };
 
 // Simulates the experiment and writes its results into its output directory, first removing
 // the files a previous run listed there once the simulation has succeeded (a folder of other
 // files, not a Loom result, is refused before the run; report/output_file.h).
-Outcome run(const Experiment& experiment);
+Outcome run(const Experiment& experiment, RunMode mode = RunMode::kWriteFiles);
 
 }  // namespace loom::experiment
