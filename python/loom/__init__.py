@@ -20,7 +20,7 @@ from typing import Any, Mapping, Optional, Union
 
 from . import _loom
 from ._loom import LoomError
-from ._values import assignments
+from ._values import assignments, to_json
 from ._tables import to_table
 from . import topology, workload
 from ._sweep import sweep
@@ -82,7 +82,7 @@ class Experiment:
         extra = {} if out is None else {"output.dir": os.fspath(out)}
         settings = assignments({**self._overrides, **extra}, self._seed)
         if isinstance(self._source, Mapping):
-            text = json.dumps(self._source, indent=2)
+            text = to_json(self._source, indent=2)
             return _loom.load(None, text, "<dict>", settings)
         return _loom.load(os.fspath(self._source), None, "", settings)
 

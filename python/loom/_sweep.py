@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
@@ -10,7 +9,7 @@ from typing import Any, Mapping, Optional, Sequence
 
 from ._loom import LoomError
 from ._tables import to_table
-from ._values import yaml_text
+from ._values import to_json, yaml_text
 
 __all__ = ["sweep"]
 
@@ -45,7 +44,7 @@ def sweep(experiment: Any, vary: Mapping[str, Sequence[Any]], jobs: Optional[int
         os.makedirs(out, exist_ok=True)
         path = os.path.join(out, "experiment.yaml")
         with open(path, "w", encoding="utf-8") as f:
-            json.dump(experiment, f, indent=2)
+            f.write(to_json(experiment, indent=2))
         experiment = path
     command = [loom_binary(), "sweep", os.fspath(experiment), "--out", out]
     for key, values in vary.items():

@@ -15,11 +15,16 @@ def yaml_text(value: Any) -> str:
     if value is None:
         return "null"
     if isinstance(value, (list, tuple, dict)):
-        return json.dumps(value)
+        return to_json(value)
     text = str(value)
     if isinstance(value, str) and (any(c in text for c in ",\"'") or text != text.strip()):
         return json.dumps(text)
     return text
+
+
+def to_json(value: Any, **options: Any) -> str:
+    """``value`` as JSON text; NumPy scalars (e.g. a DataFrame cell) as the Python numbers they hold."""
+    return json.dumps(value, default=lambda v: v.item() if hasattr(v, "item") else str(v), **options)
 
 
 def assignments(overrides: Mapping[str, Any], seed: Optional[int]) -> list:

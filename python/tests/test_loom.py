@@ -6,6 +6,7 @@ import subprocess
 import threading
 import time
 
+import numpy
 import pandas
 import pandas.testing
 import pytest
@@ -94,7 +95,8 @@ def test_an_experiment_from_a_dict_runs_like_its_file(tmp_path):
     from_file = loom.run(str(path))
     assert from_dict.summary["totals"] == from_file.summary["totals"]
     pandas.testing.assert_frame_equal(from_dict.collectives, from_file.collectives)
-    exp = loom.load(SMALL, overrides={"topology.hosts": 3})
+    exp = loom.load({**SMALL, "seed": numpy.int64(4)}, overrides={"topology.hosts": numpy.int64(3)})
+    assert exp.config["seed"] == 4
     assert exp.config["topology"]["hosts"] == 3 and not exp.is_cluster
     assert exp.run().summary["totals"]["transfers"] > from_dict.summary["totals"]["transfers"]
 
