@@ -176,7 +176,8 @@ LoadedWorkloadSection read_training(config::Reader& s, std::uint32_t gpu_count, 
   }
 }
 
-workload::Workload read_dlrm(config::Reader& s, std::uint32_t gpu_count, const std::filesystem::path& base_dir) {
+workload::Workload read_dlrm(config::Reader& s, std::uint32_t gpu_count, const std::filesystem::path& base_dir,
+                            const MemoryBudget& budget) {
   const synthesis::DlrmConfig model = synthesis::mlperf_dlrm();
   s.choice("model", {"mlperf"}, "mlperf");
   synthesis::DlrmPlan plan;
@@ -190,6 +191,17 @@ workload::Workload read_dlrm(config::Reader& s, std::uint32_t gpu_count, const s
   s.finish();
   try {
     synthesis::validate(model, plan);
+    // Iterations add the same nodes each: two small builds give the count of any number.
+    synthesis::DlrmPlan probe = plan;
+    probe.iterations = 1;
+    const workload::Workload one = synthesis::synthesize_dlrm(model, probe);
+    probe.iterations = 2;
+    const workload::Workload two = synthesis::synthesize_dlrm(model, probe);
+    const std::uint64_t more = plan.iterations - 1;
+    check_fits(s, "iterations",
+               {one.node_count() + more * (two.node_count() - one.node_count()),
+                one.dependency_count() + more * (two.dependency_count() - one.dependency_count()), plan.ranks},
+               budget);
     workload::Workload w = synthesis::synthesize_dlrm(model, plan);
     compute.assign(w);
     return w;
@@ -329,7 +341,7 @@ LoadedWorkloadSection read_workload_section(config::Reader s, std::uint32_t gpu_
   } else if (type == "training") {
     out = read_training(s, gpu_count, base_dir, budget);
   } else if (type == "dlrm") {
-    out.workload = read_dlrm(s, gpu_count, base_dir);
+    out.workload = read_dlrm(s, gpu_count, base_dir, budget);
   } else {
     out = read_trace(s, gpu_count, base_dir, budget);
   }
