@@ -39,7 +39,18 @@ int run_command(const RunArguments& args) {
   }
   config::Document document = experiment_document(args);
   if (experiment::is_cluster_experiment(document)) return run_cluster_command(document);
-  const experiment::Experiment loaded = experiment::load(document);
+  const MemoryBudget budget = [&] {
+    if (!args.max_memory) return MemoryBudget::of_machine();
+    Bytes bytes = 0;
+    try {
+      bytes = parse_size(*args.max_memory);
+    } catch (const UserError& e) {
+      throw UserError("--max-memory: " + e.message());
+    }
+    if (bytes == 0) throw UserError("--max-memory: must be positive");
+    return MemoryBudget(bytes, "--max-memory " + *args.max_memory);
+  }();
+  const experiment::Experiment loaded = experiment::load(document, budget);
   for (const std::string& warning : loaded.warnings) fmt::print(stderr, "loom: warning: {}\n", warning);
   const experiment::Outcome outcome = experiment::run(loaded);
   for (const std::string& warning : outcome.run_warnings) fmt::print(stderr, "loom: warning: {}\n", warning);

@@ -16,6 +16,7 @@ struct RunArguments {
   std::optional<std::string> out_dir;          // overrides output.dir
   std::vector<std::string> overrides;          // "a.b.c=value", applied in order
   std::optional<std::uint64_t> seed;           // overrides seed
+  std::optional<std::string> max_memory;       // memory budget ("8GiB"); none: MemoryBudget::of_machine()
 };
 
 // The experiment `args` name (or the built-in default) with its overrides, seed and --out applied.

@@ -91,6 +91,8 @@ int main(int argc, char** argv) {
       },
       "NON-NEGATIVE");
   run->add_option("--seed", run_args.seed, "Experiment seed (overrides seed)")->check(non_negative);
+  run->add_option("--max-memory", run_args.max_memory,
+                  "Memory budget (e.g. 8GiB): larger inputs are refused before they are built (default: 80% of RAM)");
   CLI::App* list = app.add_subcommand("list", "List blueprints, their parameters and defaults, and model names.");
   CLI::App* version = app.add_subcommand("version", "Print Loom's version and git revision.");
   const loom::app::CollectiveCommand collective(app);

@@ -35,7 +35,8 @@ ClusterNetwork read_cluster_network(config::Reader root, config::Reader cluster,
     if (w.has("iterations")) {
       w.fail("iterations", "a cluster job's iterations are the job's (jobs[].iterations); the workload is one iteration");
     }
-    LoadedWorkloadSection loaded = read_workload_section(w, n.topology.gpu_count(), base_dir, seed);
+    LoadedWorkloadSection loaded =
+        read_workload_section(w, n.topology.gpu_count(), base_dir, seed, MemoryBudget::of_machine());
     if (!loaded.nic_slowdowns.empty()) {
       w.fail("variation", "NIC slowdowns name ranks of one job, not NICs of the cluster; slow the topology's links instead");
     }

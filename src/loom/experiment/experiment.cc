@@ -77,14 +77,14 @@ void apply_slow_nics(std::span<const SlowNic> slow, Experiment& e) {
 
 }  // namespace
 
-Experiment load(config::Document& document) {
+Experiment load(config::Document& document, const MemoryBudget& budget) {
   config::Reader root = document.root();
   Experiment e;
   e.seed = root.optional<std::uint64_t>("seed", e.seed);
   e.topology = read_topology(root.child("topology"), std::filesystem::path(document.source_name()).parent_path());
   const std::filesystem::path base_dir = std::filesystem::path(document.source_name()).parent_path();
   LoadedWorkloadSection loaded =
-      read_workload_section(root.child("workload"), e.topology.gpu_count(), base_dir, e.seed);
+      read_workload_section(root.child("workload"), e.topology.gpu_count(), base_dir, e.seed, budget);
   apply_slow_nics(loaded.nic_slowdowns, e);
   e.workload = std::move(loaded.workload);
   e.warnings = std::move(loaded.warnings);

@@ -24,6 +24,7 @@
 #include <nlohmann/json.hpp>
 
 #include "loom/config/document.h"
+#include "loom/core/memory_budget.h"
 #include "loom/experiment/network_section.h"
 #include "loom/experiment/slow_nics.h"
 #include "loom/report/collective_stats.h"
@@ -67,8 +68,9 @@ struct Experiment {
   SourceLocation rate_changes_from;
 };
 
-// Reads every section of `document` (overrides already applied) and checks for unknown keys.
-Experiment load(config::Document& document);
+// Reads every section of `document` (overrides already applied) and checks for unknown keys. An
+// input whose workload would not fit in `budget` is refused before it is built.
+Experiment load(config::Document& document, const MemoryBudget& budget = MemoryBudget::of_machine());
 
 struct Outcome {
   system::RunResult result;

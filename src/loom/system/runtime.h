@@ -38,6 +38,7 @@
 #include "loom/network/backend.h"
 #include "loom/system/run_result.h"
 #include "loom/topology/topology.h"
+#include "loom/workload/workload_counts.h"
 
 namespace loom::system {
 
@@ -88,6 +89,13 @@ class Runtime final : private network::CompletionHandler {
   ~Runtime();
   Runtime(const Runtime&) = delete;
   Runtime& operator=(const Runtime&) = delete;
+
+  // Heap bytes a run of a workload of `counts` holds at its peak, for the size check before
+  // anything is built (core/memory_budget.h): the workload's node and dependency arrays, the
+  // runtime's per-node state, duration and dependents, the result's per-node timing, and the
+  // per-node work of metrics and outputs afterwards (measured, see runtime.cc). State per
+  // operation in flight is not counted.
+  static double estimated_bytes(const workload::WorkloadCounts& counts);
 
   // Runs the whole workload to completion and returns what happened. Throws UserError when
   // the watchdog stops a run whose simulated time no longer advances.
