@@ -57,6 +57,12 @@ TEST(MemoryBudgetCheck, ManyIterationsAreRefusedAtTheWorkloadAndFewLoad) {
   EXPECT_EQ(load(document, budget).workload.rank_count(), 4u);
 }
 
+TEST(MemoryBudgetCheck, DlrmIterationsAreRefusedAtTheirKey) {
+  EXPECT_THAT(refusal("topology: {hosts: 1, gpus_per_host: 8}\nworkload: {type: dlrm, iterations: 1000000}\n",
+                      MemoryBudget(std::uint64_t{1} << 30, "test budget")),
+              HasSubstr("exp.yaml:2:36: workload.iterations: needs about"));
+}
+
 TEST(MemoryBudgetCheck, MoreNodesThanIdsAreRefusedWhateverTheBudget) {
   std::string text = kRepeat;
   text.replace(text.find("100000000"), 9, "1000000");
