@@ -14,8 +14,11 @@ struct RunArguments {
   std::optional<std::string> out_dir;          // overrides output.dir
   std::vector<std::string> overrides;          // "a.b.c=value", applied in order
   std::optional<std::uint64_t> seed;           // overrides seed
+  bool quiet = false;                          // no progress line (progress.h)
+  bool progress = false;                       // progress from the start, not after 2 s
 };
 
+// Returns kInterruptedExitCode (interrupt.h) when Ctrl-C stopped the run.
 int run_command(const RunArguments& args);
 // "loom <version> (<git revision>)".
 std::string version_text();

@@ -18,6 +18,7 @@
 #include "loom/experiment/workload_sections.h"
 #include "loom/network/models/backend_factory.h"
 #include "loom/network/pxn_relay.h"
+#include "loom/report/html/report.h"
 #include "loom/report/summary.h"
 #include "loom/report/tables.h"
 #include "loom/report/timeline.h"
@@ -122,6 +123,7 @@ Experiment load(config::Document& document) {
     if (hot > 1000) output.fail("hot_links", fmt::format("must be at most 1000, got {}", hot));
     o.hot_links = static_cast<std::uint32_t>(hot);
     o.max_rows = output.optional<std::uint64_t>("max_rows", o.max_rows);
+    o.report = read_output_report(output);
     output.finish();
     e.runtime.record_transfers = o.flows;
   }
@@ -157,7 +159,7 @@ void warn_of_unused_collective_settings(const Experiment& e, const system::RunRe
 }
 }  // namespace
 
-Outcome run(const Experiment& e) {
+Outcome run(const Experiment& e, const system::RunWatcher& watcher) {
   report::check_output_dir(e.output.dir);
   Simulator simulator;
   topology::Routing routing(e.topology);
@@ -183,7 +185,7 @@ Outcome run(const Experiment& e) {
   system::Runtime runtime(simulator, e.topology, e.workload, carrier, e.runtime);
   Outcome outcome;
   outcome.warnings = e.warnings;
-  outcome.result = runtime.run();
+  outcome.result = runtime.run(watcher);
   warn_of_unused_collective_settings(e, outcome.result, outcome.run_warnings);
   report::remove_previous_outputs(o.dir);
   outcome.metrics = system::compute_metrics(e.workload, outcome.result);
@@ -229,6 +231,7 @@ Outcome run(const Experiment& e) {
   info.warnings.insert(info.warnings.end(), outcome.run_warnings.begin(), outcome.run_warnings.end());
   outcome.summary_path = report::write_summary(
       o.dir, report::make_summary(info, e.workload, outcome.result, outcome.metrics, outcome.files));
+  if (o.report) report::html::write_report(o.dir, o.dir / "report.html");
   return outcome;
 }
 
