@@ -102,7 +102,7 @@ TEST(HtmlReport, ManyRanksAreStridedUnderTheChartBound) {
   EXPECT_EQ(values(c).size(), 1500u * 3);
   EXPECT_LE(values(c).size(), kMaxPointsPerChart);
   EXPECT_EQ(values(c)[3]["rank"], 2);
-  EXPECT_THAT(c.note, HasSubstr("3000 ranks: every 2th rank shown"));
+  EXPECT_THAT(c.note, HasSubstr("3000 ranks: one rank in 2 shown"));
 }
 
 TEST(HtmlReport, CollectivesAreGroupedByOperationAndSize) {

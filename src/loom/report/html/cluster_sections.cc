@@ -37,12 +37,9 @@ json series(const std::vector<double>& hours, const std::vector<std::vector<doub
 }  // namespace
 
 void add_cluster_timeline(const std::filesystem::path& dir, Report& report) {
-  const std::filesystem::path path = dir / "cluster.csv";
-  if (!std::filesystem::exists(path)) {
-    report.absent.push_back(absent_line("cluster.csv", "utilisation and queue over time"));
-    return;
-  }
-  CsvReader csv(path);
+  std::optional<CsvReader> table = open_table(dir, "cluster.csv", "utilisation and queue over time", report);
+  if (!table) return;
+  CsvReader& csv = *table;
   const auto time = csv.column("time");
   if (!time) throw UserError("cluster.csv: expected a 'time' column (is this a Loom result?)");
   std::vector<std::string> states, jobs;
@@ -88,12 +85,9 @@ void add_cluster_timeline(const std::filesystem::path& dir, Report& report) {
 }
 
 void add_job_distributions(const std::filesystem::path& dir, Report& report) {
-  const std::filesystem::path path = dir / "jobs.csv";
-  if (!std::filesystem::exists(path)) {
-    report.absent.push_back(absent_line("jobs.csv", "job completion time and wait distributions"));
-    return;
-  }
-  CsvReader csv(path);
+  std::optional<CsvReader> table = open_table(dir, "jobs.csv", "job completion time and wait distributions", report);
+  if (!table) return;
+  CsvReader& csv = *table;
   const auto jct = csv.column("jct"), wait = csv.column("wait");
   if (!jct || !wait) throw UserError("jobs.csv: expected 'jct' and 'wait' columns (is this a Loom result?)");
   std::vector<double> jcts, waits;

@@ -45,12 +45,9 @@ void note_row_cap(const json& summary, std::string_view file, Section& s) {
 }  // namespace
 
 void add_collectives(const std::filesystem::path& dir, Report& report) {
-  const std::filesystem::path path = dir / "collectives.csv";
-  if (!std::filesystem::exists(path)) {
-    report.absent.push_back(absent_line("collectives.csv", "bus bandwidth against size"));
-    return;
-  }
-  CsvReader csv(path);
+  std::optional<CsvReader> table = open_table(dir, "collectives.csv", "bus bandwidth against size", report);
+  if (!table) return;
+  CsvReader& csv = *table;
   const std::size_t op = require(csv, "op", "collectives.csv"), size = require(csv, "size_bytes", "collectives.csv"),
                     busbw = require(csv, "busbw_GBps", "collectives.csv");
   struct Stats {
@@ -92,12 +89,9 @@ void add_collectives(const std::filesystem::path& dir, Report& report) {
 }
 
 void add_flows(const std::filesystem::path& dir, const json& summary, Report& report) {
-  const std::filesystem::path path = dir / "flows.csv";
-  if (!std::filesystem::exists(path)) {
-    report.absent.push_back(absent_line("flows.csv", "flow completion time and slowdown CDFs"));
-    return;
-  }
-  CsvReader csv(path);
+  std::optional<CsvReader> table = open_table(dir, "flows.csv", "flow completion time and slowdown CDFs", report);
+  if (!table) return;
+  CsvReader& csv = *table;
   const std::size_t fct = require(csv, "fct_ns", "flows.csv"), slowdown = require(csv, "slowdown", "flows.csv");
   std::vector<double> fct_us, slowdowns;
   while (csv.next()) {

@@ -54,6 +54,7 @@ constexpr const char* kRender = R"js(
   })).then(function () {
     body.setAttribute('data-errors', window.loomErrors.join(' | '));
     body.setAttribute('data-charts-rendered', String(rendered));
+    body.setAttribute('data-render-ms', String(Math.round(performance.now())));
   });
 })();
 )js";

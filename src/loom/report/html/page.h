@@ -2,7 +2,8 @@
 // and every chart's specification and data are inline, so the file opens offline and fetches
 // nothing. Charts render as SVG when the page loads. The page records what happened on its
 // <body>: data-charts (charts on the page), data-charts-rendered (charts drawn) and
-// data-errors (script errors and failed loads, as text), for tests and curious readers.
+// data-errors (script errors and failed loads, as text) and data-render-ms (milliseconds from
+// navigation to the last chart drawn), for tests and curious readers.
 #pragma once
 
 #include <string>

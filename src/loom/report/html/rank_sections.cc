@@ -37,12 +37,9 @@ std::vector<Part> parts_of(const CsvReader& csv, const std::vector<std::vector<d
 }  // namespace
 
 void add_rank_breakdown(const std::filesystem::path& dir, Report& report) {
-  const std::filesystem::path path = dir / "ranks.csv";
-  if (!std::filesystem::exists(path)) {
-    report.absent.push_back(absent_line("ranks.csv", "per-rank time breakdown"));
-    return;
-  }
-  CsvReader csv(path);
+  std::optional<CsvReader> table = open_table(dir, "ranks.csv", "per-rank time breakdown", report);
+  if (!table) return;
+  CsvReader& csv = *table;
   const auto rank_column = csv.column("rank");
   std::vector<std::vector<double>> rows;
   while (csv.next()) {
@@ -72,7 +69,7 @@ void add_rank_breakdown(const std::filesystem::path& dir, Report& report) {
                         {"order", p}});
     }
   }
-  const std::string note = stride > 1 ? fmt::format("{} ranks: every {}th rank shown (at most {} bars)", rows.size(),
+  const std::string note = stride > 1 ? fmt::format("{} ranks: one rank in {} shown (at most {} bars)", rows.size(),
                                                     stride, kMaxPointsPerChart)
                                       : "";
   json spec = stacked_bars(std::move(values), {"rank", "ordinal", "rank"}, {"us", "quantitative", "time (us)"},

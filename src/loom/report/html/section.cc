@@ -1,5 +1,7 @@
 #include "loom/report/html/section.h"
 
+#include "loom/report/html/sections.h"
+
 #include <cmath>
 
 #include <fmt/format.h>
@@ -38,9 +40,19 @@ std::string absent_line(std::string_view file, std::string_view what) {
   return fmt::format("{} absent: no {}", file, what);
 }
 
+std::optional<CsvReader> open_table(const std::filesystem::path& dir, std::string_view file, std::string_view what,
+                                    Report& report) {
+  if (!std::filesystem::exists(dir / file)) {
+    report.absent.push_back(absent_line(file, what));
+    return std::nullopt;
+  }
+  return std::optional<CsvReader>(std::in_place, dir / file);
+}
+
 std::string format_number(double value) {
   if (std::isnan(value)) return "";
   if (value == std::floor(value) && std::abs(value) < 1e15) return fmt::format("{:.0f}", value);
+  if (std::abs(value) >= 1000 && std::abs(value) < 1e15) return fmt::format("{:.1f}", value);
   return fmt::format("{:.6g}", value);
 }
 

@@ -35,7 +35,8 @@ std::string html_escape(std::string_view text);
 std::string html_table(const std::vector<std::string>& headers, const std::vector<std::vector<std::string>>& rows);
 // "<file> absent: no <what>", the line a report shows for a section it cannot draw.
 std::string absent_line(std::string_view file, std::string_view what);
-// A number for a table cell: integers as they are, others with up to 6 significant digits.
+// A number for a table cell: integers as they are, others from 1000 on with one decimal, smaller
+// ones with up to 6 significant digits.
 std::string format_number(double value);
 
 }  // namespace loom::report::html

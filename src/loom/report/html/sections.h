@@ -4,12 +4,19 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
+#include "loom/report/html/csv_reader.h"
 #include "loom/report/html/section.h"
 
 namespace loom::report::html {
+
+// The table `file` of `dir`, or nothing (and report.absent gets "<file> absent: no <what>").
+std::optional<CsvReader> open_table(const std::filesystem::path& dir, std::string_view file, std::string_view what,
+                                    Report& report);
 
 // A run (loom run): headline numbers, warnings, iteration times, the effective configuration.
 void add_run_overview(const nlohmann::json& summary, Report& report);
