@@ -179,7 +179,10 @@ TEST(HtmlReport, ClusterRunsDrawStatesQueueAndJobDistributionsWithinTheBound) {
   const fs::path dir = fresh_folder("cluster");
   write(dir / "summary.json", R"({"cluster": {"gpus": 8}, "jobs": {"count": 3}, "config": {}, "utilisation": 0.5})");
   std::string text = "time,busy,idle,stranded,down,drained,spare,queued,running\n";
-  for (int i = 0; i < 20000; ++i) text += fmt::format("{},{},{},0,0,0,0,{},1\n", i * 3600, i % 2 ? 8 : 0, i % 2 ? 0 : 8, i);
+  // Stranded GPUs are idle ones (on partly used hosts): 2 of the 8 idle.
+  for (int i = 0; i < 20000; ++i) {
+    text += fmt::format("{},{},{},{},0,0,0,{},1\n", i * 3600, i % 2 ? 8 : 0, i % 2 ? 0 : 8, i % 2 ? 0 : 2, i);
+  }
   write(dir / "cluster.csv", text);
   write(dir / "jobs.csv", "id,wait,jct\n\"a\",0,10\n\"b\",5,20\n\"c\",,\n");
   const Report report = build_report(dir);
@@ -192,6 +195,14 @@ TEST(HtmlReport, ClusterRunsDrawStatesQueueAndJobDistributionsWithinTheBound) {
   EXPECT_EQ(values(states)[0]["state"], "busy");
   EXPECT_DOUBLE_EQ(values(states)[0]["count"].get<double>(), 8.0 * 12 / 25);
   EXPECT_DOUBLE_EQ(values(states)[832]["count"].get<double>(), 4);
+  // The areas stack to the 8 GPUs: busy, stranded, idle elsewhere (idle - stranded), ...
+  EXPECT_EQ(values(states)[833]["state"], "stranded");
+  EXPECT_EQ(values(states)[2 * 833]["state"], "idle elsewhere");
+  for (std::size_t b = 0; b < 833; ++b) {
+    double total = 0;
+    for (std::size_t state = 0; state < 6; ++state) total += values(states)[state * 833 + b]["count"].get<double>();
+    EXPECT_DOUBLE_EQ(total, 8) << b;
+  }
   const Chart& wait = chart(report, "Wait CDF");
   ASSERT_EQ(values(wait).size(), 2u);  // the unfinished job has no wait
   EXPECT_EQ(wait.spec["encoding"]["x"]["scale"]["type"], "symlog");  // a zero wait

@@ -1,5 +1,6 @@
 // Sections from a cluster run's tables: cluster.csv and jobs.csv (report/cluster_outputs.h
 // defines their columns).
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -17,8 +18,20 @@ using nlohmann::json;
 
 constexpr std::size_t kCdfPoints = 1000;
 
-// Columns of cluster.csv drawn as areas (GPU states) and lines (jobs), where present.
-const std::vector<std::string> kGpuStates = {"busy", "idle", "stranded", "down", "drained", "spare"};
+// Columns of cluster.csv drawn as areas (GPU states) and lines (jobs), where present. The
+// states partition the GPUs but for stranded, a part of idle (idle GPUs on partly used hosts):
+// the areas show stranded and the rest of idle (idle_elsewhere), so that they stack to the total.
+const std::vector<std::string> kGpuStates = {"busy", "stranded", "idle", "down", "drained", "spare"};
+
+void split_idle(std::vector<std::string>& names, std::vector<std::vector<double>>& columns) {
+  const auto idle = std::find(names.begin(), names.end(), "idle");
+  const auto stranded = std::find(names.begin(), names.end(), "stranded");
+  if (idle == names.end() || stranded == names.end()) return;
+  std::vector<double>& rest = columns[idle - names.begin()];
+  const std::vector<double>& part = columns[stranded - names.begin()];
+  for (std::size_t i = 0; i < rest.size(); ++i) rest[i] -= part[i];
+  *idle = "idle elsewhere";
+}
 const std::vector<std::string> kJobCounts = {"queued", "running"};
 
 // `names` over time as one value per (time, name), bucket means when the rows do not fit.
@@ -57,9 +70,11 @@ void add_cluster_timeline(const std::filesystem::path& dir, Report& report) {
     for (std::size_t i = 0; i < states.size(); ++i) state_values[i].push_back(csv.number(state_columns[i]));
     for (std::size_t i = 0; i < jobs.size(); ++i) job_values[i].push_back(csv.number(job_columns[i]));
   }
+  split_idle(states, state_values);
   Section s;
   s.title = "Cluster over time";
-  s.notes.push_back("Every cluster.sample_interval: the GPUs in each state, and the jobs queued and running.");
+  s.notes.push_back("Every cluster.sample_interval: the GPUs in each state (stranded: idle on partly used hosts; idle "
+                    "elsewhere: the other idle GPUs), and the jobs queued and running.");
   if (hours.empty()) {
     s.notes.push_back("cluster.csv has no rows (cluster.sample_interval 0?): nothing to draw.");
     report.sections.push_back(std::move(s));
