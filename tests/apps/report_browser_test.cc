@@ -1,5 +1,5 @@
 // The HTML report in a real browser: headless Chromium opens the report of the default
-// experiment, of a packet run and of a sweep folder, offline, and every chart must draw (an SVG
+// experiment, of it in flow mode (link heatmap), of a packet run and of a sweep folder, offline, and every chart must draw (an SVG
 // with data marks), with no console message, no script error and no network request. A control
 // page that does log and fetch must be caught by the same checks. Screenshots go to
 // <build>/test_artifacts/report/. Skips when Chromium or the plotting libraries are absent.
@@ -138,6 +138,16 @@ TEST(ReportBrowser, PacketRun) {
                 .exit_code,
             0);
   check_report(out, "incast_packet");
+}
+
+// Flow mode adds links.csv and hot links: the heatmap and the hot-link bars must draw too.
+TEST(ReportBrowser, FlowRunWithLinks) {
+  skip_without_browser();
+  const fs::path out = scratch() / "browser_flow";
+  fs::remove_all(out);
+  ASSERT_EQ(run_loom("run --quiet --set network.mode=flow --out " + out.string()).exit_code, 0);
+  ASSERT_TRUE(fs::exists(out / "links.csv"));
+  check_report(out, "default_flow");
 }
 
 TEST(ReportBrowser, SweepFolder) {
