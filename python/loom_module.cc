@@ -73,7 +73,7 @@ RunOutput run(const Loaded& loaded, bool write_files) {
   const auto mode = write_files ? experiment::RunMode::kWriteFiles : experiment::RunMode::kInMemory;
   RunOutput out;
   if (const auto* e = std::get_if<experiment::Experiment>(&loaded.experiment)) {
-    const experiment::Outcome outcome = experiment::run(*e, mode);
+    const experiment::Outcome outcome = experiment::run(*e, {}, mode);
     out.summary = outcome.summary.dump();
     out.warnings = outcome.run_warnings;
     out.add(experiment::table_texts(*e, outcome), write_files);

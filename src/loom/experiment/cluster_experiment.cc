@@ -8,6 +8,7 @@
 #include "loom/experiment/system_section.h"
 #include "loom/experiment/workload_sections.h"
 #include "loom/report/cluster_outputs.h"
+#include "loom/report/html/report.h"
 #include "loom/report/summary.h"
 
 namespace loom::experiment {
@@ -124,6 +125,7 @@ ClusterExperiment load_cluster(config::Document& document) {
   e.output.cluster = output.optional<bool>("cluster", e.output.cluster);
   e.output.timeline = output.optional<bool>("timeline", e.output.timeline);
   e.output.max_rows = output.optional<std::uint64_t>("max_rows", e.output.max_rows);
+  e.output.report = read_output_report(output);
   document.finish();
   e.effective_config = document.effective();
   return e;
@@ -158,6 +160,7 @@ ClusterOutcome run_cluster(const ClusterExperiment& e, const cluster::ProgressRe
                                     model ? model->statistics() : nlohmann::json()};
   outcome.summary = report::make_cluster_summary(info, e.machines, jobs, outcome.result, outcome.files);
   if (write) outcome.summary_path = report::write_summary(dir, outcome.summary);
+  if (write && e.output.report) report::html::write_report(dir, dir / "report.html");
   return outcome;
 }
 

@@ -2,7 +2,8 @@
 // placement, failures; src/loom/cluster/README.md). The machines come from the `topology:`
 // section (hosts, leaves and pods of any blueprint or topology file) or from
 // `cluster.machines` (an imported machine list), not both. Also read: `seed`, and `output:`
-// with `dir`, `jobs`, `cluster`, `timeline` (write that file, default true) and `max_rows`.
+// with `dir`, `jobs`, `cluster`, `timeline` (write that file, default true), `max_rows` and
+// `report` (the HTML report, default false).
 // In job mode jobs are opaque durations and the collective, system and network sections are
 // refused (they would do nothing); the network modes (cluster_fidelity.h) need the topology
 // section and `cluster.workloads`, and read the collective, system and network sections.
@@ -30,6 +31,7 @@ struct ClusterOutputOptions {
   bool cluster = true;
   bool timeline = true;
   std::uint64_t max_rows = 1'000'000;
+  bool report = false;  // write report.html (report/html/report.h) after the run
 };
 
 struct ClusterExperiment {

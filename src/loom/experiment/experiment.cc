@@ -19,6 +19,7 @@
 #include "loom/experiment/workload_sections.h"
 #include "loom/network/models/backend_factory.h"
 #include "loom/network/pxn_relay.h"
+#include "loom/report/html/report.h"
 #include "loom/report/summary.h"
 #include "loom/report/tables.h"
 #include "loom/report/timeline.h"
@@ -112,6 +113,7 @@ Experiment load(config::Document& document, const MemoryBudget& budget) {
     if (hot > 1000) output.fail("hot_links", fmt::format("must be at most 1000, got {}", hot));
     o.hot_links = static_cast<std::uint32_t>(hot);
     o.max_rows = output.optional<std::uint64_t>("max_rows", o.max_rows);
+    o.report = read_output_report(output);
     output.finish();
     e.runtime.record_transfers = o.flows;
   }
@@ -163,7 +165,7 @@ void write_tables(const Experiment& e, network::Backend& backend, Outcome& outco
 }
 }  // namespace
 
-Outcome run(const Experiment& e, RunMode mode) {
+Outcome run(const Experiment& e, const system::RunWatcher& watcher, RunMode mode) {
   const bool write = mode == RunMode::kWriteFiles;
   if (write) report::check_output_dir(e.output.dir);
   Simulator simulator;
@@ -190,7 +192,7 @@ Outcome run(const Experiment& e, RunMode mode) {
   system::Runtime runtime(simulator, e.topology, e.workload, carrier, e.runtime);
   Outcome outcome;
   outcome.warnings = e.warnings;
-  outcome.result = runtime.run();
+  outcome.result = runtime.run(watcher);
   warn_of_unused_collective_settings(e, outcome.result, outcome.run_warnings);
   outcome.metrics = system::compute_metrics(e.workload, outcome.result);
   outcome.entries = report::entry_stats(e.workload, outcome.result);
@@ -227,6 +229,7 @@ Outcome run(const Experiment& e, RunMode mode) {
   info.warnings.insert(info.warnings.end(), outcome.run_warnings.begin(), outcome.run_warnings.end());
   outcome.summary = report::make_summary(info, e.workload, outcome.result, outcome.metrics, outcome.files);
   if (write) outcome.summary_path = report::write_summary(o.dir, outcome.summary);
+  if (write && o.report) report::html::write_report(o.dir, o.dir / "report.html");
   return outcome;
 }
 

@@ -10,7 +10,8 @@
 //               watchdog (wall time the simulated clock may stand still)
 //   network     mode: analytical | flow | packet; flow / packet: that backend's parameters;
 //               pxn; link_changes (network_section.h)
-//   output      dir, and which files to write (collectives, flows, ranks, timeline, max_rows)
+//   output      dir, and which files to write (collectives, flows, ranks, timeline, max_rows,
+//               report: the HTML report)
 // Every key is read through config::Reader, so an unknown key, a wrong type, a missing key or a
 // bad unit is a UserError at file:line:col, and the effective configuration (after defaults and
 // --set overrides) is recorded for the run record.
@@ -49,6 +50,7 @@ struct OutputOptions {
   Time link_interval = Time::us(100);  // links.csv sampling interval
   std::uint32_t hot_links = 10;        // links listed in the summary
   std::uint64_t max_rows = 1'000'000;  // per file
+  bool report = false;                 // write report.html (report/html/report.h) after the run
 };
 
 struct Experiment {
@@ -89,7 +91,10 @@ enum class RunMode { kWriteFiles, kInMemory };
 
 // Simulates the experiment and writes its results into its output directory, first removing
 // the files a previous run listed there once the simulation has succeeded (a folder of other
-// files, not a Loom result, is refused before the run; report/output_file.h).
-Outcome run(const Experiment& experiment, RunMode mode = RunMode::kWriteFiles);
+// files, not a Loom result, is refused before the run; report/output_file.h). `watcher` sees
+// the run's progress and may stop it (system::Runtime::run): the results so far are written
+// then, with Outcome::result.complete false and summary.json's "complete" false.
+Outcome run(const Experiment& experiment, const system::RunWatcher& watcher = {},
+            RunMode mode = RunMode::kWriteFiles);
 
 }  // namespace loom::experiment

@@ -12,6 +12,7 @@
 #include "loom/collective/msccl/plan_reader.h"
 #include "loom/collective/protocol.h"
 #include "loom/experiment/located.h"
+#include "loom/report/html/plotting_library.h"
 #include "loom/topology/config_parameters.h"
 #include "loom/topology/topology_io.h"
 #include "loom/workload/microbenchmark.h"
@@ -177,6 +178,15 @@ system::RuntimeOptions read_collective(config::Reader s, const std::filesystem::
   }
   s.finish();
   return options;
+}
+
+bool read_output_report(config::Reader& output) {
+  const bool report = output.optional<bool>("report", false);
+  if (report && !report::html::plotting_library_available()) {
+    output.fail("report", "this loom was built without the plotting libraries (run scripts/install-deps.sh, then "
+                          "rebuild), so it cannot write an HTML report");
+  }
+  return report;
 }
 
 }  // namespace loom::experiment

@@ -24,5 +24,8 @@ void check_fits(config::Reader& section, std::string_view key, const workload::W
 workload::Workload read_microbenchmark(config::Reader& section, std::uint32_t gpu_count, const MemoryBudget& budget);
 // `plans` (imported MSCCL++/MSCCL files) are read relative to `base_dir`.
 system::RuntimeOptions read_collective(config::Reader section, const std::filesystem::path& base_dir);
+// output.report (default false): write the HTML report after the run; an error at the key when
+// this build has no plotting libraries (report/html/plotting_library.h).
+bool read_output_report(config::Reader& output);
 
 }  // namespace loom::experiment
