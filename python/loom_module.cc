@@ -121,7 +121,8 @@ std::pair<std::string, std::string> generate_topology(const std::string& bluepri
 std::string synthesise_workload(const std::string& section, std::uint32_t gpus, std::uint64_t seed) {
   config::Document document = config::Document::parse(section, "<workload>");
   experiment::LoadedWorkloadSection loaded =
-      experiment::read_workload_section(document.root(), gpus, std::filesystem::current_path(), seed);
+      experiment::read_workload_section(document.root(), gpus, std::filesystem::current_path(), seed,
+                                        MemoryBudget::of_machine());
   document.finish();
   const workload::Workload& w = loaded.workload;
   const workload::WorkloadSummary s = workload::summarize(w);

@@ -33,7 +33,11 @@ using experiment::SweepVariant;
 using experiment::VariantOutcome;
 
 RunArguments variant_run(const SweepArguments& args, const SweepVariant& variant) {
-  RunArguments run{args.experiment_file, (fs::path(args.out_dir) / variant.name).string(), args.overrides, args.seed};
+  RunArguments run;
+  run.experiment_file = args.experiment_file;
+  run.out_dir = (fs::path(args.out_dir) / variant.name).string();
+  run.overrides = args.overrides;
+  run.seed = args.seed;
   for (const experiment::SweepSetting& s : variant.settings) run.overrides.push_back(s.key + "=" + s.value);
   return run;
 }
