@@ -1,6 +1,8 @@
 // The `loom` binary as a user meets it: exit codes, one-line errors on stderr, outputs.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -14,6 +16,7 @@
 namespace {
 
 namespace fs = std::filesystem;
+using ::testing::HasSubstr;
 using cli_support::Result;
 using cli_support::scratch;
 using cli_support::slurp;
@@ -121,15 +124,17 @@ TEST(Cli, BinaryInputIsQuotedAsAShortEscapedExcerpt) {
                        "...', expected HYBRID_TRANSFORMER_FWD_IN_BCKWD, HYBRID_TRANSFORMER, MICRO or DATA\n");
 }
 
-TEST(Cli, RunningOutOfMemoryIsAUserErrorNotABug) {
+TEST(Cli, AnInputTooLargeForTheAddressSpaceIsRefusedBeforeBuilding) {
   const fs::path file = scratch() / "huge.yaml";
   std::ofstream(file) << "topology: {hosts: 1, gpus_per_host: 2}\n"
                          "workload: {collectives: [{op: all-reduce, size: 1MiB, repeat: 100000000}]}\n";
-  // 600 MB of address space: the 10^8 collectives' DAG cannot fit.
+  // 600 MB of address space: the 10^8 collectives' DAG cannot fit, and the budget says so.
   const Result r = loom("run " + file.string() + " --out " + (scratch() / "huge").string(), "ulimit -v 600000; ");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, "loom: out of memory: the input asks for more than this machine can hold; make it smaller "
-                   "(hosts, ranks, repeat, iterations, global_batch, ...)\n");
+  EXPECT_THAT(r.err, HasSubstr(file.string() + ":2:25: workload.collectives: needs about 27.9 GiB for 200000000 "
+                               "workload nodes on 2 ranks and their run state, more than the memory budget of 527.3 "
+                               "MiB (90% of the process's 585.9 MiB address-space limit; --max-memory sets another)"));
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1);
 }
 
 TEST(Cli, DefaultRunSaysSoPrintsTheTableAndWritesTheSummary) {
