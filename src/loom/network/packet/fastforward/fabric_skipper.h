@@ -40,6 +40,9 @@ class FabricSkipper {
   // Whether the port of `link` has no class paused by its far end and its far switch holds no
   // pause for it: then nothing from outside its partition can pause or resume it during a skip.
   bool port_quiet(topology::LinkId link) const;
+  // DCQCN: whether `qp` has had a CNP (before the first, no DCQCN timer runs and its rate
+  // stays where it started).
+  bool dcqcn_started(QpId qp) const { return fabric_.qps_[qp].cc.dcqcn_started; }
   // Bytes `qp` has not yet sent for the first time.
   std::uint64_t unsent(QpId qp) const { return fabric_.qps_[qp].size - fabric_.qps_[qp].sent_high; }
   std::uint64_t received(QpId qp) const { return fabric_.qps_[qp].rcv_nxt; }

@@ -21,6 +21,7 @@ FastForward::FastForward(Simulator& simulator, Fabric& fabric, const PacketParam
       detector_(params.fast_forward.threshold, fastforward::window_samples(params.fast_forward, params.cc),
                 static_cast<double>(params.nic.mtu) * 8 / params.fast_forward.interval.seconds()),
       interval_(params.fast_forward.interval), threshold_(params.fast_forward.threshold) {
+  if (params.cc.kind == CcKind::kDcqcn && params.nic.window) quiet_window_ = std::min<std::uint32_t>(8, detector_.length());
   if (params.packet_spraying) {
     throw UserError("network.packet.fast_forward.enabled with network.packet.packet_spraying: not supported "
                     "(a sprayed queue pair's telemetry hops differ per packet); turn one of them off");
@@ -111,7 +112,7 @@ void FastForward::on_sample() {
 void FastForward::try_skip(PartitionId id) {
   const Partition& partition = partitions_.partition(id);
   for (const QpId q : partition.qps) {
-    if (!detector_.steady(q) || !skipper_.can_skip(q)) return;
+    if (!detector_.steady(q, samples_for(q)) || !skipper_.can_skip(q)) return;
   }
   for (const LinkId l : partition.ports) {
     if (!skipper_.port_quiet(l)) return;
@@ -122,7 +123,7 @@ void FastForward::try_skip(PartitionId id) {
   skip.qps = partition.qps;
   skip.rates.clear();
   for (const QpId q : partition.qps) {
-    const double rate = detector_.mean_rate(q);
+    const double rate = detector_.mean_rate(q, samples_for(q));
     const double margin = std::max(kMarginPackets * mtu, 2 * rate * interval_.seconds() / 8);
     const double room = static_cast<double>(skipper_.unsent(q)) - margin;
     if (room < mtu) return;
@@ -148,6 +149,10 @@ void FastForward::try_skip(PartitionId id) {
   ++counters_.skips;
   counters_.skipped_data_packets += packets;
   counters_.skipped_packet_hops += hops;
+}
+
+std::uint32_t FastForward::samples_for(QpId qp) const {
+  return quiet_window_ != 0 && !skipper_.dcqcn_started(qp) ? quiet_window_ : detector_.length();
 }
 
 void FastForward::on_skip_end(std::uint64_t partition) {

@@ -10,6 +10,10 @@
 // QP is credited floor(R_q (until - now) / MTU) MTU bytes; the partition's state and pending
 // events move to `until` (FabricSkipper::shift). A skip shorter than 2 intervals is not taken.
 //
+// Windows: l samples (window_samples), or 8 for a DCQCN QP that has had no CNP while the
+// window is on (no DCQCN timer runs before the first CNP: the QP sends at a fixed rate, held
+// by its window).
+//
 // Interrupts. A QP starting on a port of a skipping partition, a cable going down or up, or a
 // link changing rate ends the skip at that moment (skip-back): the partition is shifted back
 // to now with each QP's credit cut to R_q (now - skip start), so its state is the steady
@@ -92,6 +96,8 @@ class FastForward {
   void restart_windows(PartitionId id);
   void ensure_sampling();
   void add_qp(QpId qp);
+  // Samples qp's steadiness is judged over.
+  std::uint32_t samples_for(QpId qp) const;
 
   Simulator& simulator_;
   Fabric& fabric_;
@@ -100,6 +106,9 @@ class FastForward {
   SteadyDetector detector_;
   Time interval_;
   double threshold_;
+  // DCQCN with the window on: samples that suffice for a QP that has had no CNP (window-bound
+  // at a fixed rate, no timer running); 0 when it does not apply.
+  std::uint32_t quiet_window_ = 0;
   bool sampling_ = false;
   std::vector<Skip> skips_;  // by partition id
   std::vector<PartitionId> touched_;  // scratch

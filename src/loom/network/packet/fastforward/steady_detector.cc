@@ -52,32 +52,35 @@ void SteadyDetector::sample(QpId qp, std::uint64_t received, Time now) {
   w.count = std::min(w.count + 1, length_);
 }
 
-double SteadyDetector::mean_rate(QpId qp) const {
-  if (windows_[qp].count < length_) return 0;
-  const double* r = ring(qp);
+double SteadyDetector::mean_rate(QpId qp, std::uint32_t samples) const {
+  const std::uint32_t n = span(samples);
+  if (windows_[qp].count < n) return 0;
   double sum = 0;
-  for (std::uint32_t k = 0; k < length_; ++k) sum += r[k];
-  return sum / length_;
+  for (std::uint32_t k = 0; k < n; ++k) sum += newest(qp, k);
+  return sum / n;
 }
 
-bool SteadyDetector::steady(QpId qp) const {
-  if (windows_[qp].count < length_) return false;
-  const double* r = ring(qp);
-  const auto [low, high] = std::minmax_element(r, r + length_);
-  const double mean = mean_rate(qp);
-  if (!(mean > 0 && (*high - *low - resolution_) < threshold_ * mean)) return false;
+bool SteadyDetector::steady(QpId qp, std::uint32_t samples) const {
+  const std::uint32_t n = span(samples);
+  if (windows_[qp].count < n) return false;
+  double low = newest(qp, 0);
+  double high = low;
+  for (std::uint32_t k = 1; k < n; ++k) {
+    low = std::min(low, newest(qp, k));
+    high = std::max(high, newest(qp, k));
+  }
+  const double mean = mean_rate(qp, n);
+  if (!(mean > 0 && (high - low - resolution_) < threshold_ * mean)) return false;
   // No trend: the window's older and newer halves agree within theta / 4 (one packet of
   // resolution per half allowed).
-  const Window& w = windows_[qp];
-  const std::uint32_t half = length_ / 2;
+  const std::uint32_t half = n / 2;
   double older = 0;
   double newer = 0;
   for (std::uint32_t k = 0; k < half; ++k) {
-    older += r[(w.next + k) % length_];
-    newer += r[(w.next + length_ - 1 - k) % length_];
+    newer += newest(qp, k);
+    older += newest(qp, n - 1 - k);
   }
   return std::abs(newer - older) / half < threshold_ / 4 * mean + resolution_ / half;
 }
 
 }  // namespace loom::network::packet::fastforward
-

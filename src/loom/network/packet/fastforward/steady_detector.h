@@ -46,9 +46,10 @@ class SteadyDetector {
   // Samples qp at `now`: `received` is its receiver's in-order bytes; adds the rate since the
   // previous sample.
   void sample(QpId qp, std::uint64_t received, Time now);
-  bool steady(QpId qp) const;
-  // Mean of the window, bit/s (0 before the window is full).
-  double mean_rate(QpId qp) const;
+  // Over the last `samples` (<= length()) samples; 0 or more than length() means length().
+  bool steady(QpId qp, std::uint32_t samples = 0) const;
+  // Mean of those samples, bit/s (0 before there are that many).
+  double mean_rate(QpId qp, std::uint32_t samples = 0) const;
 
  private:
   struct Window {
@@ -59,6 +60,11 @@ class SteadyDetector {
     std::uint32_t next = 0;   // ring position of the next sample
   };
   const double* ring(QpId qp) const { return rates_.data() + std::size_t{qp} * length_; }
+  // The k-th newest sample (k = 0: the newest).
+  double newest(QpId qp, std::uint32_t k) const {
+    return ring(qp)[(windows_[qp].next + length_ - 1 - k) % length_];
+  }
+  std::uint32_t span(std::uint32_t samples) const { return samples == 0 || samples > length_ ? length_ : samples; }
 
   double threshold_;
   double resolution_;
