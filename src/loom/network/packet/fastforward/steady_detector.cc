@@ -70,7 +70,10 @@ bool SteadyDetector::steady(QpId qp, std::uint32_t samples) const {
     high = std::max(high, newest(qp, k));
   }
   const double mean = mean_rate(qp, n);
-  if (!(mean > 0 && (high - low - resolution_) < threshold_ * mean)) return false;
+  // Too few packets per interval for the test to mean anything: the allowance of one packet
+  // would be more than half the spread allowed.
+  if (mean < 2 * resolution_ / threshold_) return false;
+  if ((high - low - resolution_) >= threshold_ * mean) return false;
   // No trend: the window's older and newer halves agree within theta / 4 (one packet of
   // resolution per half allowed).
   const std::uint32_t half = n / 2;

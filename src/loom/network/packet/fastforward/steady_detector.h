@@ -12,7 +12,11 @@
 // max - min is taken as measurement, not fluctuation: the test is
 //   (max - min - resolution) / mean < theta.
 // Without it a QP below about 2 / theta packets per interval (16 Gb/s at 1000 B and 10 us)
-// could never be steady. The mean itself is exact up to one packet over the whole window.
+// could never be steady. In turn a QP is never steady below 2 / theta packets per interval
+// (6.4 Gb/s at 1000 B, 50 us and theta 5%), where that allowance would be more than half the
+// spread allowed (at a few packets per interval every window would pass: a 7-to-1 DCQCN
+// incast cut to its minimum rate once did, and was skipped for 0.8 s at that rate). The mean
+// itself is exact up to one packet over the whole window.
 // Trend: a window may also not drift: the means of its older and newer halves must agree
 // within theta / 4 of the mean (plus a packet per half). This goes beyond Wormhole: a slowly
 // converging QP (HPCC's additive pull) passes the spread test but would be frozen mid-way.
