@@ -3,7 +3,7 @@ BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 LOOM := $(BUILD_DIR)/apps/loom/loom
 
-.PHONY: all deps configure build run test golden bench scenarios clean
+.PHONY: all deps configure build run test golden bench scenarios fuzz clean
 
 all: build
 
@@ -34,6 +34,12 @@ bench: build
 # Whole-experiment speed targets (bench/scenarios/*.yaml): minutes, not seconds.
 scenarios: build
 	@LOOM=$(LOOM) bench/run_scenarios.sh
+
+# Longer fuzzing than make test: every numeric key at 0, -1, 2^31, 2^64 and 1e30 under memory
+# and time limits, and the byte-mutation suites with LOOM_FUZZ_TRIALS mutations each.
+fuzz: build
+	@scripts/fuzz-keys.sh $(LOOM) full
+	@LOOM_FUZZ_TRIALS=$${LOOM_FUZZ_TRIALS:-2000} ctest --test-dir $(BUILD_DIR) -R Fuzz --output-on-failure -j $(JOBS)
 
 clean:
 	@rm -rf $(BUILD_DIR) results

@@ -18,11 +18,11 @@ void print_seconds(std::string_view what, const nlohmann::json& d) {
 }
 }  // namespace
 
-int run_cluster_command(config::Document& document) {
+int run_cluster_command(config::Document& document, bool quiet) {
   const experiment::ClusterExperiment loaded = experiment::load_cluster(document);
   for (const std::string& warning : loaded.warnings) fmt::print(stderr, "loom: warning: {}\n", warning);
   cluster::ProgressReporter progress;
-  progress.report = [](const cluster::Progress& p) {
+  if (!quiet) progress.report = [](const cluster::Progress& p) {
     fmt::print(stderr, "loom: simulated day {:.1f}, {}/{} jobs done, {:.1f} s\n", p.now.seconds() / 86400, p.jobs_done,
                p.jobs, p.wall_seconds);
   };

@@ -7,8 +7,8 @@
 namespace loom::app {
 
 // Runs the cluster experiment in `document` (overrides applied), printing a progress line on
-// stderr every few seconds of a long run and a short summary on stdout.
-int run_cluster_command(config::Document& document);
+// stderr every few seconds of a long run (unless `quiet`) and a short summary on stdout.
+int run_cluster_command(config::Document& document, bool quiet);
 // Schedulers, placements, failure models and distributions with their parameters.
 void list_cluster_models();
 

@@ -1,5 +1,9 @@
 #include "commands.h"
 
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -8,6 +12,8 @@
 
 #include "cluster_command.h"
 #include "default_experiment.h"
+#include "interrupt.h"
+#include "progress.h"
 #include "loom/config/document.h"
 #include "loom/core/build_info.h"
 #include "loom/experiment/cluster_experiment.h"
@@ -21,25 +27,54 @@
 
 namespace loom::app {
 
-int run_command(const RunArguments& args) {
-  config::Document document = [&] {
-    if (args.experiment_file) return config::Document::load_file(*args.experiment_file);
-    fmt::print("loom: no experiment file given; running the built-in default experiment ({})\n",
-               kDefaultExperimentName);
-    return config::Document::parse(kDefaultExperiment, kDefaultExperimentName);
-  }();
+config::Document experiment_document(const RunArguments& args) {
+  config::Document document = args.experiment_file
+                                  ? config::Document::load_file(*args.experiment_file)
+                                  : config::Document::parse(kDefaultExperiment, kDefaultExperimentName);
   for (const std::string& assignment : args.overrides) document.apply_override(assignment);
   if (args.seed) document.apply_override(fmt::format("seed={}", *args.seed));
   // A JSON string is a valid YAML scalar, so any path survives the round trip.
   if (args.out_dir) document.apply_override("output.dir=" + nlohmann::json(*args.out_dir).dump());
+  return document;
+}
 
-  if (experiment::is_cluster_experiment(document)) return run_cluster_command(document);
-  const experiment::Experiment loaded = experiment::load(document);
+int run_command(const RunArguments& args) {
+  if (!args.experiment_file) {
+    fmt::print("loom: no experiment file given; running the built-in default experiment ({})\n",
+               kDefaultExperimentName);
+  }
+  config::Document document = experiment_document(args);
+  if (experiment::is_cluster_experiment(document)) return run_cluster_command(document, args.quiet);
+  // From here on, a Ctrl-C (even while loading) stops the run at its first check.
+  const InterruptGuard interrupt;
+  const MemoryBudget budget = [&] {
+    if (!args.max_memory) return MemoryBudget::of_machine();
+    Bytes bytes = 0;
+    try {
+      bytes = parse_size(*args.max_memory);
+    } catch (const UserError& e) {
+      throw UserError("--max-memory: " + e.message());
+    }
+    if (bytes == 0) throw UserError("--max-memory: must be positive");
+    return MemoryBudget(bytes, "--max-memory " + *args.max_memory);
+  }();
+  const experiment::Experiment loaded = experiment::load(document, budget);
   for (const std::string& warning : loaded.warnings) fmt::print(stderr, "loom: warning: {}\n", warning);
-  const experiment::Outcome outcome = experiment::run(loaded);
+  ProgressLine progress(stderr, isatty(fileno(stderr)) != 0,
+                        args.progress ? std::chrono::seconds(0) : std::chrono::seconds(2));
+  const experiment::Outcome outcome = experiment::run(loaded, [&](const system::RunProgress& p) {
+    if (!args.quiet) progress.update(p);
+    return !InterruptGuard::requested();
+  });
+  if (!args.quiet) progress.finish(outcome.result, loaded.workload.node_count());
   for (const std::string& warning : outcome.run_warnings) fmt::print(stderr, "loom: warning: {}\n", warning);
   report::print_table(std::cout, outcome.entries, outcome.result);
   fmt::print("wrote {}\n", outcome.summary_path.string());
+  if (!outcome.result.complete) {
+    fmt::print(stderr, "loom: interrupted (Ctrl-C) at {} simulated: the results so far are in {}, and summary.json says "
+               "\"complete\": false\n", outcome.result.makespan, loaded.output.dir.string());
+    return kInterruptedExitCode;
+  }
   return 0;
 }
 

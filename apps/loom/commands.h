@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "loom/config/document.h"
+
 namespace loom::app {
 
 struct RunArguments {
@@ -14,8 +16,15 @@ struct RunArguments {
   std::optional<std::string> out_dir;          // overrides output.dir
   std::vector<std::string> overrides;          // "a.b.c=value", applied in order
   std::optional<std::uint64_t> seed;           // overrides seed
+  std::optional<std::string> max_memory;       // memory budget ("8GiB"); none: MemoryBudget::of_machine()
+  bool quiet = false;                          // no progress line (progress.h)
+  bool progress = false;                       // progress from the start, not after 2 s
 };
 
+// The experiment `args` name (or the built-in default) with its overrides, seed and --out applied.
+config::Document experiment_document(const RunArguments& args);
+
+// Returns kInterruptedExitCode (interrupt.h) when Ctrl-C stopped the run.
 int run_command(const RunArguments& args);
 // "loom <version> (<git revision>)".
 std::string version_text();

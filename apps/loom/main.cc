@@ -14,6 +14,8 @@
 #include "collective_command.h"
 #include "commands.h"
 #include "hpcc_command.h"
+#include "sweep_command.h"
+#include "report_command.h"
 #include "topo_command.h"
 #include "workload_command.h"
 #include "loom/config/closest_match.h"
@@ -27,15 +29,21 @@ constexpr const char* kExamples = R"(Examples:
   loom run exp.yaml --set network.mode=analytical --set topology.hosts=16 --seed 7
   loom list                                  blueprints, parameters, defaults and model names
   loom run examples/cluster_jobs.yaml        a cluster experiment: jobs, scheduler, failures
+  loom sweep exp.yaml --vary topology.hosts=2,4 --vary network.mode=analytical,flow -j 2 --out results/sweep
   loom collective explain --op all-reduce --size 64MiB --ranks 8 --gpu h100
   loom topo generate clos --hosts 4096 --gpus-per-host 8 --tiers 3 --nic-bandwidth 400Gbps -o clos.yaml
   loom topo show clos.yaml
   loom workload generate --model gpt-13b --tp 2 --pp 2 --dp 4 -o gpt13b
   loom hpcc mix/config.txt                   run an HPCC/ns-3 experiment as it is (fct.txt, pfc.txt)
+  loom report results/mine                   an HTML report (charts) of a results or sweep folder
   loom version
 
+Progress: a run longer than 2 s shows a progress line on stderr (live on a terminal, one final line
+otherwise; --quiet silences it). Ctrl-C stops a run: the results so far are written, summary.json says
+"complete": false, and the exit code is 130; a second Ctrl-C kills at once.
+
 Exit codes: 0 success, 1 a plan check found a violation, 2 bad arguments or input, or out of memory
-(one line on stderr), 3 internal error.)";
+(one line on stderr), 3 internal error, 130 a run stopped by Ctrl-C.)";
 
 int report_error(const std::string& message, int code) {
   std::cerr << "loom: " << message << '\n';
@@ -89,6 +97,10 @@ int main(int argc, char** argv) {
       },
       "NON-NEGATIVE");
   run->add_option("--seed", run_args.seed, "Experiment seed (overrides seed)")->check(non_negative);
+  run->add_option("--max-memory", run_args.max_memory,
+                  "Memory budget (e.g. 8GiB): larger inputs are refused before they are built (default: 80% of RAM)");
+  run->add_flag("-q,--quiet", run_args.quiet, "No progress line on stderr");
+  run->add_flag("--progress", run_args.progress, "Show progress from the start (default: runs longer than 2 s)");
   CLI::App* list = app.add_subcommand("list", "List blueprints, their parameters and defaults, and model names.");
   CLI::App* version = app.add_subcommand("version", "Print Loom's version and git revision.");
   const loom::app::CollectiveCommand collective(app);
@@ -97,6 +109,10 @@ int main(int argc, char** argv) {
   const auto workload = loom::app::add_workload_command(app);
   loom::app::HpccArguments hpcc_args;
   CLI::App* hpcc = loom::app::add_hpcc_command(app, hpcc_args);
+  loom::app::SweepArguments sweep_args;
+  CLI::App* sweep = loom::app::add_sweep_command(app, sweep_args);
+  loom::app::ReportArguments report_args;
+  CLI::App* report = loom::app::add_report_command(app, report_args);
 
   if (const std::string unknown = unknown_command(app, argc, argv); !unknown.empty()) return report_error(unknown, 2);
   try {
@@ -119,6 +135,8 @@ int main(int argc, char** argv) {
     if (topo->parsed()) return loom::app::topo_command(topo_args);
     if (workload->parsed()) return workload->run();
     if (hpcc->parsed()) return loom::app::hpcc_command(hpcc_args, std::cout);
+    if (sweep->parsed()) return loom::app::sweep_command(sweep_args);
+    if (report->parsed()) return loom::app::report_command(report_args);
   } catch (const loom::UserError& e) {
     return report_error(e.what(), 2);
   } catch (const std::bad_alloc&) {

@@ -248,5 +248,33 @@ TEST(Simulator, WatchdogLetsAnAdvancingClockRun) {
   EXPECT_EQ(sim.events_processed(), 3 * Simulator::kWatchdogEvents + 1);
 }
 
+TEST(Simulator, CheckHookSeesEveryWindowAndCanStopTheRun) {
+  constexpr std::uint64_t k = Simulator::kWatchdogEvents;
+  Simulator sim;
+  Repeater ticking{&sim, Time::ps(1), 10 * k};
+  sim.schedule_at<&Repeater::fire>(Time::zero(), &ticking);
+  struct Seen {
+    Simulator* sim;
+    std::vector<std::uint64_t> events;
+  } seen{&sim, {}};
+  sim.set_check_hook(
+      [](void* context) {
+        auto* s = static_cast<Seen*>(context);
+        s->events.push_back(s->sim->events_processed());
+        return s->events.size() < 3;  // stop at the third check
+      },
+      &seen);
+  sim.run();
+  EXPECT_TRUE(sim.interrupted());
+  EXPECT_FALSE(sim.stalled());
+  EXPECT_EQ(seen.events, (std::vector<std::uint64_t>{k, 2 * k, 3 * k}));
+  EXPECT_EQ(sim.events_processed(), 3 * k);
+  // Without the hook a later run resumes the pending events to the end and is not interrupted.
+  sim.set_check_hook(nullptr, nullptr);
+  sim.run();
+  EXPECT_FALSE(sim.interrupted());
+  EXPECT_EQ(sim.events_processed(), 10 * k + 1);
+}
+
 }  // namespace
 }  // namespace loom

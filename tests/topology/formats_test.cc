@@ -305,6 +305,10 @@ TEST(InfraGraph, MistakesAreLocated) {
   EXPECT_THAT(error(device + "instances: [{name: s, device: box, count: 5000000000}]\n"),
               HasSubstr("ig.yaml:9:43: instances[0].count: 5000000000 is more than Loom's 32-bit node ids can name; "
                         "expected below 4294967295"));
+  // Fits the ids, not the memory: refused before anything is built, naming the estimate.
+  EXPECT_THAT(error(device + "instances: [{name: s, device: box, count: 1000000000}]\n"),
+              AllOf(HasSubstr("ig.yaml:9:43: instances[0].count: needs about"),
+                    HasSubstr("for 3e+09 topology endpoints, more than the memory budget of")));
 }
 
 TEST(Dot, DrawsHostsAsClustersAndSwitchesByTier) {

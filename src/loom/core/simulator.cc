@@ -10,11 +10,16 @@ EventId Simulator::reschedule(EventId id, Time when) {
 
 void Simulator::start_watchdog() {
   stalled_ = false;
+  interrupted_ = false;
   watched_time_ = now_;
   watched_at_ = std::chrono::steady_clock::now();
 }
 
 void Simulator::check_progress() {
+  if (check_hook_ != nullptr && !check_hook_(check_context_)) {
+    interrupted_ = true;
+    stop_requested_ = true;
+  }
   if (watchdog_limit_ == std::chrono::nanoseconds::zero()) return;
   const auto wall = std::chrono::steady_clock::now();
   if (now_ != watched_time_) {

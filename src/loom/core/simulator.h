@@ -128,6 +128,17 @@ class Simulator {
   void set_watchdog(std::chrono::nanoseconds limit) { watchdog_limit_ = limit; }
   bool stalled() const { return stalled_; }
 
+  // A hook called at the watchdog's check, every kWatchdogEvents events and never in between (so
+  // it costs nothing per event): for a progress display, or to stop on the user's request.
+  // Returning false stops the run as stop() does and makes interrupted() true until the next
+  // run()/run_until(). A null hook (the default) is none.
+  using CheckHook = bool (*)(void* context);
+  void set_check_hook(CheckHook hook, void* context) {
+    check_hook_ = hook;
+    check_context_ = context;
+  }
+  bool interrupted() const { return interrupted_; }
+
   // The event run() will process next, when the queue can tell in O(1) (EventQueue::peek): a
   // hint for prefetching what that event will touch; false says nothing.
   bool peek_next(EventQueue::Fired& out) const { return queue_.peek(out); }
@@ -155,6 +166,9 @@ class Simulator {
   Time watched_time_;                                 // now() at the last check that saw it move
   std::chrono::steady_clock::time_point watched_at_;  // wall time of that check
   bool stalled_ = false;
+  CheckHook check_hook_ = nullptr;
+  void* check_context_ = nullptr;
+  bool interrupted_ = false;
 };
 
 }  // namespace loom

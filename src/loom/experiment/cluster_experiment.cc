@@ -8,6 +8,7 @@
 #include "loom/experiment/system_section.h"
 #include "loom/experiment/workload_sections.h"
 #include "loom/report/cluster_outputs.h"
+#include "loom/report/html/report.h"
 #include "loom/report/summary.h"
 
 namespace loom::experiment {
@@ -35,7 +36,8 @@ ClusterNetwork read_cluster_network(config::Reader root, config::Reader cluster,
     if (w.has("iterations")) {
       w.fail("iterations", "a cluster job's iterations are the job's (jobs[].iterations); the workload is one iteration");
     }
-    LoadedWorkloadSection loaded = read_workload_section(w, n.topology.gpu_count(), base_dir, seed);
+    LoadedWorkloadSection loaded =
+        read_workload_section(w, n.topology.gpu_count(), base_dir, seed, MemoryBudget::of_machine());
     if (!loaded.nic_slowdowns.empty()) {
       w.fail("variation", "NIC slowdowns name ranks of one job, not NICs of the cluster; slow the topology's links instead");
     }
@@ -123,14 +125,16 @@ ClusterExperiment load_cluster(config::Document& document) {
   e.output.cluster = output.optional<bool>("cluster", e.output.cluster);
   e.output.timeline = output.optional<bool>("timeline", e.output.timeline);
   e.output.max_rows = output.optional<std::uint64_t>("max_rows", e.output.max_rows);
+  e.output.report = read_output_report(output);
   document.finish();
   e.effective_config = document.effective();
   return e;
 }
 
-ClusterOutcome run_cluster(const ClusterExperiment& e, const cluster::ProgressReporter& progress) {
+ClusterOutcome run_cluster(const ClusterExperiment& e, const cluster::ProgressReporter& progress, RunMode mode) {
   ClusterOutcome outcome;
-  std::vector<cluster::Job> jobs = e.settings.jobs;
+  std::vector<cluster::Job>& jobs = outcome.jobs;
+  jobs = e.settings.jobs;
   std::optional<NetworkIterationModel> model;
   if (e.network) {
     model.emplace(*e.network, e.machines, jobs);
@@ -146,15 +150,17 @@ ClusterOutcome run_cluster(const ClusterExperiment& e, const cluster::ProgressRe
   }
   outcome.result = cluster::run_job_mode(e.machines, jobs, e.settings.options, progress, model ? &*model : nullptr);
   const std::filesystem::path& dir = e.output.dir;
-  if (e.output.jobs) outcome.files.push_back(report::write_jobs_csv(dir, jobs, outcome.result, e.output.max_rows));
-  if (e.output.cluster) outcome.files.push_back(report::write_cluster_csv(dir, outcome.result, e.output.max_rows));
-  if (e.output.timeline) {
+  const bool write = mode == RunMode::kWriteFiles;
+  if (write && e.output.jobs) outcome.files.push_back(report::write_jobs_csv(dir, jobs, outcome.result, e.output.max_rows));
+  if (write && e.output.cluster) outcome.files.push_back(report::write_cluster_csv(dir, outcome.result, e.output.max_rows));
+  if (write && e.output.timeline) {
     outcome.files.push_back(report::write_cluster_timeline(dir, e.machines, jobs, outcome.result, e.output.max_rows));
   }
   const report::ClusterRunInfo info{e.seed, e.effective_config, e.settings.sources, e.warnings, e.settings.mode,
                                     model ? model->statistics() : nlohmann::json()};
   outcome.summary = report::make_cluster_summary(info, e.machines, jobs, outcome.result, outcome.files);
-  outcome.summary_path = report::write_summary(dir, outcome.summary);
+  if (write) outcome.summary_path = report::write_summary(dir, outcome.summary);
+  if (write && e.output.report) report::html::write_report(dir, dir / "report.html");
   return outcome;
 }
 

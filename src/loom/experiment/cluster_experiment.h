@@ -2,7 +2,8 @@
 // placement, failures; src/loom/cluster/README.md). The machines come from the `topology:`
 // section (hosts, leaves and pods of any blueprint or topology file) or from
 // `cluster.machines` (an imported machine list), not both. Also read: `seed`, and `output:`
-// with `dir`, `jobs`, `cluster`, `timeline` (write that file, default true) and `max_rows`.
+// with `dir`, `jobs`, `cluster`, `timeline` (write that file, default true), `max_rows` and
+// `report` (the HTML report, default false).
 // In job mode jobs are opaque durations and the collective, system and network sections are
 // refused (they would do nothing); the network modes (cluster_fidelity.h) need the topology
 // section and `cluster.workloads`, and read the collective, system and network sections.
@@ -19,6 +20,7 @@
 #include "loom/cluster/machines.h"
 #include "loom/config/document.h"
 #include "loom/experiment/cluster_fidelity.h"
+#include "loom/experiment/experiment.h"
 #include "loom/report/output_file.h"
 
 namespace loom::experiment {
@@ -29,6 +31,7 @@ struct ClusterOutputOptions {
   bool cluster = true;
   bool timeline = true;
   std::uint64_t max_rows = 1'000'000;
+  bool report = false;  // write report.html (report/html/report.h) after the run
 };
 
 struct ClusterExperiment {
@@ -47,12 +50,15 @@ bool is_cluster_experiment(config::Document& document);
 ClusterExperiment load_cluster(config::Document& document);
 
 struct ClusterOutcome {
+  std::vector<cluster::Job> jobs;  // as run: the network modes set durations from iteration times
   cluster::JobModeResult result;
   nlohmann::json summary;
   std::filesystem::path summary_path;
   std::vector<report::WrittenFile> files;
 };
 
-ClusterOutcome run_cluster(const ClusterExperiment& experiment, const cluster::ProgressReporter& progress = {});
+// RunMode::kInMemory writes no file (the summary lists none).
+ClusterOutcome run_cluster(const ClusterExperiment& experiment, const cluster::ProgressReporter& progress = {},
+                           RunMode mode = RunMode::kWriteFiles);
 
 }  // namespace loom::experiment

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "loom/core/simulator.h"
+#include "loom/experiment/in_memory.h"
 #include "loom/experiment/sections.h"
 #include "loom/experiment/link_monitor.h"
 #include "loom/experiment/slow_nics.h"
@@ -18,6 +19,7 @@
 #include "loom/experiment/workload_sections.h"
 #include "loom/network/models/backend_factory.h"
 #include "loom/network/pxn_relay.h"
+#include "loom/report/html/report.h"
 #include "loom/report/summary.h"
 #include "loom/report/tables.h"
 #include "loom/report/timeline.h"
@@ -27,17 +29,6 @@
 namespace loom::experiment {
 
 namespace {
-// summary.json's "memory": the estimate of the most loaded pipeline stage, in bytes.
-nlohmann::json memory_json(const workload::synthesis::MemoryEstimate& m) {
-  return {{"stage", m.stage},
-          {"parameters", m.parameters},
-          {"parameter_bytes", m.model_states.parameters},
-          {"gradient_bytes", m.model_states.gradients},
-          {"optimizer_bytes", m.model_states.optimizer},
-          {"activation_bytes", m.activations},
-          {"chunks_in_flight", m.chunks_in_flight},
-          {"total_bytes", m.total()}};
-}
 // "solver.solves" -> "solver/solves" (a JSON pointer below the summary's "network").
 std::string replace_dots(std::string key) {
   std::replace(key.begin(), key.end(), '.', '/');
@@ -87,14 +78,14 @@ void apply_slow_nics(std::span<const SlowNic> slow, Experiment& e) {
 
 }  // namespace
 
-Experiment load(config::Document& document) {
+Experiment load(config::Document& document, const MemoryBudget& budget) {
   config::Reader root = document.root();
   Experiment e;
   e.seed = root.optional<std::uint64_t>("seed", e.seed);
   e.topology = read_topology(root.child("topology"), std::filesystem::path(document.source_name()).parent_path());
   const std::filesystem::path base_dir = std::filesystem::path(document.source_name()).parent_path();
   LoadedWorkloadSection loaded =
-      read_workload_section(root.child("workload"), e.topology.gpu_count(), base_dir, e.seed);
+      read_workload_section(root.child("workload"), e.topology.gpu_count(), base_dir, e.seed, budget);
   apply_slow_nics(loaded.nic_slowdowns, e);
   e.workload = std::move(loaded.workload);
   e.warnings = std::move(loaded.warnings);
@@ -122,6 +113,7 @@ Experiment load(config::Document& document) {
     if (hot > 1000) output.fail("hot_links", fmt::format("must be at most 1000, got {}", hot));
     o.hot_links = static_cast<std::uint32_t>(hot);
     o.max_rows = output.optional<std::uint64_t>("max_rows", o.max_rows);
+    o.report = read_output_report(output);
     output.finish();
     e.runtime.record_transfers = o.flows;
   }
@@ -155,10 +147,27 @@ void warn_of_unused_collective_settings(const Experiment& e, const system::RunRe
                                    e.runtime.direct_window));
   }
 }
+
+// Replaces the previous run's files in the output folder with this run's tables, timeline and
+// packet monitors (links.csv and the summary follow in run()).
+void write_tables(const Experiment& e, network::Backend& backend, Outcome& outcome) {
+  const OutputOptions& o = e.output;
+  report::remove_previous_outputs(o.dir);
+  if (o.collectives) outcome.files.push_back(report::write_collectives_csv(o.dir, e.workload, outcome.result, o.max_rows));
+  if (o.flows) outcome.files.push_back(report::write_flows_csv(o.dir, outcome.result, o.max_rows));
+  if (o.ranks) outcome.files.push_back(report::write_ranks_csv(o.dir, outcome.metrics, o.max_rows));
+  if (o.timeline) {
+    outcome.files.push_back(report::write_timeline(o.dir, e.topology, e.workload, outcome.result, o.max_rows));
+  }
+  if (backend.capabilities().monitors) {
+    for (const network::OutputFile& f : backend.write_monitors(o.dir)) outcome.files.push_back({f.path, f.rows, f.dropped});
+  }
+}
 }  // namespace
 
-Outcome run(const Experiment& e) {
-  report::check_output_dir(e.output.dir);
+Outcome run(const Experiment& e, const system::RunWatcher& watcher, RunMode mode) {
+  const bool write = mode == RunMode::kWriteFiles;
+  if (write) report::check_output_dir(e.output.dir);
   Simulator simulator;
   topology::Routing routing(e.topology);
   const std::unique_ptr<network::Backend> backend = network::make_backend(simulator, e.topology, routing, e.network.params);
@@ -183,25 +192,16 @@ Outcome run(const Experiment& e) {
   system::Runtime runtime(simulator, e.topology, e.workload, carrier, e.runtime);
   Outcome outcome;
   outcome.warnings = e.warnings;
-  outcome.result = runtime.run();
+  outcome.result = runtime.run(watcher);
   warn_of_unused_collective_settings(e, outcome.result, outcome.run_warnings);
-  report::remove_previous_outputs(o.dir);
   outcome.metrics = system::compute_metrics(e.workload, outcome.result);
   outcome.entries = report::entry_stats(e.workload, outcome.result);
-  if (o.collectives) outcome.files.push_back(report::write_collectives_csv(o.dir, e.workload, outcome.result, o.max_rows));
-  if (o.flows) outcome.files.push_back(report::write_flows_csv(o.dir, outcome.result, o.max_rows));
-  if (o.ranks) outcome.files.push_back(report::write_ranks_csv(o.dir, outcome.metrics, o.max_rows));
-  if (o.timeline) {
-    outcome.files.push_back(report::write_timeline(o.dir, e.topology, e.workload, outcome.result, o.max_rows));
-  }
-  if (backend->capabilities().monitors) {
-    for (const network::OutputFile& f : backend->write_monitors(o.dir)) outcome.files.push_back({f.path, f.rows, f.dropped});
-  }
+  if (write) write_tables(e, *backend, outcome);
   report::RunInfo info{e.seed, std::string(backend->name()), e.effective_config, nullptr, nullptr, e.warnings};
   if (e.memory) info.memory = memory_json(*e.memory);
   if (links) {
     links->finish();
-    outcome.files.push_back(report::write_links_csv(o.dir, e.topology, links->samples(), links->dropped()));
+    if (write) outcome.files.push_back(report::write_links_csv(o.dir, e.topology, links->samples(), links->dropped()));
     std::vector<double> carried;
     backend->carried_bytes(carried);
     info.network["hot_links"] = report::hot_links(e.topology, carried, outcome.result.makespan, o.hot_links);
@@ -210,7 +210,7 @@ Outcome run(const Experiment& e) {
     info.network[nlohmann::json::json_pointer("/" + replace_dots(statistic.key))] = statistic.value;
   }
   if (pxn) info.network["pxn_relayed_transfers"] = pxn->relayed();
-  if (links && links->stopped_at() != Time::max()) {
+  if (write && links && links->stopped_at() != Time::max()) {
     outcome.run_warnings.push_back(fmt::format(
         "links.csv: sampling stopped at {} after output.max_rows ({}) rows or intervals (a longer "
         "output.link_interval covers more of the run)", links->stopped_at(), o.max_rows));
@@ -227,8 +227,9 @@ Outcome run(const Experiment& e) {
     }
   }
   info.warnings.insert(info.warnings.end(), outcome.run_warnings.begin(), outcome.run_warnings.end());
-  outcome.summary_path = report::write_summary(
-      o.dir, report::make_summary(info, e.workload, outcome.result, outcome.metrics, outcome.files));
+  outcome.summary = report::make_summary(info, e.workload, outcome.result, outcome.metrics, outcome.files);
+  if (write) outcome.summary_path = report::write_summary(o.dir, outcome.summary);
+  if (write && o.report) report::html::write_report(o.dir, o.dir / "report.html");
   return outcome;
 }
 

@@ -10,7 +10,8 @@
 //               watchdog (wall time the simulated clock may stand still)
 //   network     mode: analytical | flow | packet; flow / packet: that backend's parameters;
 //               pxn; link_changes (network_section.h)
-//   output      dir, and which files to write (collectives, flows, ranks, timeline, max_rows)
+//   output      dir, and which files to write (collectives, flows, ranks, timeline, max_rows,
+//               report: the HTML report)
 // Every key is read through config::Reader, so an unknown key, a wrong type, a missing key or a
 // bad unit is a UserError at file:line:col, and the effective configuration (after defaults and
 // --set overrides) is recorded for the run record.
@@ -24,6 +25,7 @@
 #include <nlohmann/json.hpp>
 
 #include "loom/config/document.h"
+#include "loom/core/memory_budget.h"
 #include "loom/experiment/network_section.h"
 #include "loom/experiment/slow_nics.h"
 #include "loom/report/collective_stats.h"
@@ -48,6 +50,7 @@ struct OutputOptions {
   Time link_interval = Time::us(100);  // links.csv sampling interval
   std::uint32_t hot_links = 10;        // links listed in the summary
   std::uint64_t max_rows = 1'000'000;  // per file
+  bool report = false;                 // write report.html (report/html/report.h) after the run
 };
 
 struct Experiment {
@@ -67,8 +70,9 @@ struct Experiment {
   SourceLocation rate_changes_from;
 };
 
-// Reads every section of `document` (overrides already applied) and checks for unknown keys.
-Experiment load(config::Document& document);
+// Reads every section of `document` (overrides already applied) and checks for unknown keys. An
+// input whose workload would not fit in `budget` is refused before it is built.
+Experiment load(config::Document& document, const MemoryBudget& budget = MemoryBudget::of_machine());
 
 struct Outcome {
   system::RunResult result;
@@ -78,11 +82,19 @@ struct Outcome {
   std::vector<report::WrittenFile> files;  // the other files written
   std::vector<std::string> warnings;        // the experiment's warnings
   std::vector<std::string> run_warnings;    // the run's: files cut short by a row cap (also in the summary)
+  nlohmann::json summary;                   // the run record (summary.json's content)
 };
+
+// kInMemory simulates the same run but writes no file: the Outcome's summary lists none, and the
+// tables are the caller's to print (in_memory.h).
+enum class RunMode { kWriteFiles, kInMemory };
 
 // Simulates the experiment and writes its results into its output directory, first removing
 // the files a previous run listed there once the simulation has succeeded (a folder of other
-// files, not a Loom result, is refused before the run; report/output_file.h).
-Outcome run(const Experiment& experiment);
+// files, not a Loom result, is refused before the run; report/output_file.h). `watcher` sees
+// the run's progress and may stop it (system::Runtime::run): the results so far are written
+// then, with Outcome::result.complete false and summary.json's "complete" false.
+Outcome run(const Experiment& experiment, const system::RunWatcher& watcher = {},
+            RunMode mode = RunMode::kWriteFiles);
 
 }  // namespace loom::experiment

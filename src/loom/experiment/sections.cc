@@ -12,6 +12,7 @@
 #include "loom/collective/msccl/plan_reader.h"
 #include "loom/collective/protocol.h"
 #include "loom/experiment/located.h"
+#include "loom/report/html/plotting_library.h"
 #include "loom/topology/config_parameters.h"
 #include "loom/topology/topology_io.h"
 #include "loom/workload/microbenchmark.h"
@@ -52,6 +53,18 @@ std::optional<std::uint32_t> read_count_or_auto(config::Reader& s, std::string_v
 }
 
 }  // namespace
+
+void check_fits(config::Reader& section, std::string_view key, const workload::WorkloadCounts& counts,
+                const MemoryBudget& budget) {
+  // The largest id is system::kNoNode, so ids name one node fewer than they count.
+  constexpr std::uint64_t kMaxNodes = std::numeric_limits<workload::NodeId>::max();
+  if (counts.nodes >= kMaxNodes) {
+    section.fail(key, fmt::format("expands to {} workload nodes, more than Loom's 32-bit node ids can name "
+                                  "(fewer than {})", counts.nodes, kMaxNodes));
+  }
+  const std::string what = fmt::format("{} workload nodes on {} ranks and their run state", counts.nodes, counts.ranks);
+  if (const auto refusal = budget.refusal(system::Runtime::estimated_bytes(counts), what)) section.fail(key, *refusal);
+}
 
 topology::Topology read_topology(config::Reader s, const std::filesystem::path& base_dir) {
   if (!s.has("file")) return topology::read_blueprint(s, "single-switch");
@@ -112,7 +125,7 @@ workload::CollectiveEntry read_entry(config::Reader c, const std::vector<workloa
 
 }  // namespace
 
-workload::Workload read_microbenchmark(config::Reader& s, std::uint32_t gpu_count) {
+workload::Workload read_microbenchmark(config::Reader& s, std::uint32_t gpu_count, const MemoryBudget& budget) {
   const std::uint32_t ranks = read_count(s, "ranks", gpu_count, 1, gpu_count);
   workload::MicrobenchmarkSpec spec;
   if (auto groups = s.optional_child("groups")) {
@@ -123,6 +136,8 @@ workload::Workload read_microbenchmark(config::Reader& s, std::uint32_t gpu_coun
   }
   for (config::Reader entry : s.list_of_maps("collectives")) spec.collectives.push_back(read_entry(entry, spec.groups));
   s.finish();
+  const workload::WorkloadCounts counts = located(s, [&] { return workload::count_microbenchmark(spec, ranks); });
+  check_fits(s, "collectives", counts, budget);
   return located(s, [&] { return workload::make_microbenchmark(spec, ranks); });
 }
 
@@ -163,6 +178,15 @@ system::RuntimeOptions read_collective(config::Reader s, const std::filesystem::
   }
   s.finish();
   return options;
+}
+
+bool read_output_report(config::Reader& output) {
+  const bool report = output.optional<bool>("report", false);
+  if (report && !report::html::plotting_library_available()) {
+    output.fail("report", "this loom was built without the plotting libraries (run scripts/install-deps.sh, then "
+                          "rebuild), so it cannot write an HTML report");
+  }
+  return report;
 }
 
 }  // namespace loom::experiment

@@ -111,7 +111,8 @@ std::uint32_t streams_used(const workload::Workload& w) {
   return streams;
 }
 
-LoadedWorkloadSection read_training(config::Reader& s, std::uint32_t gpu_count, const std::filesystem::path& base_dir) {
+LoadedWorkloadSection read_training(config::Reader& s, std::uint32_t gpu_count, const std::filesystem::path& base_dir,
+                                    const MemoryBudget& budget) {
   const synthesis::TransformerConfig model = read_model(s);
   synthesis::ParallelPlan plan;
   plan.tp = count(s, "tp", plan.tp);
@@ -148,8 +149,16 @@ LoadedWorkloadSection read_training(config::Reader& s, std::uint32_t gpu_count, 
   }
   const ComputeSection compute = read_compute(s.child_or_empty("compute"), base_dir);
   s.finish();
+  const workload::WorkloadCounts counts = [&] {
+    try {
+      return synthesis::count_training(model, plan);
+    } catch (const UserError& e) {
+      if (e.where().known()) throw;
+      throw e.located(s.location());
+    }
+  }();
+  check_fits(s, "", counts, budget);
   try {
-    synthesis::validate(plan, model);
     LoadedWorkloadSection out;
     out.workload = synthesis::synthesize_training(model, plan);
     compute.assign(out.workload);
@@ -167,7 +176,8 @@ LoadedWorkloadSection read_training(config::Reader& s, std::uint32_t gpu_count, 
   }
 }
 
-workload::Workload read_dlrm(config::Reader& s, std::uint32_t gpu_count, const std::filesystem::path& base_dir) {
+workload::Workload read_dlrm(config::Reader& s, std::uint32_t gpu_count, const std::filesystem::path& base_dir,
+                            const MemoryBudget& budget) {
   const synthesis::DlrmConfig model = synthesis::mlperf_dlrm();
   s.choice("model", {"mlperf"}, "mlperf");
   synthesis::DlrmPlan plan;
@@ -181,6 +191,17 @@ workload::Workload read_dlrm(config::Reader& s, std::uint32_t gpu_count, const s
   s.finish();
   try {
     synthesis::validate(model, plan);
+    // Iterations add the same nodes each: two small builds give the count of any number.
+    synthesis::DlrmPlan probe = plan;
+    probe.iterations = 1;
+    const workload::Workload one = synthesis::synthesize_dlrm(model, probe);
+    probe.iterations = 2;
+    const workload::Workload two = synthesis::synthesize_dlrm(model, probe);
+    const std::uint64_t more = plan.iterations - 1;
+    check_fits(s, "iterations",
+               {one.node_count() + more * (two.node_count() - one.node_count()),
+                one.dependency_count() + more * (two.dependency_count() - one.dependency_count()), plan.ranks},
+               budget);
     workload::Workload w = synthesis::synthesize_dlrm(model, plan);
     compute.assign(w);
     return w;
@@ -190,12 +211,16 @@ workload::Workload read_dlrm(config::Reader& s, std::uint32_t gpu_count, const s
   }
 }
 
-LoadedWorkloadSection read_trace(config::Reader& s, std::uint32_t gpu_count, const std::filesystem::path& base_dir) {
+LoadedWorkloadSection read_trace(config::Reader& s, std::uint32_t gpu_count, const std::filesystem::path& base_dir,
+                                 const MemoryBudget& budget) {
   std::filesystem::path path = s.required<std::string>("file");
   if (path.is_relative()) path = base_dir / path;
   workload::LoadOptions options;
   options.format = parsed(s, "format", workload::parse_file_format, "auto");
   if (s.has("ranks")) options.simai_ranks = count(s, "ranks", 1);
+  // A node with its run state costs about the estimate of a lone node with one dependency.
+  options.max_nodes = static_cast<std::uint64_t>(static_cast<double>(budget.bytes()) /
+                                                 system::Runtime::estimated_bytes({1, 1, 0}));
   const double scale = s.optional<double>("scale", 1.0);
   if (!(scale > 0 && scale <= 1)) s.fail("scale", fmt::format("must be in (0, 1], got {}", scale));
   const ComputeSection compute = read_compute(s.child_or_empty("compute"), base_dir);
@@ -300,7 +325,8 @@ workload::VariationSpec read_variation(config::Reader v, std::uint64_t seed, std
 }  // namespace
 
 LoadedWorkloadSection read_workload_section(config::Reader s, std::uint32_t gpu_count,
-                                            const std::filesystem::path& base_dir, std::uint64_t seed) {
+                                            const std::filesystem::path& base_dir, std::uint64_t seed,
+                                            const MemoryBudget& budget) {
   const std::string type = s.choice("type", {"microbenchmark", "training", "dlrm", "trace"}, "microbenchmark");
   std::optional<workload::VariationSpec> variation;
   std::optional<SourceLocation> variation_at;
@@ -311,13 +337,13 @@ LoadedWorkloadSection read_workload_section(config::Reader s, std::uint32_t gpu_
   }
   LoadedWorkloadSection out;
   if (type == "microbenchmark") {
-    out.workload = read_microbenchmark(s, gpu_count);
+    out.workload = read_microbenchmark(s, gpu_count, budget);
   } else if (type == "training") {
-    out = read_training(s, gpu_count, base_dir);
+    out = read_training(s, gpu_count, base_dir, budget);
   } else if (type == "dlrm") {
-    out.workload = read_dlrm(s, gpu_count, base_dir);
+    out.workload = read_dlrm(s, gpu_count, base_dir, budget);
   } else {
-    out = read_trace(s, gpu_count, base_dir);
+    out = read_trace(s, gpu_count, base_dir, budget);
   }
   // Collective members agree, sends meet receives: reject a broken DAG before running it.
   try {

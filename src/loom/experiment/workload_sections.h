@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "loom/config/document.h"
+#include "loom/core/memory_budget.h"
 #include "loom/experiment/slow_nics.h"
 #include "loom/workload/synthesis/memory_model.h"
 #include "loom/workload/variation.h"
@@ -43,8 +44,10 @@ struct LoadedWorkloadSection {
 // `gpu_count` bounds the ranks; relative trace paths are resolved against `base_dir`; `seed`
 // seeds the variation draws. The workload is validated (workload_validation.h), then the
 // optional `variation:` (compute slowdowns, stragglers, NIC slowdowns; workload/variation.h)
-// applied to it.
+// applied to it. A workload whose nodes would not fit in `budget` is refused before it is built
+// (microbenchmark and training from their counts, SimAI text from its header).
 LoadedWorkloadSection read_workload_section(config::Reader section, std::uint32_t gpu_count,
-                                            const std::filesystem::path& base_dir, std::uint64_t seed);
+                                            const std::filesystem::path& base_dir, std::uint64_t seed,
+                                            const MemoryBudget& budget);
 
 }  // namespace loom::experiment

@@ -22,6 +22,7 @@
 #pragma once
 
 #include <filesystem>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,10 @@ WrittenFile write_jobs_csv(const std::filesystem::path& dir, const std::vector<c
                            const cluster::JobModeResult& result, std::uint64_t max_rows);
 WrittenFile write_cluster_csv(const std::filesystem::path& dir, const cluster::JobModeResult& result,
                               std::uint64_t max_rows);
+// The same tables printed to `out` (no path in the WrittenFile), for callers that keep them in memory.
+WrittenFile print_jobs_csv(std::ostream& out, const std::vector<cluster::Job>& jobs, const cluster::JobModeResult& result,
+                           std::uint64_t max_rows);
+WrittenFile print_cluster_csv(std::ostream& out, const cluster::JobModeResult& result, std::uint64_t max_rows);
 WrittenFile write_cluster_timeline(const std::filesystem::path& dir, const cluster::Machines& machines,
                                    const std::vector<cluster::Job>& jobs, const cluster::JobModeResult& result,
                                    std::uint64_t max_events);

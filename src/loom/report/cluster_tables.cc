@@ -11,8 +11,17 @@ using cluster::seconds_text;
 
 WrittenFile write_jobs_csv(const std::filesystem::path& dir, const std::vector<cluster::Job>& jobs,
                            const cluster::JobModeResult& result, std::uint64_t max_rows) {
+  return write_printed(dir, "jobs.csv", [&](std::ostream& out) { return print_jobs_csv(out, jobs, result, max_rows); });
+}
+
+WrittenFile write_cluster_csv(const std::filesystem::path& dir, const cluster::JobModeResult& result,
+                              std::uint64_t max_rows) {
+  return write_printed(dir, "cluster.csv", [&](std::ostream& out) { return print_cluster_csv(out, result, max_rows); });
+}
+
+WrittenFile print_jobs_csv(std::ostream& out, const std::vector<cluster::Job>& jobs, const cluster::JobModeResult& result,
+                           std::uint64_t max_rows) {
   WrittenFile written;
-  std::ofstream out = open_output(dir, "jobs.csv", written.path);
   out << "id,user,submit,start,end,wait,jct,gpus,hosts,leaves,preemptions,failures,lost_gpu_hours,"
          "overhead_gpu_hours,iteration_time,trace_wait\n";
   written.rows = std::min<std::uint64_t>(jobs.size(), max_rows);
@@ -29,14 +38,11 @@ WrittenFile write_jobs_csv(const std::filesystem::path& dir, const std::vector<c
                r.preemptions, r.failures, r.lost_work.hours() * job.gpus, r.overhead.hours() * job.gpus, iteration,
                job.trace_wait ? seconds_text(*job.trace_wait) : "");
   }
-  finish_output(out, written.path);
   return written;
 }
 
-WrittenFile write_cluster_csv(const std::filesystem::path& dir, const cluster::JobModeResult& result,
-                              std::uint64_t max_rows) {
+WrittenFile print_cluster_csv(std::ostream& out, const cluster::JobModeResult& result, std::uint64_t max_rows) {
   WrittenFile written;
-  std::ofstream out = open_output(dir, "cluster.csv", written.path);
   out << "time,busy,idle,stranded,down,drained,spare,queued,running\n";
   written.rows = std::min<std::uint64_t>(result.samples.size(), max_rows);
   written.dropped = result.samples.size() - written.rows;
@@ -45,7 +51,6 @@ WrittenFile write_cluster_csv(const std::filesystem::path& dir, const cluster::J
     fmt::print(out, "{},{},{},{},{},{},{},{},{}\n", seconds_text(s.at), s.gpus.busy, s.gpus.idle, s.gpus.stranded,
                s.gpus.down, s.gpus.drained, s.gpus.spare, s.queued, s.running);
   }
-  finish_output(out, written.path);
   return written;
 }
 

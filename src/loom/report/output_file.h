@@ -32,6 +32,18 @@ std::ofstream open_output(const std::filesystem::path& dir, const std::string& n
 // Throws UserError if the stream failed (disk full, ...).
 void finish_output(std::ofstream& out, const std::filesystem::path& path);
 
+// dir/name holding what `print(out)` prints; `print` returns the WrittenFile of its rows, and
+// this one adds the path.
+template <class Print>
+WrittenFile write_printed(const std::filesystem::path& dir, const std::string& name, Print print) {
+  std::filesystem::path path;
+  std::ofstream out = open_output(dir, name, path);
+  WrittenFile written = print(out);
+  written.path = path;
+  finish_output(out, path);
+  return written;
+}
+
 // A CSV field: quoted, with embedded quotes doubled.
 std::string csv_quote(std::string_view text);
 

@@ -108,6 +108,7 @@ nlohmann::json make_summary(const RunInfo& info, const workload::Workload& workl
       {"loom", {{"version", kVersion}, {"git_sha", kGitSha}}},
       {"seed", info.seed},
       {"backend", info.backend},
+      {"complete", result.complete},
       {"config", info.effective_config},
       {"totals",
        {{"makespan_ps", result.makespan.picoseconds()},

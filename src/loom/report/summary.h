@@ -1,4 +1,5 @@
-// The run record: `summary.json` (effective configuration, seed, version, per-entry statistics,
+// The run record: `summary.json` (effective configuration, seed, version, `complete` (false for
+// a run stopped early on request, whose results end at the stop), per-entry statistics,
 // totals, metrics aggregated over ranks — min/mean/max of compute, communication, exposed
 // communication per kind, sync wait and idle time —, iteration times, the critical path's
 // composition, and the list of other files written with any rows a cap left out) and the entry

@@ -15,17 +15,15 @@ std::string nanoseconds(Time t) {
   return fmt::format("{}.{:03}", ps / 1000, ps % 1000);
 }
 
-// Writes up to max_rows rows produced by `row(i)` for i in [0, count).
+// Prints the header and up to max_rows rows produced by `row(i)` for i in [0, count).
 template <class Row>
-WrittenFile write_table(const std::filesystem::path& dir, const std::string& name, std::string_view header,
-                        std::uint64_t count, std::uint64_t max_rows, Row row) {
+WrittenFile print_table(std::ostream& out, std::string_view header, std::uint64_t count, std::uint64_t max_rows,
+                        Row row) {
   WrittenFile written;
-  std::ofstream out = open_output(dir, name, written.path);
   out << header << '\n';
   written.rows = std::min(count, max_rows);
   written.dropped = count - written.rows;
   for (std::uint64_t i = 0; i < written.rows; ++i) out << row(i) << '\n';
-  finish_output(out, written.path);
   return written;
 }
 
@@ -33,8 +31,22 @@ WrittenFile write_table(const std::filesystem::path& dir, const std::string& nam
 
 WrittenFile write_collectives_csv(const std::filesystem::path& dir, const workload::Workload& workload,
                                   const system::RunResult& result, std::uint64_t max_rows) {
-  return write_table(
-      dir, "collectives.csv",
+  return write_printed(dir, "collectives.csv",
+                    [&](std::ostream& out) { return print_collectives_csv(out, workload, result, max_rows); });
+}
+
+WrittenFile write_flows_csv(const std::filesystem::path& dir, const system::RunResult& result, std::uint64_t max_rows) {
+  return write_printed(dir, "flows.csv", [&](std::ostream& out) { return print_flows_csv(out, result, max_rows); });
+}
+
+WrittenFile write_ranks_csv(const std::filesystem::path& dir, const system::Metrics& metrics, std::uint64_t max_rows) {
+  return write_printed(dir, "ranks.csv", [&](std::ostream& out) { return print_ranks_csv(out, metrics, max_rows); });
+}
+
+WrittenFile print_collectives_csv(std::ostream& out, const workload::Workload& workload,
+                                  const system::RunResult& result, std::uint64_t max_rows) {
+  return print_table(
+      out,
       "label,op,group,communicator,members,size_bytes,algorithm,protocol,channels,chunks,first_arrival_us,start_us,"
       "end_us,time_us,algbw_GBps,busbw_GBps,transfers,bytes_moved",
       result.collectives.size(), max_rows, [&](std::uint64_t i) {
@@ -50,8 +62,8 @@ WrittenFile write_collectives_csv(const std::filesystem::path& dir, const worklo
       });
 }
 
-WrittenFile write_flows_csv(const std::filesystem::path& dir, const system::RunResult& result, std::uint64_t max_rows) {
-  return write_table(dir, "flows.csv",
+WrittenFile print_flows_csv(std::ostream& out, const system::RunResult& result, std::uint64_t max_rows) {
+  return print_table(out,
                      "src_rank,dst_rank,src_node,dst_node,size_bytes,start_ns,fct_ns,ideal_fct_ns,slowdown",
                      result.transfer_log.size(), max_rows, [&](std::uint64_t i) {
                        const system::TransferRecord& t = result.transfer_log[i];
@@ -70,12 +82,12 @@ WrittenFile write_flows_csv(const std::filesystem::path& dir, const system::RunR
                      });
 }
 
-WrittenFile write_ranks_csv(const std::filesystem::path& dir, const system::Metrics& metrics, std::uint64_t max_rows) {
+WrittenFile print_ranks_csv(std::ostream& out, const system::Metrics& metrics, std::uint64_t max_rows) {
   std::string header = "rank,finish_us,compute_us,comm_us,exposed_comm_us,sync_wait_us,idle_us";
   for (std::size_t k = 0; k < system::kCommKinds; ++k) {
     header += fmt::format(",{0}_comm_us,{0}_exposed_us", system::comm_kind_name(k));
   }
-  return write_table(dir, "ranks.csv", header, metrics.ranks.size(), max_rows, [&](std::uint64_t r) {
+  return print_table(out, header, metrics.ranks.size(), max_rows, [&](std::uint64_t r) {
     const system::RankMetrics& m = metrics.ranks[r];
     std::string line = fmt::format("{},{},{},{},{},{},{}", r, microseconds(m.finish), microseconds(m.compute),
                                    microseconds(m.comm_total), microseconds(m.exposed_total),

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <filesystem>
+#include <ostream>
 
 #include "loom/report/output_file.h"
 #include "loom/system/metrics.h"
@@ -23,5 +24,12 @@ WrittenFile write_collectives_csv(const std::filesystem::path& dir, const worklo
                                   const system::RunResult& result, std::uint64_t max_rows);
 WrittenFile write_flows_csv(const std::filesystem::path& dir, const system::RunResult& result, std::uint64_t max_rows);
 WrittenFile write_ranks_csv(const std::filesystem::path& dir, const system::Metrics& metrics, std::uint64_t max_rows);
+
+// The same tables printed to `out` (the returned WrittenFile has no path), for callers that keep
+// them in memory.
+WrittenFile print_collectives_csv(std::ostream& out, const workload::Workload& workload,
+                                  const system::RunResult& result, std::uint64_t max_rows);
+WrittenFile print_flows_csv(std::ostream& out, const system::RunResult& result, std::uint64_t max_rows);
+WrittenFile print_ranks_csv(std::ostream& out, const system::Metrics& metrics, std::uint64_t max_rows);
 
 }  // namespace loom::report

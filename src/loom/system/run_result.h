@@ -74,6 +74,7 @@ struct RunResult {
   Bytes bytes_moved = 0;
   std::uint64_t events = 0;               // simulator events processed
   std::vector<std::string> plan_names;    // custom_plans' names by index; empty if none ran
+  bool complete = true;                   // false: stopped early on request (Runtime::run)
 };
 
 }  // namespace loom::system

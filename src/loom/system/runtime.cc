@@ -89,27 +89,80 @@ Runtime::Runtime(Simulator& simulator, const topology::Topology& topology, const
 
 Runtime::~Runtime() = default;
 
-RunResult Runtime::run() {
+double Runtime::estimated_bytes(const workload::WorkloadCounts& counts) {
+  // Held for the whole run: the workload's node and CSR offset, this runtime's state, duration
+  // and the result's timing record per node; a dependency is stored once in the workload and
+  // once reversed here.
+  constexpr double kPerNode = sizeof(workload::Node) + sizeof(std::uint32_t) + sizeof(NodeState) + sizeof(Time) +
+                              sizeof(NodeTiming);
+  constexpr double kPerDependency = 2 * sizeof(workload::NodeId);
+  constexpr double kPerRank = sizeof(Stream) * 8 + sizeof(Time);
+  // Peak RSS over these arrays, measured:
+  // vectors' spare capacity, metrics and critical path after the run, outputs being written.
+  // GPT-175B on 1,024 GPUs in flow mode: 19.3 M nodes in 2,828 MiB peak, 154 B a node, against
+  // 122 B a node from the arrays above.
+  constexpr double kMeasuredOverhead = 1.25;
+  return kMeasuredOverhead * (kPerNode * static_cast<double>(counts.nodes) +
+                              kPerDependency * static_cast<double>(counts.dependencies) +
+                              kPerRank * static_cast<double>(counts.ranks));
+}
+
+RunResult Runtime::run(const RunWatcher& watcher) {
   for (NodeId id = 0; id < workload_.node_count(); ++id) {
     if (node_state_[id].pending == 0) node_ready(id, kNoNode);
   }
   simulator_.set_watchdog(options_.watchdog);
+  watcher_ = watcher ? &watcher : nullptr;
+  if (watcher_ != nullptr) simulator_.set_check_hook(&Runtime::check_watcher, this);
   simulator_.run();
-  if (simulator_.stalled()) {
+  simulator_.set_check_hook(nullptr, nullptr);
+  watcher_ = nullptr;
+  if (simulator_.interrupted()) {
+    close_interrupted_run();
+  } else if (simulator_.stalled()) {
     throw UserError(fmt::format(
         "no progress: simulated time stayed at {} for {} of wall time ({} events processed, {} of {} "
         "operations done); stopped by the watchdog (system.watchdog)",
         simulator_.now(), Time::ns(options_.watchdog.count()), simulator_.events_processed(),
         nodes_done_, workload_.node_count()));
   }
-  if (nodes_done_ != workload_.node_count()) report_stall();
+  if (result_.complete && nodes_done_ != workload_.node_count()) report_stall();
   result_.events = simulator_.events_processed();
   for (Time t : result_.rank_finish) result_.makespan = std::max(result_.makespan, t);
+  if (!result_.complete) result_.makespan = std::max(result_.makespan, simulator_.now());
   std::sort(result_.collectives.begin(), result_.collectives.end(),
             [](const CollectiveRecord& a, const CollectiveRecord& b) {
               return std::tie(a.start, a.communicator, a.sequence) < std::tie(b.start, b.communicator, b.sequence);
             });
   return std::move(result_);
+}
+
+bool Runtime::check_watcher(void* self) {
+  const auto* runtime = static_cast<const Runtime*>(self);
+  const Simulator& sim = runtime->simulator_;
+  return (*runtime->watcher_)({sim.now(), sim.events_processed(), runtime->nodes_done_, runtime->workload_.node_count()});
+}
+
+void Runtime::close_interrupted_run() {
+  result_.complete = false;
+  const Time now = simulator_.now();
+  // A node has end < start while it waits or runs; the one at the head of a busy stream runs.
+  for (const Stream& stream : streams_) {
+    if (stream.busy) result_.nodes[stream.queue[stream.head - 1]].end = now;
+  }
+  for (NodeTiming& t : result_.nodes) t.end = std::max(t.end, t.start);
+  if (!options_.record_transfers) return;
+  std::vector<bool> free(in_flight_.size(), false);
+  for (std::uint32_t slot : free_in_flight_) free[slot] = true;
+  std::vector<bool> unfinished(result_.transfer_log.size(), false);
+  for (std::uint32_t slot = 0; slot < in_flight_.size(); ++slot) {
+    if (!free[slot]) unfinished[in_flight_[slot].log_index] = true;
+  }
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < result_.transfer_log.size(); ++i) {
+    if (!unfinished[i]) result_.transfer_log[kept++] = result_.transfer_log[i];
+  }
+  result_.transfer_log.resize(kept);
 }
 
 std::uint32_t Runtime::member_of(workload::CommunicatorId comm, std::uint32_t rank) const {

@@ -23,6 +23,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -38,6 +39,7 @@
 #include "loom/network/backend.h"
 #include "loom/system/run_result.h"
 #include "loom/topology/topology.h"
+#include "loom/workload/workload_counts.h"
 
 namespace loom::system {
 
@@ -79,6 +81,17 @@ struct RuntimeOptions {
   std::chrono::nanoseconds watchdog{0};
 };
 
+// How far a run has come, for a progress display.
+struct RunProgress {
+  Time now;                     // simulated time
+  std::uint64_t events = 0;     // simulator events processed
+  std::uint64_t nodes_done = 0;
+  std::uint64_t nodes_total = 0;
+};
+// Called while a run simulates, every Simulator::kWatchdogEvents events (Simulator::set_check_hook);
+// returning false stops the run there.
+using RunWatcher = std::function<bool(const RunProgress&)>;
+
 class Runtime final : private network::CompletionHandler {
  public:
   // Rank r of the workload runs on topology GPU r; the topology needs at least as many GPUs.
@@ -89,9 +102,19 @@ class Runtime final : private network::CompletionHandler {
   Runtime(const Runtime&) = delete;
   Runtime& operator=(const Runtime&) = delete;
 
+  // Heap bytes a run of a workload of `counts` holds at its peak, for the size check before
+  // anything is built (core/memory_budget.h): the workload's node and dependency arrays, the
+  // runtime's per-node state, duration and dependents, the result's per-node timing, and the
+  // per-node work of metrics and outputs afterwards (measured, see runtime.cc). State per
+  // operation in flight is not counted.
+  static double estimated_bytes(const workload::WorkloadCounts& counts);
+
   // Runs the whole workload to completion and returns what happened. Throws UserError when
-  // the watchdog stops a run whose simulated time no longer advances.
-  RunResult run();
+  // the watchdog stops a run whose simulated time no longer advances. When `watcher` stops the
+  // run, returns what happened until then with RunResult::complete false: operations still
+  // running end at the stop time, ready ones that had not started last zero time, transfers in
+  // flight are left out of the transfer log, and the makespan is the stop time.
+  RunResult run(const RunWatcher& watcher = {});
 
  private:
   struct Stream;
@@ -130,6 +153,8 @@ class Runtime final : private network::CompletionHandler {
   const std::shared_ptr<const collective::GroupLayout>& layout_of(workload::CommunicatorId comm);
   collective::CollectiveSpec spec_for(const CollectiveRecord& record, workload::CommunicatorId comm);
   [[noreturn]] void report_stall() const;
+  static bool check_watcher(void* self);
+  void close_interrupted_run();
 
   Simulator& simulator_;
   const topology::Topology& topology_;
@@ -178,6 +203,7 @@ class Runtime final : private network::CompletionHandler {
   std::vector<InFlight> in_flight_;
   std::vector<std::uint32_t> free_in_flight_;
   std::uint64_t nodes_done_ = 0;
+  const RunWatcher* watcher_ = nullptr;  // during run()
   collective::Progress progress_;  // on_transfer_complete's, reused so that it allocates once
   RunResult result_;
 };

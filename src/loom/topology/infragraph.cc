@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "loom/config/document.h"
+#include "loom/core/memory_budget.h"
 #include "loom/topology/switch_tiers.h"
 
 namespace loom::topology {
@@ -185,6 +186,14 @@ class Importer {
     if (per_index >= kNone || per_index * inst.count >= kNone) {
       i.fail("count", fmt::format("{} instances x {} components of device '{}' exceed the {} endpoints Loom's "
                                   "32-bit node ids can name", inst.count, per_index, inst.device, kNone - 1));
+    }
+    // Each endpoint becomes a build record and a topology node, each with its name, and an
+    // index entry per component: about 256 bytes before any link or route.
+    constexpr double kBytesPerEndpoint = 256;
+    const double endpoints = static_cast<double>(specs_.size()) + static_cast<double>(per_index) * inst.count;
+    if (const auto refusal = MemoryBudget::of_machine().refusal(
+            endpoints * kBytesPerEndpoint, fmt::format("{:.3g} topology endpoints", endpoints))) {
+      i.fail("count", *refusal);
     }
     inst.per_index = static_cast<std::uint32_t>(per_index);
     std::uint32_t switch_ports = 0;

@@ -102,4 +102,26 @@ Workload make_microbenchmark(const MicrobenchmarkSpec& spec, std::uint32_t rank_
   return workload;
 }
 
+WorkloadCounts count_microbenchmark(const MicrobenchmarkSpec& spec, std::uint32_t rank_count) {
+  std::map<std::string, std::uint64_t, std::less<>> members;  // per group: members over its communicators
+  for (const GroupSpec& g : spec.groups) {
+    std::uint64_t total = 0;
+    for (const Communicator& c : make_group(g, rank_count)) total += c.ranks.size();
+    members[g.name] = total;
+  }
+  members.emplace("world", rank_count);
+  WorkloadCounts counts;
+  counts.ranks = rank_count;
+  for (std::size_t e = 0; e < spec.collectives.size(); ++e) {
+    const CollectiveEntry& entry = spec.collectives[e];
+    const auto it = members.find(entry.group);
+    if (it == members.end()) throw UserError(fmt::format("collectives[{}]: unknown group '{}'", e, entry.group));
+    counts.nodes += it->second * entry.repeat;
+  }
+  // Every node but each rank's first depends on the one before it (ranks no group holds have
+  // none, so this may count a few too few).
+  counts.dependencies = counts.nodes - std::min<std::uint64_t>(counts.nodes, rank_count);
+  return counts;
+}
+
 }  // namespace loom::workload

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "loom/workload/workload.h"
+#include "loom/workload/workload_counts.h"
 
 namespace loom::workload {
 
@@ -41,6 +42,10 @@ struct MicrobenchmarkSpec {
 // Builds the per-rank DAG. UserError on an unknown group name, a block/stride that does not
 // divide the rank count, explicit ranks out of range, a zero size or repeat.
 Workload make_microbenchmark(const MicrobenchmarkSpec& spec, std::uint32_t rank_count);
+// The nodes and dependencies make_microbenchmark would build (dependencies within the rank
+// count), without building them; the same
+// UserErrors for an unknown group or a group that does not fit the ranks. O(ranks x groups).
+WorkloadCounts count_microbenchmark(const MicrobenchmarkSpec& spec, std::uint32_t rank_count);
 
 // The communicators a group shape makes over `rank_count` ranks (names "<group>.<i>", or just
 // "<group>" when there is one). Exposed for tests and for `loom` to describe a run.

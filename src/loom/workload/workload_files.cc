@@ -50,6 +50,7 @@ LoadedWorkload load_workload(const std::string& path, const LoadOptions& options
   if (format == FileFormat::kSimai) {
     simai::Options simai_options;
     simai_options.rank_count = options.simai_ranks;
+    simai_options.max_nodes = options.max_nodes;
     simai::SimaiWorkload s = simai::read_simai(path, simai_options);
     return {std::move(s.workload), std::move(s.warnings), "simai"};
   }

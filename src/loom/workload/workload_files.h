@@ -24,6 +24,9 @@ FileFormat parse_file_format(std::string_view text);
 struct LoadOptions {
   FileFormat format = FileFormat::kAuto;
   std::optional<std::uint32_t> simai_ranks;  // SimAI text: rank count (overrides all_gpus)
+  // SimAI text: a file that would expand to more nodes is refused before anything is built
+  // (simai::Options::max_nodes).
+  std::uint64_t max_nodes = 0xfffffffeull;
 };
 
 struct LoadedWorkload {

@@ -427,19 +427,50 @@ class Orchestrator {
 
 }  // namespace
 
+namespace {
+
+// Every rank of a stage adds the same nodes; iterations after the first add the same number as
+// the second (only the first's heads have nothing before them), so one and two iterations of
+// one rank per stage give the count of any number. `scratch` receives the communicators and
+// labels the counting orchestrator declares. O(nodes of two iterations of pp ranks).
+WorkloadCounts count_with(const TransformerConfig& model, const ParallelPlan& plan, Workload& scratch) {
+  ParallelPlan probe = plan;
+  Orchestrator orchestrator(model, probe, scratch);  // reads probe.iterations as it counts
+  WorkloadCounts counts;
+  counts.ranks = plan.ranks();
+  const std::uint64_t ranks_per_stage = std::uint64_t{plan.tp} * plan.replicas();
+  for (std::uint32_t stage = 0; stage < plan.pp; ++stage) {
+    probe.iterations = 1;
+    const auto [n1, d1] = orchestrator.count_rank(plan.rank(0, 0, stage));
+    std::uint64_t n = n1, d = d1;
+    if (plan.iterations > 1) {
+      probe.iterations = 2;
+      const auto [n2, d2] = orchestrator.count_rank(plan.rank(0, 0, stage));
+      n += (n2 - n1) * (plan.iterations - 1);
+      d += (d2 - d1) * (plan.iterations - 1);
+    }
+    counts.nodes += n * ranks_per_stage;
+    counts.dependencies += d * ranks_per_stage;
+  }
+  return counts;
+}
+
+}  // namespace
+
+WorkloadCounts count_training(const TransformerConfig& model, const ParallelPlan& plan) {
+  validate(plan, model);
+  Workload scratch(plan.ranks());
+  return count_with(model, plan, scratch);
+}
+
 Workload synthesize_training(const TransformerConfig& model, const ParallelPlan& plan) {
   validate(plan, model);
   Workload w(plan.ranks());
-  Orchestrator orchestrator(model, plan, w);
   // Exact capacity first: the arrays never grow by doubling (at 10^7 nodes that is half the
   // memory).
-  std::uint64_t nodes = 0, deps = 0;
-  for (std::uint32_t stage = 0; stage < plan.pp; ++stage) {
-    const auto [n, d] = orchestrator.count_rank(plan.rank(0, 0, stage));
-    nodes += n * plan.tp * plan.replicas();
-    deps += d * plan.tp * plan.replicas();
-  }
-  w.reserve(nodes, deps);
+  const WorkloadCounts counts = count_training(model, plan);
+  w.reserve(counts.nodes, counts.dependencies);
+  Orchestrator orchestrator(model, plan, w);
   for (std::uint32_t r = 0; r < plan.ranks(); ++r) orchestrator.build_rank(r);
   return w;
 }

@@ -39,6 +39,7 @@
 #include "loom/workload/synthesis/parallel_plan.h"
 #include "loom/workload/synthesis/transformer_config.h"
 #include "loom/workload/workload.h"
+#include "loom/workload/workload_counts.h"
 
 namespace loom::workload::synthesis {
 
@@ -54,5 +55,9 @@ inline constexpr std::uint32_t kCommStreams = 6;
 
 // Validates (validate(plan, model)) and builds. O(nodes).
 Workload synthesize_training(const TransformerConfig& model, const ParallelPlan& plan);
+// The nodes and dependencies synthesize_training would build, exactly, without building them:
+// one rank per pipeline stage, one and two iterations. Validates as synthesize_training does.
+// O(nodes of two iterations of pp ranks) time; memory for the communicators only.
+WorkloadCounts count_training(const TransformerConfig& model, const ParallelPlan& plan);
 
 }  // namespace loom::workload::synthesis

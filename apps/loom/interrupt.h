@@ -1,0 +1,22 @@
+// Ctrl-C during `loom run`: the first SIGINT asks the run to stop at its next check (the
+// simulation ends there and the results so far are written, marked incomplete); the handler
+// then reverts to the default action, so a second Ctrl-C kills the process at once.
+#pragma once
+
+namespace loom::app {
+
+class InterruptGuard {
+ public:
+  InterruptGuard();   // installs the handler
+  ~InterruptGuard();  // restores the previous action
+  InterruptGuard(const InterruptGuard&) = delete;
+  InterruptGuard& operator=(const InterruptGuard&) = delete;
+
+  // True once SIGINT arrived while a guard was installed.
+  static bool requested();
+};
+
+// The exit code of a run stopped by Ctrl-C (128 + SIGINT, as shells report it).
+inline constexpr int kInterruptedExitCode = 130;
+
+}  // namespace loom::app

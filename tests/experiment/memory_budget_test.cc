@@ -1,0 +1,75 @@
+// Inputs too large for the memory budget are refused before anything is built, with the key,
+// the estimate and the limit; inputs within it load as before.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "loom/experiment/experiment.h"
+#include "loom/system/runtime.h"
+#include "user_error.h"
+
+namespace loom::experiment {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+
+std::string refusal(const std::string& text, const MemoryBudget& budget) {
+  return loom::testing::user_error_of([&] {
+    config::Document document = config::Document::parse(text, "exp.yaml");
+    load(document, budget);
+  });
+}
+
+constexpr const char* kRepeat = R"(topology: {hosts: 2, gpus_per_host: 4}
+workload:
+  type: microbenchmark
+  collectives: [{op: all-reduce, size: 1MiB, repeat: 100000000}]
+)";
+
+TEST(MemoryBudgetCheck, AHugeRepeatIsRefusedAtItsKeyBeforeBuilding) {
+  const MemoryBudget budget(std::uint64_t{1} << 30, "test budget");
+  const double estimate = system::Runtime::estimated_bytes({800'000'000, 800'000'000 - 8, 8});
+  EXPECT_THAT(refusal(kRepeat, budget),
+              AllOf(HasSubstr("exp.yaml:4:16: workload.collectives: needs about " + readable_bytes(estimate)),
+                    HasSubstr("for 800000000 workload nodes on 8 ranks and their run state, more than the memory "
+                              "budget of 1.0 GiB (test budget)")));
+}
+
+constexpr const char* kTraining = R"(topology: {hosts: 1, gpus_per_host: 4}
+workload:
+  type: training
+  model: {name: tiny, layers: 2, hidden: 1024, heads: 8, kv_heads: 8, ffn_hidden: 4096, vocab: 32000, sequence: 512}
+  pp: 2
+  dp: 2
+  global_batch: 8
+  iterations: 1000000
+)";
+
+TEST(MemoryBudgetCheck, ManyIterationsAreRefusedAtTheWorkloadAndFewLoad) {
+  const MemoryBudget budget(std::uint64_t{1} << 30, "test budget");
+  EXPECT_THAT(refusal(kTraining, budget),
+              AllOf(HasSubstr("exp.yaml:3:3: workload: needs about"), HasSubstr("workload nodes on 4 ranks")));
+  std::string few = kTraining;
+  few.replace(few.find("1000000"), 7, "2");
+  config::Document document = config::Document::parse(few, "exp.yaml");
+  EXPECT_EQ(load(document, budget).workload.rank_count(), 4u);
+}
+
+TEST(MemoryBudgetCheck, DlrmIterationsAreRefusedAtTheirKey) {
+  EXPECT_THAT(refusal("topology: {hosts: 1, gpus_per_host: 8}\nworkload: {type: dlrm, iterations: 1000000}\n",
+                      MemoryBudget(std::uint64_t{1} << 30, "test budget")),
+              HasSubstr("exp.yaml:2:36: workload.iterations: needs about"));
+}
+
+TEST(MemoryBudgetCheck, MoreNodesThanIdsAreRefusedWhateverTheBudget) {
+  std::string text = kRepeat;
+  text.replace(text.find("100000000"), 9, "1000000");
+  text.replace(text.find("hosts: 2"), 8, "hosts: 2048");  // 8,192 ranks
+  EXPECT_THAT(refusal(text, MemoryBudget(~std::uint64_t{0}, "no limit")),
+              HasSubstr("workload.collectives: expands to 8192000000 workload nodes, more than Loom's 32-bit node ids"));
+}
+
+}  // namespace
+}  // namespace loom::experiment
