@@ -4,6 +4,11 @@
 //    fixture (read from shared/fixtures/hpcc when present, so the inputs are identical);
 //  - permutation_k8: a k = 8 fat-tree (128 hosts, 100 Gb/s, 1 us links), host i sends 2 MB to
 //    host (i + 64) mod 128 (every flow crosses the core).
+//  - long_incast8: 8 hosts x 50 MB into one on a 100 Gb/s star (1 us links, Loom's default
+//    parameters, window on), long enough to
+//    reach a steady state, run in full and with packet fast-forward (network/packet/
+//    fastforward); the ratio printed is fast-forward's speed-up in data-packet hops per second
+//    (credited hops count as hops), and completion_ms_sum shows the FCTs agree.
 // Each for DCQCN and HPCC. Items are data-packet hops (a data packet crossing one link), the
 // unit in which ns-3's speed is quoted (0.2-0.4 M/s for HPCC's ns-3 on these machines).
 // Counters: events/s, hops/s, bytes per in-flight packet and per QP, fabric heap at the end,
@@ -36,6 +41,7 @@ struct Scenario {
   topology::Topology topology;
   std::vector<std::pair<topology::NodeId, topology::NodeId>> flows;
   Bytes bytes = 0;
+  bool loom_window = false;  // Loom's default window (on) for every CC; else on for HPCC only
 };
 
 topology::Topology fat_tree_k8() {
@@ -60,6 +66,20 @@ topology::Topology fat_tree_k8() {
     }
   }
   return t;
+}
+
+Scenario long_incast8() {
+  Scenario s;
+  const auto hub = s.topology.add_node(topology::NodeKind::kSwitch, "switch.0");
+  std::vector<topology::NodeId> hosts;
+  for (std::uint32_t h = 0; h < 9; ++h) {
+    hosts.push_back(s.topology.add_node(topology::NodeKind::kGpu, fmt::format("host.{}.gpu.0", h), h));
+    s.topology.add_duplex_link(hosts.back(), hub, Bandwidth::gbps(100), Time::us(1));
+  }
+  for (std::uint32_t h = 1; h < 9; ++h) s.flows.emplace_back(hosts[h], hosts[0]);
+  s.bytes = 50'000'000;
+  s.loom_window = true;
+  return s;
 }
 
 Scenario permutation() {
@@ -100,14 +120,15 @@ struct Counter final : network::CompletionHandler {
   std::uint64_t completion_ps = 0;
 };
 
-void run(benchmark::State& state, const Scenario& scenario, CcKind kind) {
+void run(benchmark::State& state, const Scenario& scenario, CcKind kind, bool fast_forward = false) {
   if (scenario.flows.empty()) {
     state.SkipWithError("fixture shared/fixtures/hpcc/inputs/fat320 not found");
     return;
   }
   PacketParams params;
   params.cc.kind = kind;
-  params.nic.window = kind == CcKind::kHpcc;
+  params.nic.window = scenario.loom_window || kind == CcKind::kHpcc;
+  params.fast_forward.enabled = fast_forward;
   const topology::Routing routing(scenario.topology);
   std::uint64_t hops = 0, events = 0;
   std::size_t heap = 0;
@@ -132,6 +153,7 @@ void run(benchmark::State& state, const Scenario& scenario, CcKind kind) {
   getrusage(RUSAGE_SELF, &usage);
   state.SetItemsProcessed(static_cast<std::int64_t>(hops));
   state.counters["events_per_s"] = benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
+  state.counters["events_per_run"] = static_cast<double>(events) / static_cast<double>(state.iterations());
   state.counters["events_per_hop"] = static_cast<double>(events) / static_cast<double>(hops);
   state.counters["bytes_per_packet"] = static_cast<double>(network::packet::Fabric::bytes_per_packet());
   state.counters["bytes_per_qp"] = static_cast<double>(network::packet::Fabric::bytes_per_qp());
@@ -149,12 +171,18 @@ void run(benchmark::State& state, const Scenario& scenario, CcKind kind) {
 void register_packet_benchmarks(Registry& registry) {
   static const Scenario incast = incast60();
   static const Scenario perm = permutation();
+  static const Scenario long_incast = long_incast8();
   for (const auto& [name, kind] : {std::pair{"dcqcn", CcKind::kDcqcn}, std::pair{"hpcc", CcKind::kHpcc}}) {
     const CcKind k = kind;
     registry.add(fmt::format("packet/incast60/{}", name), [k](benchmark::State& s) { run(s, incast, k); })
         ->Unit(benchmark::kMillisecond);
     registry.add(fmt::format("packet/permutation_k8/{}", name), [k](benchmark::State& s) { run(s, perm, k); })
         ->Unit(benchmark::kMillisecond);
+    const std::string full = fmt::format("packet/long_incast8/{}", name);
+    registry.add(full, [k](benchmark::State& s) { run(s, long_incast, k); })->Unit(benchmark::kMillisecond);
+    registry.add(full + "/fast_forward", [k](benchmark::State& s) { run(s, long_incast, k, true); })
+        ->Unit(benchmark::kMillisecond);
+    registry.add_ratio(fmt::format("packet fast-forward speed-up, 8 x 50 MB incast, {}", name), full + "/fast_forward", full);
   }
 }
 

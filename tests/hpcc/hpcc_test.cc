@@ -135,9 +135,11 @@ struct Fixture {
 
 Fixture run_fixture(const std::string& dir, const std::string& config_name, const std::string& topo_name,
                     const std::string& flow_name, const std::string& reference,
-                    const std::string& monitors = "", const std::filesystem::path& monitor_dir = {}) {
+                    const std::string& monitors = "", const std::filesystem::path& monitor_dir = {},
+                    bool fast_forward = false) {
   HpccConfig config = read_hpcc_config(kFixtures + "inputs/" + dir + "/" + config_name);
   enable_monitors(monitors, config.params.monitor);
+  config.params.fast_forward.enabled = fast_forward;
   const std::string topo_path = kFixtures + "inputs/" + dir + "/" + topo_name;
   const topology::Topology topo = parse_hpcc_topology(read_text_file(topo_path, "topology"), topo_path);
   const std::string flow_path = kFixtures + "inputs/" + dir + "/" + flow_name;
@@ -149,21 +151,30 @@ Fixture run_fixture(const std::string& dir, const std::string& config_name, cons
   return f;
 }
 
+// The shipped example's runs: config and ns-3's fct.txt.
+const std::pair<std::string, std::string> kShippedRuns[] = {
+    {"config_shipped_hpcc_notrace.txt", "fct_shipped_hpcc.txt"},
+    {"config_shipped_dcqcn_notrace.txt", "fct_shipped_dcqcn.txt"}};
+
+// The shipped example's agreement with ns-3: both flows matched, per-flow FCTs and slowdowns
+// within 2%.
+void expect_shipped_agreement(const Fixture& f, std::string_view what) {
+  EXPECT_EQ(f.comparison.matched, 2u) << what;
+  EXPECT_LT(f.comparison.mean_abs_fct_error, 0.02) << what;
+  EXPECT_NEAR(f.comparison.mean_slowdown / f.comparison.reference_mean_slowdown, 1.0, 0.02) << what;
+  EXPECT_NEAR(f.comparison.p99_slowdown / f.comparison.reference_p99_slowdown, 1.0, 0.02) << what;
+}
+
 // The shipped example: 2-to-1 incast of 200 MB flows on a 100 Gb/s star. Standalone FCTs are
 // exact (4.16 us + 209.6 MB x 8 / 100 Gb/s = 16,772,160 ns); FCTs within 2% of ns-3's.
 TEST(HpccFixture, ShippedStarHpccAndDcqcn) {
   LOOM_SKIP_WITHOUT_FIXTURE(kFixtures + "outputs");
   // Per-flow FCT: HPCC within 1.2% of ns-3, DCQCN within 0.2% (1036-byte data packets).
-  for (const auto& [config, reference] :
-       {std::pair{"config_shipped_hpcc_notrace.txt", "fct_shipped_hpcc.txt"},
-        std::pair{"config_shipped_dcqcn_notrace.txt", "fct_shipped_dcqcn.txt"}}) {
+  for (const auto& [config, reference] : kShippedRuns) {
     const Fixture f = run_fixture("shipped_star66", config, "topology.txt", "flow.txt", reference);
     ASSERT_EQ(f.result.fct.size(), 2u) << config;
     for (const FctRecord& r : f.result.fct) EXPECT_EQ(r.standalone_ns, 16'772'160) << config;
-    EXPECT_EQ(f.comparison.matched, 2u) << config;
-    EXPECT_LT(f.comparison.mean_abs_fct_error, 0.02) << config;
-    EXPECT_NEAR(f.comparison.mean_slowdown / f.comparison.reference_mean_slowdown, 1.0, 0.02) << config;
-    EXPECT_NEAR(f.comparison.p99_slowdown / f.comparison.reference_p99_slowdown, 1.0, 0.02) << config;
+    expect_shipped_agreement(f, config);
     EXPECT_TRUE(f.result.pfc.empty()) << config;  // ns-3's pfc file is empty too
   }
 }
@@ -189,6 +200,30 @@ TEST(HpccFixture, FatTreeIncastHpcc) {
   EXPECT_EQ(hpcc.result.max_bdp, 153'000u);
   expect_agreement(hpcc, "hpcc");
   EXPECT_TRUE(hpcc.result.pfc.empty());  // ns-3's pfc file is empty
+}
+
+// With packet fast-forward on (network/packet/fastforward), every fixture comparison above keeps
+// its tolerance: skipped spans credit steady rates, and partitions that are not steady run
+// packet by packet. Measured: see the fast-forward README.
+TEST(HpccFixture, FastForwardKeepsTheAgreement) {
+  LOOM_SKIP_WITHOUT_FIXTURE(kFixtures + "outputs");
+  for (const auto& [config, reference] : kShippedRuns) {
+    const Fixture full = run_fixture("shipped_star66", config, "topology.txt", "flow.txt", reference);
+    const Fixture f = run_fixture("shipped_star66", config, "topology.txt", "flow.txt", reference, "", {}, true);
+    std::printf("%s: mean FCT error vs ns-3 %.4f (full run %.4f), events %llu -> %llu\n", config.c_str(),
+                f.comparison.mean_abs_fct_error, full.comparison.mean_abs_fct_error,
+                static_cast<unsigned long long>(full.result.events), static_cast<unsigned long long>(f.result.events));
+    expect_shipped_agreement(f, config);
+    EXPECT_LT(f.result.events * 10, full.result.events) << config;
+  }
+  for (const auto& [config, reference] :
+       {std::pair{"config_fat_incast60_fat320_hp95.txt", "fct_fat_incast60_fat320_hp95.txt"},
+        std::pair{"config_fat_incast60_fat320_dcqcn.txt", "fct_fat_incast60_fat320_dcqcn.txt"}}) {
+    const Fixture f = run_fixture("fat320", config, "fat.txt", "incast60_fat320.txt", reference, "", {}, true);
+    std::printf("%s: mean FCT error vs ns-3 %.4f, events %llu\n", config, f.comparison.mean_abs_fct_error,
+                static_cast<unsigned long long>(f.result.events));
+    expect_agreement(f, config);
+  }
 }
 
 // How unevenly a run served its flows: the first FCT over the median FCT. All 60 flows start

@@ -54,6 +54,41 @@ Time EventQueue::next_time() const {
   return Time::ps(static_cast<std::int64_t>(best));
 }
 
+std::size_t EventQueue::shift(Time delta, EventFilter matches, void* filter_context) {
+  compact();  // every entry left is live, so the buckets' minima are exact below
+  std::vector<Entry> moved;
+  const auto take = [&](const Entry& e) {
+    const Fired event{Time::ps(static_cast<std::int64_t>(e.key)), e.fn, e.context, e.arg};
+    if (!matches(filter_context, event)) return false;
+    moved.push_back(e);
+    return true;
+  };
+  pool_.erase_if(current_, take);
+  run_.erase(std::remove_if(run_.begin(), run_.end(), take), run_.end());
+  run_next_ = run_.data();
+  run_end_ = run_next_ + run_.size();
+  visit_buckets([&](unsigned level, unsigned digit) {
+    Pool::List& bucket = buckets_[level][digit];
+    if (pool_.erase_if(bucket, take) != 0) {
+      if (bucket.empty()) {
+        mark_empty(level, digit);
+      } else {
+        minimum_[level][digit] = smallest_key(bucket);
+      }
+    }
+    return false;
+  });
+  // Entries of one key were in one list in scheduling order: a stable sort keeps it.
+  std::stable_sort(moved.begin(), moved.end(), [](const Entry& a, const Entry& b) { return a.key < b.key; });
+  if (!moved.empty()) check_not_before_floor(Time::ps(static_cast<std::int64_t>(moved.front().key)) + delta);
+  for (Entry e : moved) {
+    e.key = key_of(Time::ps(static_cast<std::int64_t>(e.key)) + delta);
+    if (e.slot != kNoSlot) slots_[e.slot].key = e.key;
+    insert(e);
+  }
+  return moved.size();
+}
+
 void EventQueue::reserve(std::size_t events) {
   if (events > slot_limit_) grow_slots(events);
 }

@@ -187,6 +187,15 @@ class EventQueue {
     return true;
   }
 
+  // Moves every pending event that `matches` selects by `delta` (negative too, as long as no
+  // moved event lands before floor()), keeping its id (slot and generation) and action. Moved
+  // events count as scheduled now at their new times: they run after events already due
+  // then; among themselves they keep their order. Returns how many moved. O(pending events)
+  // plus a sort of the moved ones: for rare whole-queue operations (packet fast-forward
+  // shifting a partition's events), not for the hot path.
+  using EventFilter = bool (*)(void* filter_context, const Fired& event);
+  std::size_t shift(Time delta, EventFilter matches, void* filter_context);
+
   // Pre-sizes slot storage for `events` simultaneous events.
   void reserve(std::size_t events);
 

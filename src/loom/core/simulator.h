@@ -102,6 +102,11 @@ class Simulator {
   // Moves a pending event to `when` (>= now()) with the same action; it runs after events
   // already scheduled at `when`. Returns the new id, or an invalid id if `id` was not pending.
   EventId reschedule(EventId id, Time when);
+  // Moves the pending events `matches` selects by `delta` (EventQueue::shift): ids stay valid;
+  // none may land before now(). O(pending events).
+  std::size_t shift_events(Time delta, EventQueue::EventFilter matches, void* filter_context) {
+    return queue_.shift(delta, matches, filter_context);
+  }
   // True while the event named by `id` is pending.
   bool is_pending(EventId id) const { return queue_.contains(id); }
 

@@ -89,6 +89,10 @@
 
 namespace loom::network::packet {
 
+namespace fastforward {
+class FabricSkipper;
+}
+
 // Totals since construction.
 struct FabricCounters {
   std::uint64_t data_packets = 0;      // data packets a NIC put on the wire (retransmits too)
@@ -198,6 +202,8 @@ class Fabric {
   static constexpr std::size_t bytes_per_packet() { return sizeof(Packet); }
 
  private:
+  friend class fastforward::FabricSkipper;  // moves a partition's state in time (fast-forward)
+
   // event handlers
   void on_arrive(std::uint64_t packet);
   void on_transmit_done(std::uint64_t link);

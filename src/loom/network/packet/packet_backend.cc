@@ -28,6 +28,7 @@ PacketBackend::PacketBackend(Simulator& simulator, const topology::Topology& top
   fabric_.set_listener(this);
   if (params.monitor.any()) monitor_.emplace(simulator, fabric_, MonitorParams{params.monitor, Time::max(), {}});
   if (params.scale_up_flow) scale_up_ = std::make_unique<ScaleUpFlow>(simulator, topology, routing);
+  if (params.fast_forward.enabled) fast_forward_ = std::make_unique<fastforward::FastForward>(simulator, fabric_, params);
 }
 
 std::vector<OutputFile> PacketBackend::write_monitors(const std::filesystem::path& dir) const {
@@ -74,14 +75,19 @@ void PacketBackend::start(const TransferRequest& request, CompletionHandler& han
     spec.tag = id;
     spec.weight = static_cast<std::uint32_t>(std::clamp(std::lround(request.weight), 1L, 1024L));
     spec.priority = priority;
-    set_origin(fabric_.add_qp(spec), QpOrigin{hash, nullptr});
+    if (fast_forward_) fast_forward_->before_start(forward_, reverse_);
+    const QpId qp = fabric_.add_qp(spec);
+    set_origin(qp, QpOrigin{hash, nullptr});
+    if (fast_forward_) fast_forward_->on_started(qp);
   }
 }
 
 QpId PacketBackend::start_queue_pair(const QpSpec& spec, FabricListener& listener) {
   if (monitor_) monitor_->start();
+  if (fast_forward_) fast_forward_->before_start(spec.forward, spec.reverse);
   const QpId qp = fabric_.add_qp(spec);
   set_origin(qp, QpOrigin{0, &listener});
+  if (fast_forward_) fast_forward_->on_started(qp);
   return qp;
 }
 
@@ -130,16 +136,21 @@ void PacketBackend::on_qp_delivered(QpId qp, std::uint64_t tag) {
 }
 
 void PacketBackend::on_qp_acked(QpId qp, std::uint64_t tag) {
+  if (fast_forward_) fast_forward_->on_finished(qp);
   if (FabricListener* owner = qp_origin_[qp].owner) owner->on_qp_acked(qp, tag);
 }
 
 std::vector<Statistic> PacketBackend::statistics() const {
   const FabricCounters& c = fabric_.counters();
-  return {{"packets.data_packets", c.data_packets}, {"packets.data_packet_hops", c.data_packet_hops},
+  std::vector<Statistic> out{{"packets.data_packets", c.data_packets}, {"packets.data_packet_hops", c.data_packet_hops},
           {"packets.control_packets", c.control_packets}, {"packets.retransmitted_bytes", c.retransmitted_bytes},
           {"packets.delivered_bytes", c.delivered_bytes}, {"packets.drops", c.drops},
           {"packets.ecn_marks", c.ecn_marks}, {"packets.cnps", c.cnps}, {"packets.nacks", c.nacks},
           {"packets.timeouts", c.timeouts}, {"packets.pauses", c.pauses}, {"packets.resumes", c.resumes}};
+  if (fast_forward_) {
+    for (Statistic& s : fast_forward_->statistics()) out.push_back(std::move(s));
+  }
+  return out;
 }
 
 void PacketBackend::on_link_change(void* self, topology::LinkId link, bool up) {
@@ -148,11 +159,13 @@ void PacketBackend::on_link_change(void* self, topology::LinkId link, bool up) {
 
 void PacketBackend::on_link_rate(void* self, topology::LinkId link, Bandwidth rate) {
   auto* backend = static_cast<PacketBackend*>(self);
+  if (backend->fast_forward_) backend->fast_forward_->before_link_change();
   backend->fabric_.set_link_rate(link, rate);
   if (backend->scale_up_) backend->scale_up_->set_link_rate(link, rate);
 }
 
 void PacketBackend::apply_link_change(topology::LinkId link, bool up) {
+  if (fast_forward_) fast_forward_->before_link_change();
   fabric_.set_cable_up(link, up);
   if (up) return;
   const topology::Topology& topo = fabric_.topology();
@@ -172,6 +185,7 @@ void PacketBackend::apply_link_change(topology::LinkId link, bool up) {
     routing_.route(dst, src, qp_origin_[q].hash, reverse_);
     fabric_.reroute(q, forward_, reverse_);
   }
+  if (fast_forward_) fast_forward_->after_link_change();
 }
 
 }  // namespace loom::network::packet

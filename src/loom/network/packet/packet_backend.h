@@ -36,6 +36,7 @@
 #include "loom/network/link_change_schedule.h"
 #include "loom/network/link_rate_schedule.h"
 #include "loom/network/packet/fabric.h"
+#include "loom/network/packet/fastforward/fast_forward.h"
 #include "loom/network/packet/monitor.h"
 #include "loom/network/packet/scale_up_flow.h"
 #include "loom/network/packet/packet_params.h"
@@ -76,7 +77,8 @@ class PacketBackend final : public Backend, private FabricListener {
   const FabricMonitor* monitor() const { return monitor_ ? &*monitor_ : nullptr; }
   std::vector<OutputFile> write_monitors(const std::filesystem::path& dir) const override;
   Time monitors_stopped_at() const override { return monitor_ ? monitor_->stopped_at() : Time::max(); }
-  // The fabric's counters (FabricCounters) as packets.<name>.
+  // The fabric's counters (FabricCounters) as packets.<name>; with fast-forward on, its
+  // counters as fast_forward.<name>.
   std::vector<Statistic> statistics() const override;
 
   // Starts a queue pair of the caller's own (its paths, tag, class, base RTT and window as
@@ -85,6 +87,8 @@ class PacketBackend final : public Backend, private FabricListener {
   // runs ns-3's flows so: ns-3's routes, a priority group per flow, completion at the last ACK).
   QpId start_queue_pair(const QpSpec& spec, FabricListener& listener);
 
+  // The fast-forward controller, when params.fast_forward.enabled.
+  const fastforward::FastForward* fast_forward() const { return fast_forward_.get(); }
   Fabric& fabric() { return fabric_; }
   const Fabric& fabric() const { return fabric_; }
   // Transfers started and not yet complete (on the packets and, with scale_up_flow, at flow
@@ -117,6 +121,7 @@ class PacketBackend final : public Backend, private FabricListener {
   Fabric fabric_;
   std::optional<FabricMonitor> monitor_;
   std::unique_ptr<ScaleUpFlow> scale_up_;  // params.scale_up_flow: transfers inside a host
+  std::unique_ptr<fastforward::FastForward> fast_forward_;  // params.fast_forward.enabled
   // What started a QP: a transfer (owner null), routed with `hash`, or a caller's own QP.
   struct QpOrigin {
     std::uint64_t hash = 0;

@@ -144,6 +144,8 @@ void visit_parameters(PacketParams& p, ParamVisitor& v) {
          "random loss per packet per link, recovered by retransmission (ERROR_RATE_PER_LINK)");
   v.flag("scale_up_flow", p.scale_up_flow, "GPU-to-GPU transfers inside a host at flow level, as SimAI does");
   v.flag("packet_spraying", p.packet_spraying, "per-packet ECMP over up to 8 equal-cost paths");
+  v.group("fast_forward", "skip steady partitions (fastforward/README.md)",
+          [&] { fastforward::visit_fast_forward(p.fast_forward, v); });
   MonitorOptions& m = p.monitor;
   v.group("monitor", "sampled monitors, each a packet_*.csv file", [&] {
     v.time("interval", m.interval, Time::ps(1), kMaxTime, "sampling period");

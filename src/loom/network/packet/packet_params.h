@@ -17,6 +17,7 @@
 #include "loom/core/param_visitor.h"
 #include "loom/core/time.h"
 #include "loom/core/units.h"
+#include "loom/network/packet/fastforward/fast_forward_params.h"
 #include "loom/topology/topology.h"
 
 namespace loom::network::packet {
@@ -175,6 +176,7 @@ struct PacketParams {
   SwitchParams sw;
   CcParams cc;
   MonitorOptions monitor;
+  fastforward::FastForwardParams fast_forward;
   // Traffic class of data packets unless a QP names its own (HPCC's pg 3), 1..sw.queues-1.
   std::uint32_t data_priority = 3;
   double link_error_rate = 0;        // every link also loses each packet with this probability, [0, 1)

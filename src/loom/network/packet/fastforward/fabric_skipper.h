@@ -1,0 +1,70 @@
+// Moves one partition of the fabric in time: the only code that touches the fabric's state for
+// fast-forward (a friend of Fabric).
+//
+// shift(partition, credits, delta) makes the partition's state at time t its state at t +
+// delta as if its QPs had sent credits[i] more bytes each (whole MTU packets) at steady
+// rates in between, and the queues had stayed as they were:
+//  - each QP's sequence state (snd_nxt, snd_una, sent_high, rcv_nxt, NACK and repair marks,
+//    the CC's per-RTT sequence marks) moves by its credit; so does the sequence of each of
+//    its packets in flight or queued (data and ACKs);
+//  - every absolute time of the partition moves by delta: the QPs' pacing, progress and NACK
+//    times, DCQCN's alpha tick and decrease grid, HPCC's last telemetry sample, the ports'
+//    busy-until times, the NICs' wake-ups, the packets' send times and telemetry times;
+//  - every byte counter the credited packets would have moved moves: each port's tx bytes
+//    (data on the forward paths, ACKs on the reverse ones), HPCC's telemetry samples of those
+//    counters (in the CC state and in the packets), the fabric's totals;
+//  - the partition's pending events (packet arrivals, transmit-done, NIC wake-ups, PFC frames,
+//    CC and retransmission timers) move by delta, keeping their ids (Simulator::shift_events).
+// Queued bytes, the shared buffer, PFC state and the CC's rates, alpha and windows stay as
+// they were. A negative delta with negative credits takes part of an earlier shift back
+// (every event of the partition lies beyond the earlier skip's end, so none lands in the past).
+//
+// Cost: O(pending events + the partition's ports, QPs and queued packets).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "loom/network/packet/fabric.h"
+
+namespace loom::network::packet::fastforward {
+
+class FabricSkipper {
+ public:
+  explicit FabricSkipper(Fabric& fabric) : fabric_(fabric) {}
+
+  // Whether `qp`'s state can be carried across a skip: nothing held out of order, no repair
+  // pending, sending new data.
+  bool can_skip(QpId qp) const;
+  // Whether the port of `link` has no class paused by its far end and its far switch holds no
+  // pause for it: then nothing from outside its partition can pause or resume it during a skip.
+  bool port_quiet(topology::LinkId link) const;
+  // DCQCN: whether `qp` has had a CNP (before the first, no DCQCN timer runs and its rate
+  // stays where it started).
+  bool dcqcn_started(QpId qp) const { return fabric_.qps_[qp].cc.dcqcn_started; }
+  // Bytes `qp` has not yet sent for the first time.
+  std::uint64_t unsent(QpId qp) const { return fabric_.qps_[qp].size - fabric_.qps_[qp].sent_high; }
+  std::uint64_t received(QpId qp) const { return fabric_.qps_[qp].rcv_nxt; }
+  Bytes mtu() const { return fabric_.params_.nic.mtu; }
+
+  // See the header comment. credits[i] (a multiple of the MTU) goes to qps[i]; `ports` are
+  // the partition's ports.
+  void shift(std::span<const QpId> qps, std::span<const std::int64_t> credits,
+             std::span<const topology::LinkId> ports, Time delta);
+
+ private:
+  static bool owned(void* self, const EventQueue::Fired& event);
+  void shift_packet(PacketId id);
+  bool qp_in(QpId qp) const { return qp < qp_credit_.size() && qp_member_[qp] != 0; }
+
+  Fabric& fabric_;
+  // The shift under way.
+  Time delta_;
+  std::vector<std::uint8_t> qp_member_;      // by QP id
+  std::vector<std::int64_t> qp_credit_;      // by QP id: bytes credited
+  std::vector<std::uint8_t> port_member_;    // by link id
+  std::vector<std::int64_t> port_credit_;    // by link id: wire bytes credited
+};
+
+}  // namespace loom::network::packet::fastforward

@@ -1,0 +1,214 @@
+#include "loom/network/packet/fastforward/fast_forward.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "loom/core/error.h"
+
+namespace loom::network::packet::fastforward {
+
+using topology::LinkId;
+
+namespace {
+
+constexpr std::uint64_t kMarginPackets = 16;
+
+}  // namespace
+
+FastForward::FastForward(Simulator& simulator, Fabric& fabric, const PacketParams& params)
+    : simulator_(simulator), fabric_(fabric), skipper_(fabric), partitions_(fabric.topology().link_count()),
+      detector_(params.fast_forward.threshold, fastforward::window_samples(params.fast_forward, params.cc),
+                static_cast<double>(params.nic.mtu) * 8 / params.fast_forward.interval.seconds()),
+      interval_(params.fast_forward.interval), threshold_(params.fast_forward.threshold) {
+  if (params.cc.kind == CcKind::kDcqcn && params.nic.window) quiet_window_ = std::min<std::uint32_t>(8, detector_.length());
+  if (params.packet_spraying) {
+    throw UserError("network.packet.fast_forward.enabled with network.packet.packet_spraying: not supported "
+                    "(a sprayed queue pair's telemetry hops differ per packet); turn one of them off");
+  }
+}
+
+void FastForward::before_start(std::span<const LinkId> forward, std::span<const LinkId> reverse) {
+  ports_.assign(forward.begin(), forward.end());
+  ports_.insert(ports_.end(), reverse.begin(), reverse.end());
+  partitions_.touching(ports_, touched_);
+  for (const PartitionId id : touched_) {
+    if (skipping(id)) end_skip(id);
+  }
+}
+
+void FastForward::add_qp(QpId qp) {
+  const auto forward = fabric_.qp_path(qp, true);
+  const auto reverse = fabric_.qp_path(qp, false);
+  ports_.assign(forward.begin(), forward.end());
+  ports_.insert(ports_.end(), reverse.begin(), reverse.end());
+  const PartitionId id = partitions_.add(qp, ports_);
+  if (id >= skips_.size()) skips_.resize(id + 1);
+  LOOM_ASSERT(!skips_[id].active, "a queue pair joined a skipping partition");
+  counters_.peak_partitions = std::max<std::uint64_t>(counters_.peak_partitions, partitions_.count());
+}
+
+void FastForward::on_started(QpId qp) {
+  add_qp(qp);
+  restart_windows(partitions_.partition_of(qp));
+  ensure_sampling();
+}
+
+void FastForward::on_finished(QpId qp) {
+  if (!partitions_.contains(qp)) return;
+  const PartitionId id = partitions_.partition_of(qp);
+  if (skipping(id)) end_skip(id);
+  partitions_.remove(qp, touched_);
+  const std::vector<PartitionId> touched = touched_;
+  for (const PartitionId t : touched) {
+    if (t >= skips_.size()) skips_.resize(t + 1);
+    restart_windows(t);
+  }
+}
+
+void FastForward::before_link_change() {
+  for (PartitionId id = 0; id < skips_.size(); ++id) {
+    if (skipping(id)) end_skip(id);
+  }
+}
+
+void FastForward::after_link_change() {
+  std::vector<QpId> running;
+  for (PartitionId id = 0; id < partitions_.id_limit(); ++id) {
+    if (partitions_.live(id)) running.insert(running.end(), partitions_.partition(id).qps.begin(), partitions_.partition(id).qps.end());
+  }
+  std::sort(running.begin(), running.end());
+  for (const QpId q : running) partitions_.remove(q, touched_);
+  for (const QpId q : running) add_qp(q);
+  for (PartitionId id = 0; id < partitions_.id_limit(); ++id) {
+    if (partitions_.live(id)) restart_windows(id);
+  }
+}
+
+void FastForward::restart_windows(PartitionId id) {
+  for (const QpId q : partitions_.partition(id).qps) detector_.reset(q);
+}
+
+void FastForward::ensure_sampling() {
+  if (sampling_) return;
+  sampling_ = true;
+  simulator_.schedule_in<&FastForward::on_sample>(interval_, this);
+}
+
+void FastForward::on_sample() {
+  ++counters_.samples;
+  const Time now = simulator_.now();
+  bool any = false;
+  for (PartitionId id = 0; id < partitions_.id_limit(); ++id) {
+    if (!partitions_.live(id) || skipping(id)) continue;
+    any = true;
+    for (const QpId q : partitions_.partition(id).qps) detector_.sample(q, skipper_.received(q), now);
+    try_skip(id);
+  }
+  sampling_ = false;
+  if (any) ensure_sampling();  // a skipping partition restarts sampling when its skip ends
+}
+
+void FastForward::try_skip(PartitionId id) {
+  const Partition& partition = partitions_.partition(id);
+  for (const QpId q : partition.qps) {
+    if (!detector_.steady(q, samples_for(q)) || !skipper_.can_skip(q)) return;
+  }
+  for (const LinkId l : partition.ports) {
+    if (!skipper_.port_quiet(l)) return;
+  }
+  const double mtu = static_cast<double>(skipper_.mtu());
+  double span_s = std::numeric_limits<double>::infinity();
+  Skip& skip = skips_[id];
+  skip.qps = partition.qps;
+  skip.rates.clear();
+  for (const QpId q : partition.qps) {
+    const double rate = detector_.mean_rate(q, samples_for(q));
+    const double margin = std::max(kMarginPackets * mtu, 2 * rate * interval_.seconds() / 8);
+    const double room = static_cast<double>(skipper_.unsent(q)) - margin;
+    if (room < mtu) return;
+    span_s = std::min(span_s, room * 8 / rate);
+    skip.rates.push_back(rate);
+  }
+  const Time span = Time::ps(static_cast<std::int64_t>(span_s * 1e12));
+  if (span < interval_ * 2) return;
+  skip.credits.clear();
+  std::uint64_t packets = 0;
+  std::uint64_t hops = 0;
+  for (std::size_t i = 0; i < skip.qps.size(); ++i) {
+    const double whole = std::floor(skip.rates[i] * span.seconds() / 8 / mtu);
+    skip.credits.push_back(static_cast<std::int64_t>(whole * mtu));
+    packets += static_cast<std::uint64_t>(whole);
+    hops += static_cast<std::uint64_t>(whole) * fabric_.qp_path(skip.qps[i], true).size();
+  }
+  skipper_.shift(skip.qps, skip.credits, partition.ports, span);
+  skip.active = true;
+  skip.from = simulator_.now();
+  skip.until = skip.from + span;
+  skip.end = simulator_.schedule_at<&FastForward::on_skip_end>(skip.until, this, id);
+  ++counters_.skips;
+  counters_.skipped_data_packets += packets;
+  counters_.skipped_packet_hops += hops;
+}
+
+std::uint32_t FastForward::samples_for(QpId qp) const {
+  return quiet_window_ != 0 && !skipper_.dcqcn_started(qp) ? quiet_window_ : detector_.length();
+}
+
+void FastForward::on_skip_end(std::uint64_t partition) {
+  end_skip(static_cast<PartitionId>(partition));
+}
+
+void FastForward::end_skip(PartitionId id) {
+  Skip& skip = skips_[id];
+  LOOM_ASSERT(skip.active, "ending a skip that is not under way");
+  const Time now = simulator_.now();
+  skip.active = false;
+  Time skipped = skip.until - skip.from;
+  if (now < skip.until) {
+    // Skip-back: keep only what the steady rates send until now.
+    simulator_.cancel(skip.end);
+    skipped = now - skip.from;
+    const double mtu = static_cast<double>(skipper_.mtu());
+    std::vector<std::int64_t> back(skip.qps.size());
+    for (std::size_t i = 0; i < skip.qps.size(); ++i) {
+      const double whole = std::floor(skip.rates[i] * skipped.seconds() / 8 / mtu);
+      const auto keep = static_cast<std::int64_t>(whole * mtu);
+      back[i] = keep - skip.credits[i];
+      counters_.skipped_data_packets -= static_cast<std::uint64_t>(-back[i]) / skipper_.mtu();
+      counters_.skipped_packet_hops -=
+          static_cast<std::uint64_t>(-back[i]) / skipper_.mtu() * fabric_.qp_path(skip.qps[i], true).size();
+    }
+    skipper_.shift(skip.qps, back, partitions_.partition(id).ports, now - skip.until);
+    ++counters_.skip_backs;
+  }
+  counters_.skipped_ps += static_cast<std::uint64_t>(skipped.picoseconds());
+  counters_.longest_skip_ps = std::max<std::uint64_t>(counters_.longest_skip_ps, static_cast<std::uint64_t>(skipped.picoseconds()));
+  restart_windows(id);
+  ensure_sampling();
+}
+
+std::vector<Statistic> FastForward::statistics() const {
+  const FabricCounters& fabric = fabric_.counters();
+  const std::uint64_t events = simulator_.events_processed();
+  const std::uint64_t simulated_hops = fabric.data_packet_hops - counters_.skipped_packet_hops;
+  // Events the skipped packets would have cost, at the run's own events per simulated hop.
+  const double per_hop = simulated_hops == 0 ? 0 : static_cast<double>(events) / static_cast<double>(simulated_hops);
+  const auto estimate = static_cast<std::uint64_t>(per_hop * static_cast<double>(counters_.skipped_packet_hops));
+  return {{"fast_forward.events_simulated", events},
+          {"fast_forward.events_skipped_estimate", estimate},
+          {"fast_forward.skips", counters_.skips},
+          {"fast_forward.skip_backs", counters_.skip_backs},
+          {"fast_forward.skipped_time_ps", counters_.skipped_ps},
+          {"fast_forward.longest_skip_ps", counters_.longest_skip_ps},
+          {"fast_forward.skipped_data_packets", counters_.skipped_data_packets},
+          {"fast_forward.skipped_packet_hops", counters_.skipped_packet_hops},
+          {"fast_forward.peak_partitions", counters_.peak_partitions},
+          {"fast_forward.samples", counters_.samples},
+          {"fast_forward.threshold_ppm", static_cast<std::uint64_t>(std::lround(threshold_ * 1e6))},
+          {"fast_forward.window_samples", detector_.length()},
+          {"fast_forward.interval_ps", static_cast<std::uint64_t>(interval_.picoseconds())},
+          {"fast_forward.rate_error_bound_ppm", static_cast<std::uint64_t>(std::lround(threshold_ / (1 - threshold_) * 1e6))}};
+}
+
+}  // namespace loom::network::packet::fastforward

@@ -1,0 +1,27 @@
+// network.packet.fast_forward: whether and how steady partitions are skipped.
+//
+// A QP's sending rate is sampled every `interval` (its receiver's in-order bytes over the
+// interval); it is steady when its last l samples satisfy (max - min) / mean < threshold, and
+// its rate in the skip is their mean. Wormhole's bound (its Theorems 2 and 3): the rate
+// estimate is within threshold / (1 - threshold) of the true steady mean and a skipped
+// span's length within `threshold` of the true one.
+#pragma once
+
+#include <cstdint>
+
+#include "loom/core/param_visitor.h"
+#include "loom/core/time.h"
+
+namespace loom::network::packet::fastforward {
+
+struct FastForwardParams {
+  bool enabled = false;
+  double threshold = 0.05;       // theta: largest (max - min) / mean of a steady window
+  std::uint32_t window = 0;      // l: samples per window; 0 = from the congestion control
+  Time interval = Time::us(50);  // sampling period
+};
+
+// The experiment's network.packet.fast_forward keys.
+void visit_fast_forward(FastForwardParams& params, ParamVisitor& visitor);
+
+}  // namespace loom::network::packet::fastforward

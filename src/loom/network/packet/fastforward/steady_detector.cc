@@ -1,0 +1,89 @@
+#include "loom/network/packet/fastforward/steady_detector.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "loom/core/error.h"
+
+namespace loom::network::packet::fastforward {
+
+std::uint32_t window_samples(const FastForwardParams& params, const CcParams& cc) {
+  if (params.window != 0) return params.window;
+  switch (cc.kind) {
+    case CcKind::kDcqcn: {
+      const double periods = cc.dcqcn.increase_timer.seconds() / params.interval.seconds();
+      return static_cast<std::uint32_t>(std::ceil(periods)) + 1;
+    }
+    case CcKind::kHpcc:
+    case CcKind::kTimely:
+    case CcKind::kDctcp:
+      return 20;
+    case CcKind::kNone:
+      return 4;
+  }
+  return 20;
+}
+
+SteadyDetector::SteadyDetector(double threshold, std::uint32_t length, double resolution)
+    : threshold_(threshold), resolution_(resolution), length_(length) {
+  LOOM_ASSERT(length >= 2, "a rate window of fewer than 2 samples");
+}
+
+void SteadyDetector::reset(QpId qp) {
+  if (qp >= windows_.size()) {
+    windows_.resize(qp + 1);
+    rates_.resize(windows_.size() * length_);
+  }
+  windows_[qp] = Window{};
+}
+
+void SteadyDetector::sample(QpId qp, std::uint64_t received, Time now) {
+  Window& w = windows_[qp];
+  const Time interval = now - w.last_time;
+  const std::uint64_t gained = received - w.last_received;
+  w.last_received = received;
+  w.last_time = now;
+  if (!w.primed || interval <= Time::zero()) {
+    w.primed = true;
+    return;
+  }
+  rates_[std::size_t{qp} * length_ + w.next] = static_cast<double>(gained) * 8 / interval.seconds();
+  w.next = (w.next + 1) % length_;
+  w.count = std::min(w.count + 1, length_);
+}
+
+double SteadyDetector::mean_rate(QpId qp, std::uint32_t samples) const {
+  const std::uint32_t n = span(samples);
+  if (windows_[qp].count < n) return 0;
+  double sum = 0;
+  for (std::uint32_t k = 0; k < n; ++k) sum += newest(qp, k);
+  return sum / n;
+}
+
+bool SteadyDetector::steady(QpId qp, std::uint32_t samples) const {
+  const std::uint32_t n = span(samples);
+  if (windows_[qp].count < n) return false;
+  double low = newest(qp, 0);
+  double high = low;
+  for (std::uint32_t k = 1; k < n; ++k) {
+    low = std::min(low, newest(qp, k));
+    high = std::max(high, newest(qp, k));
+  }
+  const double mean = mean_rate(qp, n);
+  // Too few packets per interval for the test to mean anything: the allowance of one packet
+  // would be more than half the spread allowed.
+  if (mean < 2 * resolution_ / threshold_) return false;
+  if ((high - low - resolution_) >= threshold_ * mean) return false;
+  // No trend: the window's older and newer halves agree within theta / 4 (one packet of
+  // resolution per half allowed).
+  const std::uint32_t half = n / 2;
+  double older = 0;
+  double newer = 0;
+  for (std::uint32_t k = 0; k < half; ++k) {
+    newer += newest(qp, k);
+    older += newest(qp, n - 1 - k);
+  }
+  return std::abs(newer - older) / half < threshold_ / 4 * mean + resolution_ / half;
+}
+
+}  // namespace loom::network::packet::fastforward
