@@ -268,8 +268,7 @@ void Runtime::apply(std::uint32_t index, const collective::Progress& progress) {
     // The instance's transfers share the links they have in common (analytical mode).
     issue({node_of(t.src, t.channel), node_of(t.dst, t.channel), t.wire_bytes, mix(flow), std::uint64_t{index} + 1,
            weight_of(stream), class_of(stream)},
-          t.src < members ? ranks[t.src] : topology::kNone, t.dst < members ? ranks[t.dst] : topology::kNone, what,
-          t.hop_latency);
+          t.src < members ? ranks[t.src] : topology::kNone, t.dst < members ? ranks[t.dst] : topology::kNone, what);
   }
   for (std::uint32_t member : progress.finished_members) {
     Instance& instance = instances_[index];
