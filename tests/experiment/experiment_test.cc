@@ -582,5 +582,35 @@ TEST(Experiment, EveryCatalogParameterIsAnExperimentKeyWithItsDocumentedDefault)
   }
 }
 
+// examples/incast_packet.yaml shows DCQCN at work: without a window the 7-to-1 incast is
+// marked, CNPs reach the senders and their rates drop below the 100 Gb/s line rate; with the
+// window the in-flight bytes stay under the ECN threshold and no CNP is sent.
+TEST(Experiment, IncastExampleProducesCnpsAndRateCuts) {
+  const std::string text = read_file(fs::path(LOOM_SOURCE_DIR) / "examples/incast_packet.yaml");
+  const auto cnps_and_lowest_rate = [&](const std::vector<std::string>& overrides, const std::string& name) {
+    const fs::path dir = scratch_dir("incast_" + name);
+    std::vector<std::string> all = overrides;
+    all.push_back("output.dir=" + dir.string());
+    run_text(text, all);
+    std::istringstream cnps(read_file(dir / "packet_cnps.csv"));
+    std::string line;
+    std::getline(cnps, line);
+    EXPECT_EQ(line, "time_us,qp,tag,src,dst,cnps");
+    double total = 0;
+    while (std::getline(cnps, line)) total += std::stod(line.substr(line.rfind(',') + 1));
+    std::istringstream rates(read_file(dir / "packet_qp_rates.csv"));
+    std::getline(rates, line);
+    double lowest = 1e9;
+    while (std::getline(rates, line)) lowest = std::min(lowest, std::stod(line.substr(line.rfind(',') + 1)));
+    return std::pair(total, lowest);
+  };
+  const auto [cnps, lowest] = cnps_and_lowest_rate({}, "as_is");
+  EXPECT_GT(cnps, 100.0);
+  EXPECT_LT(lowest, 50.0);  // Gb/s: well below line rate (7 senders share 100 Gb/s)
+  const auto [windowed_cnps, windowed_lowest] = cnps_and_lowest_rate({"network.packet.window=true"}, "window");
+  EXPECT_EQ(windowed_cnps, 0.0);
+  EXPECT_EQ(windowed_lowest, 100.0);
+}
+
 }  // namespace
 }  // namespace loom::experiment
