@@ -135,10 +135,13 @@ void Runtime::start_instance(std::uint32_t index) {
   if (options_.gpu != nullptr) tune(instance, spec);
   if (collective::uses_switches(record.algorithm)) {
     const std::string_view name = collective::to_string(record.algorithm);
-    if (!backend_.capabilities().in_switch_reduction) {
-      throw UserError(fmt::format("collective algorithm {} reduces inside switches, which the {} backend does not "
-                                  "model; expected network.mode analytical or flow, or another collective.algorithm",
-                                  name, backend_.name()));
+    const network::Capabilities can = backend_.capabilities();
+    const bool in_fabric = record.algorithm == collective::Algorithm::kInNetwork;
+    if (!can.in_switch_reduction && (in_fabric || !can.scale_up_reduction)) {
+      throw UserError(fmt::format("collective algorithm {} reduces inside {} switches, which the {} backend does not "
+                                  "model; expected network.mode analytical or flow{}, or another collective.algorithm",
+                                  name, in_fabric ? "fabric" : "scale-up", backend_.name(),
+                                  in_fabric ? "" : " (or packet with network.packet.scale_up_flow)"));
     }
     SwitchEndpoints& endpoints = switch_endpoints_of(instance.communicator);
     const std::string* problem = &endpoints.nvls_problem;
@@ -177,7 +180,7 @@ void Runtime::tune(Instance& instance, collective::CollectiveSpec& spec) {
   query.members = record.members;
   query.hosts = hosts.empty() ? 1 : *std::max_element(hosts.begin(), hosts.end()) + 1;
   query.gpu = options_.gpu;
-  query.in_switch = backend_.capabilities().in_switch_reduction &&
+  query.in_switch = (backend_.capabilities().in_switch_reduction || backend_.capabilities().scale_up_reduction) &&
                     switch_endpoints_of(instance.communicator).nvls_problem.empty();
   query.costs = options_.protocol_costs;
   if (!instance.tuned) query.algorithm = record.algorithm;
