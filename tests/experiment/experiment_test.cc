@@ -217,7 +217,8 @@ TEST(Experiment, LinksCsvUtilisationsAddUpToTheBytesEachLinkCarried) {
 
 // links.csv sampling stops once the file holds output.max_rows rows, or after that many
 // intervals: a 1 ps interval costs 10 samples, not one event per picosecond of the run. Data
-// first moves 1.9 us into this all-reduce.
+// moves from the start of this all-reduce (24 links busy at once: the first sample fills the
+// cap).
 TEST(Experiment, LinkSamplingStopsAtTheRowCapAndSaysSo) {
   const std::string text =
       "topology: {hosts: 2, gpus_per_host: 2}\n"
@@ -227,18 +228,19 @@ TEST(Experiment, LinkSamplingStopsAtTheRowCapAndSaysSo) {
   const fs::path dir = scratch_dir("link_cap");
   const Outcome tiny = run_text(text, {"output.dir=" + dir.string(), "output.link_interval=1ps"});
   EXPECT_LT(tiny.result.events, 10'000u);
-  EXPECT_EQ(tiny.run_warnings, std::vector<std::string>{"links.csv: sampling stopped at 10ps after output.max_rows "
-                                                        "(10) rows or intervals (a longer output.link_interval covers "
-                                                        "more of the run)"});
+  EXPECT_EQ(tiny.run_warnings,
+            (std::vector<std::string>{"links.csv: sampling stopped at 1ps after output.max_rows (10) rows or intervals "
+                                      "(a longer output.link_interval covers more of the run)",
+                                      "links.csv: 10 rows kept, 14 more left out by the row cap"}));
   const Outcome full = run_text(text, {"output.dir=" + dir.string(), "output.link_interval=1us"});
   EXPECT_EQ(full.run_warnings,
-            (std::vector<std::string>{"links.csv: sampling stopped at 3us after output.max_rows (10) rows or intervals "
+            (std::vector<std::string>{"links.csv: sampling stopped at 1us after output.max_rows (10) rows or intervals "
                                       "(a longer output.link_interval covers more of the run)",
-                                      "links.csv: 10 rows kept, 6 more left out by the row cap"}));
+                                      "links.csv: 10 rows kept, 14 more left out by the row cap"}));
   const auto summary = nlohmann::json::parse(read_file(full.summary_path));
   EXPECT_EQ(summary["outputs"][0]["file"], "links.csv");
   EXPECT_EQ(summary["outputs"][0]["rows"], 10);
-  EXPECT_EQ(summary["outputs"][0]["rows_left_out"], 6);
+  EXPECT_EQ(summary["outputs"][0]["rows_left_out"], 14);
   EXPECT_EQ(summary["warnings"].size(), 2u);
 }
 
@@ -578,6 +580,36 @@ TEST(Experiment, EveryCatalogParameterIsAnExperimentKeyWithItsDocumentedDefault)
     EXPECT_NO_THROW(load(written)) << explicit_text;
     EXPECT_EQ(written.effective()["topology"], defaults.effective()["topology"]);
   }
+}
+
+// examples/incast_packet.yaml shows DCQCN at work: without a window the 7-to-1 incast is
+// marked, CNPs reach the senders and their rates drop below the 100 Gb/s line rate; with the
+// window the in-flight bytes stay under the ECN threshold and no CNP is sent.
+TEST(Experiment, IncastExampleProducesCnpsAndRateCuts) {
+  const std::string text = read_file(fs::path(LOOM_SOURCE_DIR) / "examples/incast_packet.yaml");
+  const auto cnps_and_lowest_rate = [&](const std::vector<std::string>& overrides, const std::string& name) {
+    const fs::path dir = scratch_dir("incast_" + name);
+    std::vector<std::string> all = overrides;
+    all.push_back("output.dir=" + dir.string());
+    run_text(text, all);
+    std::istringstream cnps(read_file(dir / "packet_cnps.csv"));
+    std::string line;
+    std::getline(cnps, line);
+    EXPECT_EQ(line, "time_us,qp,tag,src,dst,cnps");
+    double total = 0;
+    while (std::getline(cnps, line)) total += std::stod(line.substr(line.rfind(',') + 1));
+    std::istringstream rates(read_file(dir / "packet_qp_rates.csv"));
+    std::getline(rates, line);
+    double lowest = 1e9;
+    while (std::getline(rates, line)) lowest = std::min(lowest, std::stod(line.substr(line.rfind(',') + 1)));
+    return std::pair(total, lowest);
+  };
+  const auto [cnps, lowest] = cnps_and_lowest_rate({}, "as_is");
+  EXPECT_GT(cnps, 100.0);
+  EXPECT_LT(lowest, 50.0);  // Gb/s: well below line rate (7 senders share 100 Gb/s)
+  const auto [windowed_cnps, windowed_lowest] = cnps_and_lowest_rate({"network.packet.window=true"}, "window");
+  EXPECT_EQ(windowed_cnps, 0.0);
+  EXPECT_EQ(windowed_lowest, 100.0);
 }
 
 }  // namespace

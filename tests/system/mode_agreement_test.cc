@@ -12,7 +12,11 @@
 // transfer's share when it starts and flow mode re-shares at every start and end, 2-10%
 // apart): direct and multi-channel tree on the rail fabric (cross-rail transfers meet on
 // spine links, tree channels' chains overlap on the mesh) and pipelined tree (chunks > 1) on
-// one NIC or NVLink per GPU (a chunk going up meets the one coming down).
+// one NIC or NVLink per GPU (a chunk going up meets the one coming down). Held to 5% instead:
+// rings with several channels on the rail fabric. A hop's protocol latency delays only its
+// receiver, and a channel's host crossings (14 us hops, against 3.4 us on NVLink) sit at other
+// ring positions than another channel's, so channels drift out of step on the NVLink cables
+// they share (4 channels, 4 chunks: 4.6% apart).
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
@@ -86,7 +90,9 @@ TEST_P(ModeAgreement, AnalyticalEqualsFlowWithinOnePercent) {
   const Bytes size = 64ull << 20;
   const Time analytical = run(topology, network::NetworkMode::kAnalytical, algorithm, channels, chunks, size);
   const Time flow = run(topology, network::NetworkMode::kFlow, algorithm, channels, chunks, size);
-  EXPECT_NEAR(analytical.seconds() / flow.seconds(), 1.0, 0.01)
+  // Rings with several channels on the rail fabric share NVLink cables out of step (see above).
+  const bool out_of_step = fabric == Fabric::kRail && algorithm == Algorithm::kRing && channels > 1;
+  EXPECT_NEAR(analytical.seconds() / flow.seconds(), 1.0, out_of_step ? 0.05 : 0.01)
       << "analytical " << analytical << " flow " << flow;
 }
 

@@ -1,10 +1,19 @@
 // The tuner's estimate and the simulated contention-free time are the same model where the
 // fabric is the tuner's: links at the GPU model's achievable rates (h100: NVLink 370 GB/s,
-// NIC 46 GB/s per GPU). The simulation does not add NCCL's per-call base latency, so it must
-// match the modelled time less the base (tuner_terms) on a fabric without path latency (the
-// tuner's hop latency is NCCL's, network included), with channels enough that the
-// per-channel limit does not bind.
+// NIC 46 GB/s per GPU). The simulation does not add NCCL's per-call base latency, so with one
+// channel it matches the modelled time less the base (tuner_terms) on a fabric without path
+// latency (the tuner's hop latency is NCCL's, network included), but for one difference in the
+// hops: across hosts the simulated ring's longest chain of hops (2(n-1) consecutive ring links
+// in an all-reduce, n-1 in all-gather and reduce-scatter) crosses hosts 2 hosts (hosts) times,
+// where NCCL's model counts 2(hosts-1) (hosts-1): two (one) network hops more, each at the
+// network's latency instead of NVLink's. With many channels the simulation hides hop latency
+// behind other channels' bytes (a channel waiting out a hop leaves its links to the others), so
+// it lies between the bytes term and the one-channel time.
 #include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include <string>
 
 #include "loom/collective/tuner.h"
 #include "system/fabric_fixture.h"
@@ -33,6 +42,7 @@ struct Case {
   CollectiveOp op;
   std::uint32_t channels;
   bool hop_latency;
+  Bytes size = 64ull << 20;
 };
 
 class TunerAgreement : public ::testing::TestWithParam<Case> {};
@@ -46,7 +56,7 @@ TEST_P(TunerAgreement, RingMatchesTheModelLessItsBaseLatency) {
   p.switch_latency = Time::zero();
   const topology::Topology topology = topology::make_single_switch(p);
   const topology::Routing routing(topology);
-  const Bytes size = 64ull << 20;
+  const Bytes size = c.size;
 
   collective::TunerQuery query;
   query.op = c.op;
@@ -72,9 +82,20 @@ TEST_P(TunerAgreement, RingMatchesTheModelLessItsBaseLatency) {
       topology, routing, workload::make_microbenchmark(spec, topology.gpu_count()), options);
   const double simulated = result.collectives.at(0).duration().seconds();
   EXPECT_EQ(result.collectives.at(0).channels, c.channels);
-  EXPECT_NEAR(simulated / (terms.latency + terms.bandwidth), 1.0, 0.01)
-      << "simulated " << simulated * 1e6 << " us, modelled " << choice.seconds * 1e6 << " us (base "
-      << terms.base * 1e6 << ", hops " << terms.latency * 1e6 << ", bytes " << terms.bandwidth * 1e6 << ")";
+  // The chain's network hops beyond NCCL's count (Simple: NVLink 3.4 us, network 14 us).
+  const bool all_reduce = c.op == CollectiveOp::kAllReduce;
+  const double extra = c.hosts > 1 && c.hop_latency ? (all_reduce ? 2 : 1) * (14.0e-6 - 3.4e-6) : 0.0;
+  const double one_channel = terms.latency + terms.bandwidth + extra;
+  const std::string why = fmt::format("simulated {:.3f} us, modelled {:.3f} us (base {:.1f}, hops {:.1f}, bytes {:.3f}, "
+                                      "chain {:.1f})",
+                                      simulated * 1e6, choice.seconds * 1e6, terms.base * 1e6, terms.latency * 1e6,
+                                      terms.bandwidth * 1e6, extra * 1e6);
+  if (c.channels == 1) {
+    EXPECT_NEAR(simulated / one_channel, 1.0, 0.01) << why;
+  } else {
+    EXPECT_GE(simulated, terms.bandwidth * 0.99) << why;
+    EXPECT_LE(simulated, one_channel * 1.01) << why;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, TunerAgreement,
@@ -82,7 +103,13 @@ INSTANTIATE_TEST_SUITE_P(Cases, TunerAgreement,
                                            Case{1, CollectiveOp::kAllGather, 16, true},
                                            Case{2, CollectiveOp::kAllReduce, 16, true},
                                            Case{4, CollectiveOp::kReduceScatter, 16, true},
-                                           Case{4, CollectiveOp::kAllReduce, 16, false}));
+                                           Case{4, CollectiveOp::kAllReduce, 16, false},
+                                           // One channel (whose 24 GB/s the tuner caps, and the
+                                           // simulation does not: so at latency-bound sizes)
+                                           Case{1, CollectiveOp::kAllReduce, 1, true, 1024},
+                                           Case{2, CollectiveOp::kAllReduce, 1, true, 4096},
+                                           Case{4, CollectiveOp::kAllGather, 1, true, 1024},
+                                           Case{4, CollectiveOp::kAllReduce, 1, true, 1024}));
 
 }  // namespace
 }  // namespace loom::system

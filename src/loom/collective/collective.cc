@@ -192,8 +192,12 @@ std::unique_ptr<Execution> make_execution(Algorithm algorithm, const CollectiveS
     case Algorithm::kRing: return std::make_unique<StepExecution>(spec, std::make_unique<RingSchedule>(spec));
     case Algorithm::kTree:
       // Across hosts NCCL chains each host's GPUs below the inter-host tree (reduction_tree.h).
-      if (spans_hosts(spec)) return std::make_unique<InSwitchExecution>(algorithm, spec);
-      return std::make_unique<StepExecution>(spec, std::make_unique<TreeSchedule>(spec));
+      {
+        CollectiveSpec tree = spec;  // hops at the tree's latencies (protocol.h)
+        tree.protocol_costs = spec.protocol_costs.for_tree();
+        if (spans_hosts(tree)) return std::make_unique<InSwitchExecution>(algorithm, tree);
+        return std::make_unique<StepExecution>(tree, std::make_unique<TreeSchedule>(tree));
+      }
     case Algorithm::kHalvingDoubling:
       return std::make_unique<StepExecution>(spec, std::make_unique<HalvingDoublingSchedule>(spec));
     case Algorithm::kHierarchical:

@@ -30,7 +30,9 @@
 //     src and dst for ECMP diversity instead).
 //     A network should carry `wire_bytes` (payload plus protocol framing; == bytes for
 //     Simple) and add `hop_latency` (protocol/software latency of one hop; zero unless
-//     spec.protocol_costs says otherwise) to the transfer's time. `bytes` stays the payload
+//     spec.protocol_costs says otherwise) to the transfer's time, after the bytes have left
+//     the sender (report on_sent, then on_done hop_latency later).
+//   Execution: on_sent appended (default: ignored). `bytes` stays the payload
 //     (for busbw and byte accounting).
 //   CollectiveOp: all-to-all-v, broadcast, reduce, gather, scatter, barrier appended.
 //   Algorithm: tree, halving-doubling, hierarchical appended; then nvls, nvls-tree, in-network.
@@ -199,6 +201,16 @@ class Execution {
   virtual ~Execution() = default;
   // Call once. With n == 1 there are no transfers and member 0 is reported finished at once.
   virtual void start(Progress& out) = 0;
+  // `sent` (a transfer this execution made ready, unchanged) has left its sender: the network
+  // carried its bytes, and only its hop latency (the protocol's, at the receiving side) is
+  // still to pass before it arrives. A sender whose next step needs only its own connection
+  // free may go on (as NCCL's sends do: they do not wait for the receiver). A caller reports
+  // on_sent for every transfer of an execution, each before its on_done, or for none (then
+  // on_done covers both). The default ignores it: the sender waits for the arrival.
+  virtual void on_sent(const Transfer& sent, Progress& out) {
+    (void)sent;
+    (void)out;
+  }
   // `done` (a transfer this execution made ready, unchanged) has fully arrived at done.dst.
   // Each ready transfer must be reported exactly once.
   virtual void on_done(const Transfer& done, Progress& out) = 0;

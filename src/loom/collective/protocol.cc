@@ -56,12 +56,16 @@ Bytes wire_bytes(Bytes payload, Protocol protocol) {
 ProtocolCosts nccl_protocol_costs() {
   using namespace time_literals;
   ProtocolCosts costs;
-  const auto set = [&costs](Protocol p, Time intra, Time inter) {
-    costs.hop_latency[static_cast<std::size_t>(p)] = {intra, inter};
+  const auto set = [](ProtocolCosts::Table& table, Protocol p, Time intra, Time inter) {
+    table[static_cast<std::size_t>(p)] = {intra, inter};
   };
-  set(Protocol::kLL, 600_ns, 2700_ns);
-  set(Protocol::kLL128, 1900_ns, 4000_ns);
-  set(Protocol::kSimple, 3400_ns, 14_us);
+  set(costs.hop_latency, Protocol::kLL, 600_ns, 2700_ns);
+  set(costs.hop_latency, Protocol::kLL128, 1900_ns, 4000_ns);
+  set(costs.hop_latency, Protocol::kSimple, 3400_ns, 14_us);
+  set(costs.tree_hop_latency, Protocol::kLL, 600_ns, 5_us);
+  set(costs.tree_hop_latency, Protocol::kLL128, 1250_ns, 8500_ns);
+  set(costs.tree_hop_latency, Protocol::kSimple, 4_us, 14_us);
+  costs.net_overhead = 1_us;
   return costs;
 }
 

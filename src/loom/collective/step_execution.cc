@@ -49,28 +49,45 @@ void StepExecution::start(Progress& out) {
   }
 }
 
-void StepExecution::on_done(const Transfer& done, Progress& out) {
-  LOOM_ASSERT(started_, "StepExecution::on_done before start");
-  const std::uint32_t thread = done.tag >> kSlotBits;
-  const std::uint32_t slot = done.tag & ((1u << kSlotBits) - 1);
-  LOOM_ASSERT(done.src < spec_.members && done.dst < spec_.members && done.channel < spec_.channels &&
-                  thread < threads_ && slot < slots_,
-              fmt::format("transfer {} -> {} tag {} channel {} is not one of this execution's", done.src, done.dst,
-                          done.tag, done.channel));
-  Thread& sender = thread_state_[thread_index(done.src, done.channel, thread)];
-  LOOM_ASSERT(sender.outstanding > 0, fmt::format("member {} has no send outstanding", done.src));
+std::size_t StepExecution::sender_thread(const Transfer& t) const {
+  LOOM_ASSERT(started_, "StepExecution: a transfer reported before start");
+  const std::uint32_t thread = t.tag >> kSlotBits;
+  const std::uint32_t slot = t.tag & ((1u << kSlotBits) - 1);
+  LOOM_ASSERT(t.src < spec_.members && t.dst < spec_.members && t.channel < spec_.channels && thread < threads_ &&
+                  slot < slots_,
+              fmt::format("transfer {} -> {} tag {} channel {} is not one of this execution's", t.src, t.dst, t.tag,
+                          t.channel));
+  return thread_index(t.src, t.channel, thread);
+}
+
+void StepExecution::release_sender(const Transfer& sent, Progress& out) {
+  Thread& sender = thread_state_[sender_thread(sent)];
+  LOOM_ASSERT(sender.outstanding > 0, fmt::format("member {} has no send outstanding", sent.src));
   --sender.outstanding;
-  const std::uint32_t total = schedule_->length(done.src, done.channel, thread) * spec_.chunks;
-  if (sender.outstanding == 0 && sender.pc == total) thread_done(done.src, out);
+  const std::uint32_t thread = sent.tag >> kSlotBits;
+  const std::uint32_t total = schedule_->length(sent.src, sent.channel, thread) * spec_.chunks;
+  if (sender.outstanding == 0 && sender.pc == total) thread_done(sent.src, out);
+  advance_all(sent.src, sent.channel, out);
+  report_if_finished(sent.src, out);
+}
+
+void StepExecution::on_sent(const Transfer& sent, Progress& out) {
+  sent_reported_ = true;
+  release_sender(sent, out);
+}
+
+void StepExecution::on_done(const Transfer& done, Progress& out) {
+  const std::size_t sender = sender_thread(done);
+  if (!sent_reported_) release_sender(done, out);
+  const std::uint32_t thread = static_cast<std::uint32_t>(sender % threads_);
+  const std::uint32_t slot = done.tag & ((1u << kSlotBits) - 1);
   Counter& counter = counters_[thread_index(done.dst, done.channel, thread) * slots_ + slot];
   ++counter.arrived;
   Member& receiver = members_[done.dst];
   LOOM_ASSERT(receiver.received < receiver.expected,
               fmt::format("member {} received more than {} transfers", done.dst, receiver.expected));
   ++receiver.received;
-  advance_all(done.src, done.channel, out);
   advance_all(done.dst, done.channel, out);
-  report_if_finished(done.src, out);
   report_if_finished(done.dst, out);
 }
 

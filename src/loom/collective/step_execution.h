@@ -8,7 +8,10 @@
 //      (when `after_thread` is set) until that thread of the same member and channel has
 //      completed step `after_step` of the same chunk; then consume one arrival per slot;
 //   2. make its sends (zero to kMaxSends) ready at once;
-//   3. complete when all of them have arrived; the thread then moves to its next step.
+//   3. complete when all of them have left the sender (on_sent; or arrived, when the caller
+//      reports no on_sent); the thread then moves to its next step. A send's hop latency thus
+//      delays its receiver only: along a ring, latencies add up per chain of hops, as in
+//      NCCL's latency model, while each connection still carries one step at a time.
 // A slot counts arrivals from one fixed peer connection, so FIFO order per connection matches
 // the k-th arrival with the k-th receive. Sends go to the same thread index on the peer.
 // A member is finished when all its threads completed their programs and it has received
@@ -74,6 +77,7 @@ class StepExecution final : public Execution {
   StepExecution(const CollectiveSpec& spec, std::unique_ptr<StepSchedule> schedule);
 
   void start(Progress& out) override;
+  void on_sent(const Transfer& sent, Progress& out) override;
   void on_done(const Transfer& done, Progress& out) override;
   bool finished() const override { return finished_members_ == spec_.members; }
 
@@ -110,6 +114,9 @@ class StepExecution final : public Execution {
   void emit(std::uint32_t member, std::uint32_t channel, std::uint32_t thread, std::uint32_t chunk, std::uint32_t pc,
             const StepSend& send, Progress& out) const;
   void thread_done(std::uint32_t member, Progress& out);
+  // The thread that made `t` (checked to be one of this execution's).
+  std::size_t sender_thread(const Transfer& t) const;
+  void release_sender(const Transfer& sent, Progress& out);
   void report_if_finished(std::uint32_t member, Progress& out);
 
   CollectiveSpec spec_;
@@ -121,6 +128,7 @@ class StepExecution final : public Execution {
   std::vector<Member> members_;
   std::uint32_t finished_members_ = 0;
   bool started_ = false;
+  bool sent_reported_ = false;  // the caller reports on_sent (then on_done only delivers)
 };
 
 }  // namespace loom::collective

@@ -70,11 +70,15 @@ class CostModel {
         if (q_.op == CollectiveOp::kBroadcast || q_.op == CollectiveOp::kReduce) {
           return base + (n - 1 + k - 1) * (lat + size_ / (c * k) / b);
         }
-        return base + (all_reduce ? 2 : 1) * (n - 1) * k * (lat + size_ / (n * c * k) / b);
+        {
+          const double steps = (all_reduce ? 2 : 1) * (n - 1);
+          return base + k * (ring_latency(steps, all_reduce) + steps * size_ / (n * c * k) / b);
+        }
       case Algorithm::kTree: {
         if (!multi_host_) {
+          const double hop_lat = tree_hop(LinkClass::kIntraHost);
           // Inner nodes send every chunk to two children: one buffer more on their links.
-          return base + (2.0 * floor_log2(n_) + k - 1) * (lat + size_ / (c * k) / b) + size_ / (c * b);
+          return base + (2.0 * floor_log2(n_) + k - 1) * (hop_lat + size_ / (c * k) / b) + size_ / (c * b);
         }
         // NCCL's shape (and its latency model): a chain of g - 1 NVLink hops inside each host
         // below a binary tree of floor(log2 hosts) NIC hops. Channel c leaves a host through
@@ -82,8 +86,8 @@ class CostModel {
         // slowest stage per further chunk, and one buffer more on the NICs of inner hosts.
         const double piece = size_ / (c * k);
         const double b_nic = per_channel(per_host_ * q_.gpu->nic_bytes_per_s);
-        const double intra = hop(LinkClass::kIntraHost) + piece / per_channel(q_.gpu->nvlink_bytes_per_s);
-        const double inter = hop(LinkClass::kInterHost) + piece / b_nic;
+        const double intra = tree_hop(LinkClass::kIntraHost) + piece / per_channel(q_.gpu->nvlink_bytes_per_s);
+        const double inter = tree_hop(LinkClass::kInterHost) + piece / b_nic;
         return base + 2.0 * ((per_host_ - 1) * intra + floor_log2(q_.hosts) * inter) +
                (k - 1) * std::max(intra, inter) + size_ / (c * b_nic);
       }
@@ -132,6 +136,15 @@ class CostModel {
             per_member * inter_share / q_.gpu->nic_bytes_per_s};
   }
   double hop(LinkClass link) const { return seconds(costs_.hop(protocol_, link)); }
+  double tree_hop(LinkClass link) const { return seconds(costs_.for_tree().hop(protocol_, link)); }
+  // NCCL's ring latency: a block's chain of `steps` hops crosses hosts 2(hosts-1) times in an
+  // all-reduce (hosts-1 in all-gather and reduce-scatter); the other steps are intra-host,
+  // charged at least the network post overhead when the ring spans hosts.
+  double ring_latency(double steps, bool all_reduce) const {
+    if (!multi_host_) return steps * hop(LinkClass::kIntraHost);
+    const double inter_steps = (all_reduce ? 2.0 : 1.0) * (q_.hosts - 1.0);
+    return (steps - inter_steps) * seconds(costs_.intra_step(protocol_)) + inter_steps * hop(LinkClass::kInterHost);
+  }
   double ring_bandwidth() const {
     const GpuModel& gpu = *q_.gpu;
     return multi_host_ ? std::min(gpu.nvlink_bytes_per_s, per_host_ * gpu.nic_bytes_per_s) : gpu.nvlink_bytes_per_s;

@@ -5,14 +5,20 @@
 // then has n - hosts intra-host and hosts - 1 inter-host steps whether or not every host holds
 // g); S = size; C
 // channels; K chunks; lat = query.costs hop latency (NCCL's by default) of the ring's link class,
-// inter-host when hosts > 1; eff = protocol_efficiency):
+// inter-host when hosts > 1, from the tree's table for tree (ProtocolCosts::for_tree, as the
+// simulation charges it); eff = protocol_efficiency):
 //   link bandwidth  B = NVLink on one host, else min(NVLink, g * NIC) (a ring leaves each host
 //                   once per channel, the channels spread over the host's g NICs);
 //   per channel     b = eff * min(channel bandwidth, B / C);
 //   base            NCCL's per-call baseLat (ring row for ring, halving-doubling, hierarchical
 //                   and direct: LL 6.6, LL128 14.0, Simple 8.4 us; tree: 6.8, 14.0, 0 us);
-//   ring all-reduce          base + 2(n-1) K (lat + S/(nCK)/b)
-//   ring all-gather, reduce-scatter   base + (n-1) K (lat + S/(nCK)/b)
+//   ring all-reduce          base + K (L + 2(n-1) S/(nCK)/b)
+//   ring all-gather, reduce-scatter   base + K (L + (n-1) S/(nCK)/b)
+//                            L, NCCL's ring latency: on one host steps x lat_intra; across
+//                            hosts (steps - I) lat_step + I lat_inter with I = 2(hosts-1)
+//                            (all-reduce) or hosts-1 inter-host steps and lat_step =
+//                            ProtocolCosts::intra_step (a block's chain of hops crosses hosts
+//                            only that often; the other steps are NVLink hops)
 //   ring all-to-all          base + (n-1) lat + (intra bytes / NVLink + inter bytes / NIC) / eff
 //                            (one peer at a time, straight to it; the per-member bytes
 //                            (n-1)/n S split by peer location)

@@ -26,6 +26,9 @@ struct Capabilities {
   // Collectives that reduce inside switches (NVLS, in-network): the runtime sends their
   // transfers to switch nodes, which the backend must accept as transfer ends.
   bool in_switch_reduction = false;
+  // Reductions in a host's scale-up switch only (NVLS, NVLS-tree: the NVSwitch; not
+  // in-network reduction in fabric switches). Implied by in_switch_reduction.
+  bool scale_up_reduction = false;
   // schedule_link_change: cables going down and up during a run.
   bool link_changes = false;
   // schedule_link_rate: a link's bandwidth changing during a run (a NIC slowed for a while).

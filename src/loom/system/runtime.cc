@@ -302,7 +302,7 @@ std::uint8_t Runtime::class_of(std::uint8_t stream) const {
 }
 
 void Runtime::issue(const network::TransferRequest& request, std::uint32_t src_rank, std::uint32_t dst_rank,
-                    const InFlight& what, Time delay) {
+                    const InFlight& what) {
   std::uint32_t slot;
   if (free_in_flight_.empty()) {
     slot = static_cast<std::uint32_t>(in_flight_.size());
@@ -316,20 +316,25 @@ void Runtime::issue(const network::TransferRequest& request, std::uint32_t src_r
   if (options_.record_transfers) {
     in_flight_[slot].log_index = result_.transfer_log.size();
     result_.transfer_log.push_back({request.src, request.dst, src_rank, dst_rank, request.bytes,
-                                    simulator_.now() + delay, Time::zero(), backend_.ideal_time(request)});
+                                    simulator_.now(), Time::zero(), backend_.ideal_time(request)});
   }
   result_.transfers += 1;
   result_.bytes_moved += request.bytes;
-  if (delay > Time::zero()) {
-    delayed_starts_.add(delay, slot);
-  } else {
-    backend_.start(request, *this, slot);
-  }
+  backend_.start(request, *this, slot);
 }
 
-void Runtime::delayed_start_event(void* self, std::uint64_t slot) {
-  auto* runtime = static_cast<Runtime*>(self);
-  runtime->backend_.start(runtime->in_flight_[slot].request, *runtime, slot);
+void Runtime::arrival_event(void* self, std::uint64_t slot) {
+  static_cast<Runtime*>(self)->deliver(static_cast<std::uint32_t>(slot));
+}
+
+void Runtime::deliver(std::uint32_t slot) {
+  // on_done issues nothing, so the slot is read in place and freed before apply() reuses it.
+  const std::uint32_t instance = in_flight_[slot].instance;
+  progress_.ready.clear();
+  progress_.finished_members.clear();
+  instances_[instance].execution->on_done(in_flight_[slot].transfer, progress_);
+  free_in_flight_.push_back(slot);
+  apply(instance, progress_);
 }
 
 void Runtime::on_transfer_complete(std::uint64_t cookie) {
@@ -344,13 +349,21 @@ void Runtime::on_transfer_complete(std::uint64_t cookie) {
     node_done(recv);
     return;
   }
-  // on_done issues nothing, so the slot is read in place and freed before apply() reuses it.
+  // The bytes have left the sender; the transfer arrives after its protocol hop latency (the
+  // slot is kept until then). apply() may grow in_flight_, so nothing of `done` is read after.
   const std::uint32_t instance = done.instance;
+  const Time latency = done.transfer.hop_latency;
   progress_.ready.clear();
   progress_.finished_members.clear();
-  instances_[instance].execution->on_done(done.transfer, progress_);
-  free_in_flight_.push_back(slot);
+  instances_[instance].execution->on_sent(done.transfer, progress_);
+  if (latency == Time::zero()) {
+    instances_[instance].execution->on_done(done.transfer, progress_);
+    free_in_flight_.push_back(slot);
+    apply(instance, progress_);
+    return;
+  }
   apply(instance, progress_);
+  arrivals_.add(latency, slot);
 }
 
 }  // namespace loom::system

@@ -148,8 +148,10 @@ class Runtime final : private network::CompletionHandler {
   double weight_of(std::uint8_t stream) const;
   std::uint8_t class_of(std::uint8_t stream) const;
   void issue(const network::TransferRequest& request, std::uint32_t src_rank, std::uint32_t dst_rank,
-             const InFlight& what, Time delay = Time::zero());
-  static void delayed_start_event(void* self, std::uint64_t slot);
+             const InFlight& what);
+  static void arrival_event(void* self, std::uint64_t slot);
+  // The collective transfer in `slot` has arrived: its execution hears of it, the slot is freed.
+  void deliver(std::uint32_t slot);
   const std::shared_ptr<const collective::GroupLayout>& layout_of(workload::CommunicatorId comm);
   collective::CollectiveSpec spec_for(const CollectiveRecord& record, workload::CommunicatorId comm);
   [[noreturn]] void report_stall() const;
@@ -161,9 +163,9 @@ class Runtime final : private network::CompletionHandler {
   const workload::Workload& workload_;
   network::Backend& backend_;
   RuntimeOptions options_;
-  // Transfers waiting out a protocol hop latency before they start: a ring step's transfers
-  // leave together, so they share one event.
-  DelayBatcher delayed_starts_{simulator_, &Runtime::delayed_start_event, this};
+  // Collective transfers that have left their sender and wait out their protocol hop latency
+  // before they arrive: a ring step's transfers finish together, so they share one event.
+  DelayBatcher arrivals_{simulator_, &Runtime::arrival_event, this};
   // Compute nodes ending a duration after they start, and collective members completing (zero
   // delay, so a chain of instantly finishing collectives never recurses): ranks in lockstep
   // (a pipeline stage's TP and DP peers) finish together and share events.

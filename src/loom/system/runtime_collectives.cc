@@ -135,10 +135,13 @@ void Runtime::start_instance(std::uint32_t index) {
   if (options_.gpu != nullptr) tune(instance, spec);
   if (collective::uses_switches(record.algorithm)) {
     const std::string_view name = collective::to_string(record.algorithm);
-    if (!backend_.capabilities().in_switch_reduction) {
-      throw UserError(fmt::format("collective algorithm {} reduces inside switches, which the {} backend does not "
-                                  "model; expected network.mode analytical or flow, or another collective.algorithm",
-                                  name, backend_.name()));
+    const network::Capabilities can = backend_.capabilities();
+    const bool in_fabric = record.algorithm == collective::Algorithm::kInNetwork;
+    if (!can.in_switch_reduction && (in_fabric || !can.scale_up_reduction)) {
+      throw UserError(fmt::format("collective algorithm {} reduces inside {} switches, which the {} backend does not "
+                                  "model; expected network.mode analytical or flow{}, or another collective.algorithm",
+                                  name, in_fabric ? "fabric" : "scale-up", backend_.name(),
+                                  in_fabric ? "" : " (or packet with network.packet.scale_up_flow)"));
     }
     SwitchEndpoints& endpoints = switch_endpoints_of(instance.communicator);
     const std::string* problem = &endpoints.nvls_problem;
@@ -177,7 +180,7 @@ void Runtime::tune(Instance& instance, collective::CollectiveSpec& spec) {
   query.members = record.members;
   query.hosts = hosts.empty() ? 1 : *std::max_element(hosts.begin(), hosts.end()) + 1;
   query.gpu = options_.gpu;
-  query.in_switch = backend_.capabilities().in_switch_reduction &&
+  query.in_switch = (backend_.capabilities().in_switch_reduction || backend_.capabilities().scale_up_reduction) &&
                     switch_endpoints_of(instance.communicator).nvls_problem.empty();
   query.costs = options_.protocol_costs;
   if (!instance.tuned) query.algorithm = record.algorithm;
@@ -268,8 +271,7 @@ void Runtime::apply(std::uint32_t index, const collective::Progress& progress) {
     // The instance's transfers share the links they have in common (analytical mode).
     issue({node_of(t.src, t.channel), node_of(t.dst, t.channel), t.wire_bytes, mix(flow), std::uint64_t{index} + 1,
            weight_of(stream), class_of(stream)},
-          t.src < members ? ranks[t.src] : topology::kNone, t.dst < members ? ranks[t.dst] : topology::kNone, what,
-          t.hop_latency);
+          t.src < members ? ranks[t.src] : topology::kNone, t.dst < members ? ranks[t.dst] : topology::kNone, what);
   }
   for (std::uint32_t member : progress.finished_members) {
     Instance& instance = instances_[index];

@@ -31,7 +31,7 @@ struct Runtime::InFlight {
   NodeId send = kNoNode;                 // a point-to-point pair
   NodeId recv = kNoNode;
   collective::Transfer transfer;
-  network::TransferRequest request;     // what goes to the backend (possibly after a delay)
+  network::TransferRequest request;     // what goes to the backend
   std::uint64_t log_index = 0;
 };
 

@@ -300,8 +300,8 @@ TEST(PacketFabric, ZeroByteTransferTakesThePathLatency) {
 }
 
 // A Loom blueprint (GPU -PCIe- NIC -400G- leaf - spine): transfers across leaves and inside a
-// host (over the scale-up switch) finish at their ideal times, and ACK coalescing still
-// delivers every byte with one ACK per 8 packets.
+// host (over the scale-up switch, as packets: scale_up_flow off) finish at their ideal times,
+// and ACK coalescing still delivers every byte with one ACK per 8 packets.
 TEST(PacketFabric, LeafSpineBlueprintTransfersTakeTheirIdealTime) {
   topology::LeafSpineParams lp;
   lp.hosts = 8;
@@ -313,6 +313,7 @@ TEST(PacketFabric, LeafSpineBlueprintTransfersTakeTheirIdealTime) {
     p.nic.mtu = 4096;
     p.nic.ack_interval = ack_interval;
     p.nic.window = false;
+    p.scale_up_flow = false;
     PacketBackend backend(simulator, topo, routing, p);
     Star::Recorder recorder;
     recorder.simulator = &simulator;

@@ -51,7 +51,9 @@ class PacketBackend final : public Backend, private FabricListener {
 
   NetworkMode mode() const override { return NetworkMode::kPacket; }
   Capabilities capabilities() const override {
-    return {.link_changes = true, .link_rate_changes = true, .monitors = true};
+    // With scale-up traffic at flow level, the NVSwitch's reduction (NVLS) runs there too.
+    return {.scale_up_reduction = scale_up_ != nullptr, .link_changes = true, .link_rate_changes = true,
+            .monitors = true};
   }
   // Throws UserError, before starting anything, for a request.traffic_class of sw.queues or more.
   void start(const TransferRequest& request, CompletionHandler& handler, std::uint64_t cookie) override;

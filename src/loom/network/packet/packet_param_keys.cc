@@ -142,7 +142,7 @@ void visit_parameters(PacketParams& p, ParamVisitor& v) {
   visit_switch(p, v);
   v.real("link_error_rate", p.link_error_rate, RealRange{0, 1, false, true},
          "random loss per packet per link, recovered by retransmission (ERROR_RATE_PER_LINK)");
-  v.flag("scale_up_flow", p.scale_up_flow, "GPU-to-GPU transfers inside a host at flow level, as SimAI does");
+  v.flag("scale_up_flow", p.scale_up_flow, "GPU-to-GPU transfers inside a host at flow level (NVLink has no ECN/CNP), as SimAI and Arcadia; false: RoCEv2 packets");
   v.flag("packet_spraying", p.packet_spraying, "per-packet ECMP over up to 8 equal-cost paths");
   v.group("fast_forward", "skip steady partitions (fastforward/README.md)",
           [&] { fastforward::visit_fast_forward(p.fast_forward, v); });

@@ -180,7 +180,7 @@ struct PacketParams {
   // Traffic class of data packets unless a QP names its own (HPCC's pg 3), 1..sw.queues-1.
   std::uint32_t data_priority = 3;
   double link_error_rate = 0;        // every link also loses each packet with this probability, [0, 1)
-  bool scale_up_flow = false;        // PacketBackend: GPU-to-GPU transfers inside a host at flow level
+  bool scale_up_flow = true;         // PacketBackend: GPU-to-GPU transfers inside a host at flow level
   bool packet_spraying = false;      // per-packet ECMP over up to 8 equal-cost paths (use selective repeat)
   Bandwidth nic_rate_hint;           // NIC speed for alpha_shift; zero = slowest endpoint link
   std::uint64_t seed = 1;            // RED marking random stream

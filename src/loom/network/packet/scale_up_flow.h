@@ -21,7 +21,8 @@ class ScaleUpFlow {
  public:
   ScaleUpFlow(Simulator& simulator, const topology::Topology& topology, const topology::Routing& routing);
 
-  // True when src and dst are GPUs of one host that the host's own links join.
+  // True when src and dst (GPUs, or a GPU and its host's NVSwitch: NVLS) are nodes of one host
+  // that the host's own links join.
   bool handles(const TransferRequest& request) const;
   void start(const TransferRequest& request, CompletionHandler& handler, std::uint64_t cookie) {
     flow_.start(request, handler, cookie);
