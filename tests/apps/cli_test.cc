@@ -137,6 +137,20 @@ TEST(Cli, AnInputTooLargeForTheAddressSpaceIsRefusedBeforeBuilding) {
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1);
 }
 
+TEST(Cli, MaxMemorySetsTheBudgetAndABadValueIsNamed) {
+  const Result tight = loom("run --max-memory 1KiB --out " + (scratch() / "tight").string());
+  EXPECT_EQ(tight.exit_code, 2);
+  EXPECT_THAT(tight.err, HasSubstr("more than the memory budget of 1.0 KiB (--max-memory 1KiB)"));
+  EXPECT_FALSE(fs::exists(scratch() / "tight" / "summary.json"));
+  const Result bad = loom("run --max-memory lots --out " + (scratch() / "bad").string());
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_THAT(bad.err, HasSubstr("loom: --max-memory: 'lots' is not a size"));
+  const Result zero = loom("run --max-memory 0B --out " + (scratch() / "zero").string());
+  EXPECT_EQ(zero.exit_code, 2);
+  EXPECT_EQ(zero.err, "loom: --max-memory: must be positive\n");
+  EXPECT_EQ(loom("run --max-memory 8GiB --out " + (scratch() / "roomy").string()).exit_code, 0);
+}
+
 TEST(Cli, DefaultRunSaysSoPrintsTheTableAndWritesTheSummary) {
   const fs::path out = scratch() / "default_run";
   fs::remove_all(out);
