@@ -46,6 +46,7 @@ Routing::Routing(const Topology& topology, std::uint64_t seed)
     region_nodes_[fill[host]++] = v;
   }
   rebuild_fabric_adjacency();
+  build_neighbour_index();
   group_of_rank_.assign(topology.gpu_count(), kNone);
   RouteUpdate ignored;
   for (std::uint32_t h = 0; h < hosts; ++h) regroup_host(h, ignored);
@@ -153,11 +154,36 @@ void Routing::rebuild_fabric_adjacency() {
   fabric_offset_.assign(fabric_nodes_.size() + 1, 0);
   fabric_adjacent_.clear();
   for (std::size_t i = 0; i < fabric_nodes_.size(); ++i) {
+    const std::size_t first = fabric_adjacent_.size();
     for (LinkId l : t.out_links(fabric_nodes_[i])) {
       const NodeId u = t.link(l).dst;
       if (link_up_[l] != 0 && is_fabric(u)) fabric_adjacent_.push_back(local_index(u));
     }
+    // Parallel cables lead to one neighbour: a search needs it once.
+    const auto begin = fabric_adjacent_.begin() + static_cast<std::ptrdiff_t>(first);
+    std::sort(begin, fabric_adjacent_.end());
+    fabric_adjacent_.erase(std::unique(begin, fabric_adjacent_.end()), fabric_adjacent_.end());
     fabric_offset_[i + 1] = static_cast<std::uint32_t>(fabric_adjacent_.size());
+  }
+}
+
+void Routing::build_neighbour_index() {
+  const Topology& t = *topology_;
+  neighbour_index_offset_.assign(fabric_nodes_.size() + 1, 0);
+  enters_region_.assign(fabric_nodes_.size(), 0);
+  for (std::size_t i = 0; i < fabric_nodes_.size(); ++i) {
+    const std::span<const LinkId> links = t.out_links(fabric_nodes_[i]);
+    const std::size_t first = neighbour_index_.size();
+    for (std::uint32_t position = 0; position < links.size(); ++position) {
+      const NodeId u = t.link(links[position]).dst;
+      if (is_fabric(u)) {
+        neighbour_index_.emplace_back(local_index(u), position);
+      } else {
+        enters_region_[i] = 1;
+      }
+    }
+    std::sort(neighbour_index_.begin() + static_cast<std::ptrdiff_t>(first), neighbour_index_.end());
+    neighbour_index_offset_[i + 1] = static_cast<std::uint32_t>(neighbour_index_.size());
   }
 }
 
@@ -203,7 +229,9 @@ std::size_t Routing::memory_bytes() const {
   bytes += link_up_.capacity() + distance_.capacity();
   bytes += sizeof(std::uint32_t) * (local_index_.capacity() + region_offset_.capacity() +
                                     fabric_offset_.capacity() + fabric_adjacent_.capacity() +
-                                    group_of_rank_.capacity());
+                                    group_of_rank_.capacity() +
+                                    neighbour_index_offset_.capacity());
+  bytes += neighbour_index_.capacity() * sizeof(neighbour_index_[0]) + enters_region_.capacity();
   bytes += sizeof(NodeId) * (region_nodes_.capacity() + fabric_nodes_.capacity());
   for (const Group& g : groups_) bytes += sizeof(Group) + g.seeds.capacity() * sizeof(Seed);
   // The key copy in group_index_ plus a red-black tree node of about four pointers.

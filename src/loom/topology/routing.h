@@ -20,13 +20,18 @@
 // the group, or "unreachable". The next hops of switch f towards a GPU of group g are the
 // up links to fabric neighbours one hop closer plus the up links entering the GPU's host with
 // the right cost; they are read off that byte row on the way, not stored per node pair.
+// When those neighbours are the group's own attachment switches (a spine towards the leaf
+// of the destination) and f has far more links than the group has such switches, the links
+// are looked up per attachment switch in f's neighbour index instead of scanning f's links,
+// so a spine cabled to thousands of leaves costs a few lookups per pair, not a scan.
 // Hop counts inside a host region are computed per query (a region is a few dozen nodes).
 //
 // Cost. Memory: groups x fabric switches bytes (a 32,768-GPU three-tier Clos of 64-port
 // switches: 1,024 groups x 3,072 switches = 3 MiB) plus O(nodes + links) of indices. Build:
-// O(groups x (fabric switches + fabric links)) plus O(GPUs x host region). route(): O(host
-// region + path length x node degree). Paths are at most 254 hops (a longer one is a
-// UserError at construction).
+// O(groups x (fabric switches + distinct fabric neighbour pairs)) plus O(GPUs x host region).
+// route(): O(host region + path length x node degree), except at switches served by the
+// neighbour index (above). Paths are at most 254 hops (a longer one is a UserError at
+// construction).
 //
 // ECMP. At every node on the way the next hop is one of the legal next hops (parallel links
 // count as separate choices), picked by a hash of (src, dst, flow_hash, the node's seed). A
@@ -154,6 +159,7 @@ class Routing {
   std::uint32_t group_for(std::vector<Seed> seeds, std::uint32_t rank, RouteUpdate& update);
   void regroup_host(std::uint32_t host, RouteUpdate& update);
   void rebuild_fabric_adjacency();
+  void build_neighbour_index();
   std::span<const std::uint8_t> group_row(std::uint32_t group) const;
   bool fabric_change_affects(std::uint32_t group, std::uint32_t a, std::uint32_t b,
                              bool up) const;
@@ -166,7 +172,12 @@ class Routing {
   std::vector<NodeId> region_nodes_;            // nodes grouped by host, ascending ids
   std::vector<NodeId> fabric_nodes_;            // fabric index -> node
   std::vector<std::uint32_t> fabric_offset_;    // fabric index -> first of fabric_adjacent_
-  std::vector<std::uint32_t> fabric_adjacent_;  // fabric neighbours over up links (with repeats)
+  std::vector<std::uint32_t> fabric_adjacent_;  // distinct fabric neighbours over up links
+  // Every fabric switch's links to fabric switches, up or down, as (neighbour fabric index,
+  // position in the switch's out_links), sorted; fabric index -> first entry.
+  std::vector<std::uint32_t> neighbour_index_offset_;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> neighbour_index_;
+  std::vector<std::uint8_t> enters_region_;     // fabric index -> 1 if a link enters a host
   std::vector<Group> groups_;
   std::map<std::vector<Seed>, std::uint32_t> group_index_;
   std::vector<std::uint32_t> group_of_rank_;

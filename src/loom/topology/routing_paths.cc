@@ -9,6 +9,7 @@
 // in, is one less.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <functional>
 #include <limits>
 #include <queue>
@@ -69,7 +70,8 @@ class Routing::Walker {
 
   Phase start_phase() const { return start_phase_; }
   std::size_t memory_bytes() const {
-    return sizeof(*this) + dest_local_.capacity() + source_local_.capacity() + fabric_scratch_.capacity();
+    return sizeof(*this) + dest_local_.capacity() + source_local_.capacity() +
+           fabric_scratch_.capacity() + seed_scratch_.capacity() * sizeof(Seed);
   }
   std::uint8_t start_cost() const { return cost(start_phase_, src_); }
 
@@ -86,6 +88,10 @@ class Routing::Walker {
   template <class Visit>
   void for_each_next(Phase phase, NodeId at, Visit&& visit) const {
     const int here = cost(phase, at);
+    if (phase == Phase::kFabric && next_hops_are_attachment(at, here)) {
+      for_each_attachment_link(at, visit);
+      return;
+    }
     for (LinkId l : t_.out_links(at)) {
       if (r_.link_up_[l] == 0) continue;
       const NodeId u = t_.link(l).dst;
@@ -106,18 +112,59 @@ class Routing::Walker {
   }
 
  private:
+  // True when the next hops of fabric switch `at` (cost `here`) are exactly its up links to
+  // the destination's cheapest attachment switches, and looking those up is much cheaper
+  // than scanning its links. The cheapest attachment switches are the only nodes at that
+  // level of the search, and a switch without links into host regions has no other hops.
+  bool next_hops_are_attachment(NodeId at, int here) const {
+    if (here != cheapest_seed_cost_ + 1) return false;
+    const std::uint32_t f = r_.local_index(at);
+    return r_.enters_region_[f] == 0 && cheapest_seed_count_ * 8 < t_.out_links(at).size();
+  }
+
+  // Visits the up links from fabric switch `at` to the cheapest attachment switches, in
+  // out_links order (the order the scan would give, so ECMP picks the same link).
+  template <class Visit>
+  void for_each_attachment_link(NodeId at, Visit&& visit) const {
+    const std::uint32_t f = r_.local_index(at);
+    const auto first = r_.neighbour_index_.begin() + r_.neighbour_index_offset_[f];
+    const auto last = r_.neighbour_index_.begin() + r_.neighbour_index_offset_[f + 1];
+    std::vector<std::uint32_t> positions;
+    for (const Seed& seed : seeds_) {
+      if (seed.cost != cheapest_seed_cost_) continue;
+      for (auto it = std::lower_bound(first, last, std::pair{seed.fabric, std::uint32_t{0}});
+           it != last && it->first == seed.fabric; ++it) {
+        positions.push_back(it->second);
+      }
+    }
+    std::sort(positions.begin(), positions.end());
+    const std::span<const LinkId> links = t_.out_links(at);
+    for (std::uint32_t position : positions) {
+      if (r_.link_up_[links[position]] != 0) visit(links[position], Phase::kFabric);
+    }
+  }
+
   void load_fabric_row() {
     const std::uint32_t rank = t_.rank_of_node(dst_);
     if (rank != kNone) {
-      fabric_ = r_.group_row(r_.group_of_rank_[rank]);
-      return;
+      const std::uint32_t group = r_.group_of_rank_[rank];
+      fabric_ = r_.group_row(group);
+      seeds_ = r_.groups_[group].seeds;
+    } else {
+      seed_scratch_ = dst_host_ == kNone ? std::vector<Seed>{Seed{r_.local_index(dst_), 0}}
+                                         : r_.attachment(dst_, dest_local_);
+      fabric_scratch_.resize(r_.fabric_nodes_.size());
+      r_.fabric_search(seed_scratch_, dst_, fabric_scratch_);
+      fabric_ = fabric_scratch_;
+      seeds_ = seed_scratch_;
     }
-    const std::vector<Seed> seeds = dst_host_ == kNone
-                                        ? std::vector<Seed>{Seed{r_.local_index(dst_), 0}}
-                                        : r_.attachment(dst_, dest_local_);
-    fabric_scratch_.resize(r_.fabric_nodes_.size());
-    r_.fabric_search(seeds, dst_, fabric_scratch_);
-    fabric_ = fabric_scratch_;
+    for (const Seed& seed : seeds_) {
+      if (seed.cost < cheapest_seed_cost_) {
+        cheapest_seed_cost_ = seed.cost;
+        cheapest_seed_count_ = 0;
+      }
+      if (seed.cost == cheapest_seed_cost_) ++cheapest_seed_count_;
+    }
   }
 
   // Hop counts from the nodes of src's region to dst through an exit into the fabric: a
@@ -167,6 +214,10 @@ class Routing::Walker {
   std::vector<std::uint8_t> source_local_;
   std::vector<std::uint8_t> fabric_scratch_;
   std::span<const std::uint8_t> fabric_;
+  std::vector<Seed> seed_scratch_;
+  std::span<const Seed> seeds_;  // the destination's attachment
+  int cheapest_seed_cost_ = kUnreachable;
+  std::size_t cheapest_seed_count_ = 0;
 };
 
 std::uint64_t Routing::node_seed(NodeId node) const {
