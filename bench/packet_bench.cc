@@ -18,6 +18,12 @@
 // src/loom/network/packet/README.md, "Speed".
 #include <sys/resource.h>
 
+#include <barrier>
+#include <chrono>
+#include <cmath>
+#include <thread>
+
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -29,6 +35,7 @@
 #include "loom/core/simulator.h"
 #include "loom/hpcc/hpcc_inputs.h"
 #include "loom/network/packet/packet_backend.h"
+#include "loom/network/packet/parallel/window_profiler.h"
 #include "loom/topology/routing.h"
 
 namespace loom::bench {
@@ -166,6 +173,76 @@ void run(benchmark::State& state, const Scenario& scenario, CcKind kind, bool fa
   state.counters["completion_ms_sum"] = static_cast<double>(completion_ps) / 1e9;
 }
 
+// Wall time of one round of a 2-thread barrier (the synchronisation at a window's end), over
+// 20,000 rounds.
+double barrier_round_seconds() {
+  constexpr int kRounds = 20'000;
+  std::barrier sync(2);
+  const auto start = std::chrono::steady_clock::now();
+  std::thread other([&] {
+    for (int i = 0; i < kRounds; ++i) sync.arrive_and_wait();
+  });
+  for (int i = 0; i < kRounds; ++i) sync.arrive_and_wait();
+  other.join();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / kRounds;
+}
+
+// The run profiled as window-synchronous parallel execution would split it (network/packet/
+// parallel/README.md): every node its own LP, except that a host's GPU and NIC (a zero-delay
+// cable in HPCC topologies) share one. Counters: windows, packets handed between LPs, and per
+// thread count P the span bound (events / span: the speed-up with free synchronisation), the
+// placement's imbalance and the model's predicted speed-up
+//   S(P) = W c_e / (span_P c_e + R c_sync log2(P) + X c_e / P)
+// with c_e the serial run's wall time per event, c_sync a 2-thread barrier round measured here,
+// W events, R windows, X cross-LP packets.
+void profile_windows(benchmark::State& state, const Scenario& scenario, CcKind kind) {
+  if (scenario.flows.empty()) {
+    state.SkipWithError("fixture shared/fixtures/hpcc/inputs/fat320 not found");
+    return;
+  }
+  PacketParams params;
+  params.cc.kind = kind;
+  params.nic.window = scenario.loom_window || kind == CcKind::kHpcc;
+  const topology::Routing routing(scenario.topology);
+  const network::packet::parallel::LpPartition lps =
+      network::packet::parallel::partition_by_delay(scenario.topology, Time::ps(1));
+  constexpr std::array<std::uint32_t, 5> kThreads = {1, 2, 16, 64, 256};
+  network::packet::parallel::WindowProfile profile;
+  double seconds = 0;
+  for (auto _ : state) {
+    Simulator simulator;
+    network::packet::PacketBackend backend(simulator, scenario.topology, routing, params);
+    Counter counter(simulator);
+    network::packet::parallel::WindowProfiler profiler(simulator, backend.fabric(), lps);
+    for (std::size_t i = 0; i < scenario.flows.size(); ++i) {
+      backend.start({scenario.flows[i].first, scenario.flows[i].second, scenario.bytes, i}, counter, i);
+    }
+    const auto start = std::chrono::steady_clock::now();
+    simulator.run();
+    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    profile = profiler.finish(kThreads);
+  }
+  const double c_sync = barrier_round_seconds();
+  const double w = static_cast<double>(profile.events), c_e = seconds / w;
+  state.counters["lps"] = profile.lps;
+  state.counters["lookahead_ns"] = static_cast<double>(profile.lookahead.picoseconds()) / 1e3;
+  state.counters["windows"] = static_cast<double>(profile.windows);
+  state.counters["events_per_window"] = w / static_cast<double>(profile.windows);
+  state.counters["cross_lp_per_event"] = static_cast<double>(profile.cross_lp) / w;
+  state.counters["serial_share"] = static_cast<double>(profile.serial) / w;
+  state.counters["ns_per_event"] = c_e * 1e9;
+  state.counters["barrier_ns"] = c_sync * 1e9;
+  for (const network::packet::parallel::ThreadSplit& split : profile.splits) {
+    if (split.threads == 1) continue;
+    const double p = split.threads;
+    const double parallel = static_cast<double>(split.span) * c_e + static_cast<double>(profile.windows) * c_sync * std::log2(p) +
+                            static_cast<double>(profile.cross_lp) * c_e / p;
+    state.counters[fmt::format("bound_{}", split.threads)] = w / static_cast<double>(split.span);
+    state.counters[fmt::format("imbalance_{}", split.threads)] = split.imbalance;
+    state.counters[fmt::format("predicted_{}", split.threads)] = w * c_e / parallel;
+  }
+}
+
 }  // namespace
 
 void register_packet_benchmarks(Registry& registry) {
@@ -183,6 +260,13 @@ void register_packet_benchmarks(Registry& registry) {
     registry.add(full + "/fast_forward", [k](benchmark::State& s) { run(s, long_incast, k, true); })
         ->Unit(benchmark::kMillisecond);
     registry.add_ratio(fmt::format("packet fast-forward speed-up, 8 x 50 MB incast, {}", name), full + "/fast_forward", full);
+    registry.add(fmt::format("packet/pdes_profile/incast60/{}", name), [k](benchmark::State& s) { profile_windows(s, incast, k); })
+        ->Unit(benchmark::kMillisecond)
+        ->Iterations(1);
+    registry.add(fmt::format("packet/pdes_profile/permutation_k8/{}", name),
+                 [k](benchmark::State& s) { profile_windows(s, perm, k); })
+        ->Unit(benchmark::kMillisecond)
+        ->Iterations(1);
   }
 }
 
