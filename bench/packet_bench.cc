@@ -311,10 +311,11 @@ void profile_windows(benchmark::State& state, const Load& load, CcKind kind, boo
   for (const network::packet::parallel::ThreadSplit& split : profile.splits) {
     if (split.threads == 1) continue;
     const double p = split.threads;
-    const double parallel = static_cast<double>(split.span) * c_e + static_cast<double>(profile.windows) * c_sync * std::log2(p) +
+    const double parallel = static_cast<double>(split.balanced.span) * c_e + static_cast<double>(profile.windows) * c_sync * std::log2(p) +
                             static_cast<double>(profile.cross_lp) * c_e / p;
-    state.counters[fmt::format("bound_{}", split.threads)] = w / static_cast<double>(split.span);
-    state.counters[fmt::format("imbalance_{}", split.threads)] = split.imbalance;
+    state.counters[fmt::format("bound_{}", split.threads)] = w / static_cast<double>(split.balanced.span);
+    state.counters[fmt::format("imbalance_{}", split.threads)] = split.balanced.imbalance;
+    state.counters[fmt::format("rr_imbalance_{}", split.threads)] = split.round_robin.imbalance;
     state.counters[fmt::format("predicted_{}", split.threads)] = w * c_e / parallel;
   }
 }

@@ -54,14 +54,20 @@ TEST(WindowProfiler, EveryNodeAloneHandsEveryHopAndPfcFrameBetweenLps) {
   EXPECT_GE(p.windows, 640u);
   // One thread runs everything; more threads never do more than all nor less than their share.
   ASSERT_EQ(p.splits.size(), 3u);
-  EXPECT_EQ(p.splits[0].span, p.events);
-  EXPECT_DOUBLE_EQ(p.splits[0].imbalance, 1.0);
-  for (const ThreadSplit& s : p.splits) {
-    EXPECT_LE(s.span, p.events);
-    EXPECT_GE(s.span * s.threads, p.events);
-    EXPECT_GE(s.imbalance, 1.0);
+  for (const Placement& one : {p.splits[0].balanced, p.splits[0].round_robin}) {
+    EXPECT_EQ(one.span, p.events);
+    EXPECT_DOUBLE_EQ(one.imbalance, 1.0);
   }
-  EXPECT_LT(p.splits[1].span, p.events);  // the switch and the GPUs do work side by side
+  for (const ThreadSplit& s : p.splits) {
+    for (const Placement& placed : {s.balanced, s.round_robin}) {
+      EXPECT_LE(placed.span, p.events);
+      EXPECT_GE(placed.span * s.threads, p.events);
+      EXPECT_GE(placed.imbalance, 1.0);
+    }
+    // Here (6 LPs) longest-processing-time first balances at least as well as round robin.
+    EXPECT_LE(s.balanced.imbalance, s.round_robin.imbalance + 1e-12) << s.threads;
+  }
+  EXPECT_LT(p.splits[1].balanced.span, p.events);  // the switch and the GPUs do work side by side
   EXPECT_GT(p.serial, 0u);                // the transfers' starts belong to no LP
 }
 
@@ -71,7 +77,7 @@ TEST(WindowProfiler, OneLpIsOneWindowWithNothingToHandOver) {
   EXPECT_EQ(p.lps, 1u);
   EXPECT_EQ(p.windows, 1u);
   EXPECT_EQ(p.cross_lp, 0u);
-  for (const ThreadSplit& s : p.splits) EXPECT_EQ(s.span, p.events);  // nothing to share out
+  for (const ThreadSplit& s : p.splits) EXPECT_EQ(s.balanced.span, p.events);  // nothing to share out
 }
 
 TEST(WindowProfiler, ProfilingChangesNothingInTheRun) {

@@ -106,29 +106,35 @@ WindowProfile WindowProfiler::finish(std::span<const std::uint32_t> threads) {
   for (const std::uint32_t t : threads) {
     LOOM_ASSERT(t >= 1, "a split over no thread");
     std::vector<std::uint64_t> load(t, 0);
-    std::vector<std::uint32_t> thread_of(partition_.lp_count);
+    std::vector<std::uint32_t> balanced(partition_.lp_count), round_robin(partition_.lp_count);
     for (const LpId lp : by_load) {
       const auto least = static_cast<std::uint32_t>(std::min_element(load.begin(), load.end()) - load.begin());
-      thread_of[lp] = least;
+      balanced[lp] = least;
       load[least] += total_[lp];
     }
-    ThreadSplit split{t, 0, 1};
-    std::vector<std::uint64_t> window_load(t, 0);
-    for (std::size_t w = 0; w + 1 < window_start_.size(); ++w) {
-      std::fill(window_load.begin(), window_load.end(), 0);
-      for (std::size_t i = window_start_[w]; i < window_start_[w + 1]; ++i) {
-        window_load[thread_of[work_[i].first]] += work_[i].second;
-      }
-      split.span += *std::max_element(window_load.begin(), window_load.end()) + serial_by_window_[w];
-    }
-    const std::uint64_t fabric_events = events_ - serial_;
-    if (fabric_events > 0) {
-      split.imbalance = static_cast<double>(*std::max_element(load.begin(), load.end())) * t /
-                        static_cast<double>(fabric_events);
-    }
-    p.splits.push_back(split);
+    for (LpId lp = 0; lp < partition_.lp_count; ++lp) round_robin[lp] = lp % t;
+    p.splits.push_back({t, place_on(t, balanced), place_on(t, round_robin)});
   }
   return p;
+}
+
+Placement WindowProfiler::place_on(std::uint32_t threads, const std::vector<std::uint32_t>& thread_of) const {
+  Placement placement;
+  std::vector<std::uint64_t> window_load(threads, 0), load(threads, 0);
+  for (std::size_t w = 0; w + 1 < window_start_.size(); ++w) {
+    std::fill(window_load.begin(), window_load.end(), 0);
+    for (std::size_t i = window_start_[w]; i < window_start_[w + 1]; ++i) {
+      window_load[thread_of[work_[i].first]] += work_[i].second;
+    }
+    placement.span += *std::max_element(window_load.begin(), window_load.end()) + serial_by_window_[w];
+    for (std::uint32_t t = 0; t < threads; ++t) load[t] += window_load[t];
+  }
+  const std::uint64_t fabric_events = events_ - serial_;
+  if (fabric_events > 0) {
+    placement.imbalance = static_cast<double>(*std::max_element(load.begin(), load.end())) * threads /
+                          static_cast<double>(fabric_events);
+  }
+  return placement;
 }
 
 }  // namespace loom::network::packet::parallel

@@ -33,15 +33,22 @@ class Fabric;
 
 namespace loom::network::packet::parallel {
 
-// The run split over `threads` threads, LPs placed once by longest-processing-time first on
-// their total events (each LP on the least loaded thread, largest LP first).
-struct ThreadSplit {
-  std::uint32_t threads = 1;
+// The run on threads with a fixed placement of LPs.
+struct Placement {
   // Sum over windows of the busiest thread's events that window (+ the serial events): the
   // events on the critical path of the parallel run.
   std::uint64_t span = 0;
-  // Busiest thread's total events over the mean thread's: the imbalance of the placement.
+  // Busiest thread's total events over the mean thread's.
   double imbalance = 1;
+};
+
+// The run split over `threads` threads, LPs placed once by longest-processing-time first on
+// their total events (each LP on the least loaded thread, largest LP first), and round robin
+// (LP i on thread i mod threads, Arcadia's default before rebalancing).
+struct ThreadSplit {
+  std::uint32_t threads = 1;
+  Placement balanced;
+  Placement round_robin;
 };
 
 struct WindowProfile {
@@ -73,6 +80,7 @@ class WindowProfiler {
   // The LP the event happens at (kNoLp: none) and whether it was sent from another LP.
   std::pair<LpId, bool> place(const EventQueue::Fired& event) const;
   void close_window();
+  Placement place_on(std::uint32_t threads, const std::vector<std::uint32_t>& thread_of) const;
 
   static constexpr LpId kNoLp = ~LpId{0};
   Simulator& simulator_;
