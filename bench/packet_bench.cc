@@ -18,6 +18,12 @@
 // src/loom/network/packet/README.md, "Speed".
 #include <sys/resource.h>
 
+#include <barrier>
+#include <chrono>
+#include <cmath>
+#include <thread>
+
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -26,9 +32,11 @@
 #include <fmt/format.h>
 
 #include "bench_registry.h"
+#include "loom/core/random.h"
 #include "loom/core/simulator.h"
 #include "loom/hpcc/hpcc_inputs.h"
 #include "loom/network/packet/packet_backend.h"
+#include "loom/network/packet/parallel/window_profiler.h"
 #include "loom/topology/routing.h"
 
 namespace loom::bench {
@@ -166,6 +174,152 @@ void run(benchmark::State& state, const Scenario& scenario, CcKind kind, bool fa
   state.counters["completion_ms_sum"] = static_cast<double>(completion_ps) / 1e9;
 }
 
+// Wall time of one round of a 2-thread barrier (the synchronisation at a window's end), over
+// 20,000 rounds.
+double barrier_round_seconds() {
+  constexpr int kRounds = 20'000;
+  std::barrier sync(2);
+  const auto start = std::chrono::steady_clock::now();
+  std::thread other([&] {
+    for (int i = 0; i < kRounds; ++i) sync.arrive_and_wait();
+  });
+  for (int i = 0; i < kRounds; ++i) sync.arrive_and_wait();
+  other.join();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / kRounds;
+}
+
+// Flows that start over time: (start, src, dst, bytes).
+struct TimedFlow {
+  Time start;
+  topology::NodeId src = 0, dst = 0;
+  Bytes bytes = 0;
+};
+struct Load {
+  const topology::Topology* topology = nullptr;
+  std::vector<TimedFlow> flows;
+};
+
+Load at_time_zero(const Scenario& s) {
+  Load load{&s.topology, {}};
+  for (const auto& [src, dst] : s.flows) load.flows.push_back({Time::zero(), src, dst, s.bytes});
+  return load;
+}
+
+// A WebSearch-like load on the HPCC fixture's 320-host fat-tree: every host starts flows to
+// uniformly drawn other hosts at Poisson times for 500 us, sizes from the web-search flow-size
+// CDF (DCTCP, as HPCC's traffic generator ships it: 15% up to 10 kB, median about 80 kB, 3% over
+// 10 MB, largest 30 MB), at a rate giving 30% of each 100 Gb/s host link on average. Seeded.
+Load websearch30(const Scenario& fat) {
+  static constexpr std::array<std::pair<double, double>, 12> kCdf = {{{0, 0},
+                                                                      {10'000, 0.15},
+                                                                      {20'000, 0.2},
+                                                                      {30'000, 0.3},
+                                                                      {50'000, 0.4},
+                                                                      {80'000, 0.53},
+                                                                      {200'000, 0.6},
+                                                                      {1'000'000, 0.7},
+                                                                      {2'000'000, 0.8},
+                                                                      {5'000'000, 0.9},
+                                                                      {10'000'000, 0.97},
+                                                                      {30'000'000, 1}}};
+  Load load{&fat.topology, {}};
+  if (fat.flows.empty()) return load;
+  double mean = 0;  // of the piecewise-uniform distribution
+  for (std::size_t i = 1; i < kCdf.size(); ++i) mean += (kCdf[i].second - kCdf[i - 1].second) * (kCdf[i].first + kCdf[i - 1].first) / 2;
+  const double gap_s = mean * 8 / (0.3 * 100e9);  // mean time between a host's flow starts
+  RandomStream random(1, "websearch30");
+  const std::uint32_t hosts = fat.topology.gpu_count();
+  for (std::uint32_t h = 0; h < hosts; ++h) {
+    for (double t = random.exponential(gap_s); t < 500e-6; t += random.exponential(gap_s)) {
+      const double u = random.uniform();
+      std::size_t i = 1;
+      while (kCdf[i].second < u) ++i;
+      const double f = (u - kCdf[i - 1].second) / (kCdf[i].second - kCdf[i - 1].second);
+      const auto bytes = static_cast<Bytes>(std::max(1.0, kCdf[i - 1].first + f * (kCdf[i].first - kCdf[i - 1].first)));
+      auto dst = static_cast<std::uint32_t>(random.uniform_int(0, hosts - 2));
+      if (dst >= h) ++dst;
+      load.flows.push_back({Time::ps(static_cast<std::int64_t>(t * 1e12)), fat.topology.gpu_node(h),
+                            fat.topology.gpu_node(dst), bytes});
+    }
+  }
+  return load;
+}
+
+// Starts the flows of a Load at their times.
+struct Starter {
+  void start_next() {
+    const TimedFlow& f = load->flows[next];
+    backend->start({f.src, f.dst, f.bytes, next}, *handler, next);
+    ++next;
+  }
+  const Load* load = nullptr;
+  network::packet::PacketBackend* backend = nullptr;
+  network::CompletionHandler* handler = nullptr;
+  std::uint64_t next = 0;
+};
+
+// The run profiled as window-synchronous parallel execution would split it (network/packet/
+// parallel/README.md): every node its own LP, except that a host's GPU and NIC (a zero-delay
+// cable in HPCC topologies) share one. Counters: windows, packets handed between LPs, and per
+// thread count P the span bound (events / span: the speed-up with free synchronisation), the
+// placement's imbalance and the model's predicted speed-up
+//   S(P) = W c_e / (span_P c_e + R c_sync log2(P) + X c_e / P)
+// with c_e the serial run's wall time per event, c_sync a 2-thread barrier round measured here,
+// W events, R windows, X cross-LP packets.
+void profile_windows(benchmark::State& state, const Load& load, CcKind kind, bool window) {
+  if (load.flows.empty()) {
+    state.SkipWithError("fixture shared/fixtures/hpcc/inputs/fat320 not found");
+    return;
+  }
+  PacketParams params;
+  params.cc.kind = kind;
+  params.nic.window = window || kind == CcKind::kHpcc;
+  const topology::Routing routing(*load.topology);
+  const network::packet::parallel::LpPartition lps =
+      network::packet::parallel::partition_by_delay(*load.topology, Time::ps(1));
+  constexpr std::array<std::uint32_t, 5> kThreads = {1, 2, 16, 64, 256};
+  network::packet::parallel::WindowProfile profile;
+  double seconds = 0;
+  for (auto _ : state) {
+    Simulator simulator;
+    network::packet::PacketBackend backend(simulator, *load.topology, routing, params);
+    Counter counter(simulator);
+    Starter starter{&load, &backend, &counter};
+    network::packet::parallel::WindowProfiler profiler(simulator, backend.fabric(), lps);
+    for (const TimedFlow& f : load.flows) {
+      simulator.post_at(f.start, [](void* s, std::uint64_t) { static_cast<Starter*>(s)->start_next(); }, &starter);
+    }
+    const auto start = std::chrono::steady_clock::now();
+    simulator.run();
+    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    profile = profiler.finish(kThreads);
+    if (counter.done != load.flows.size()) state.SkipWithError("transfers did not complete");
+  }
+  const double c_sync = barrier_round_seconds();
+  const double w = static_cast<double>(profile.events), c_e = seconds / w;
+  state.counters["flows"] = static_cast<double>(load.flows.size());
+  state.counters["events"] = w;
+  state.counters["lps"] = profile.lps;
+  state.counters["lookahead_ns"] = static_cast<double>(profile.lookahead.picoseconds()) / 1e3;
+  state.counters["windows"] = static_cast<double>(profile.windows);
+  state.counters["events_per_window"] = w / static_cast<double>(profile.windows);
+  state.counters["busiest_lp_share"] = static_cast<double>(profile.busiest_lp) / w;
+  state.counters["cross_lp_per_event"] = static_cast<double>(profile.cross_lp) / w;
+  state.counters["serial_share"] = static_cast<double>(profile.serial) / w;
+  state.counters["ns_per_event"] = c_e * 1e9;
+  state.counters["barrier_ns"] = c_sync * 1e9;
+  for (const network::packet::parallel::ThreadSplit& split : profile.splits) {
+    if (split.threads == 1) continue;
+    const double p = split.threads;
+    const double parallel = static_cast<double>(split.balanced.span) * c_e + static_cast<double>(profile.windows) * c_sync * std::log2(p) +
+                            static_cast<double>(profile.cross_lp) * c_e / p;
+    state.counters[fmt::format("bound_{}", split.threads)] = w / static_cast<double>(split.balanced.span);
+    state.counters[fmt::format("imbalance_{}", split.threads)] = split.balanced.imbalance;
+    state.counters[fmt::format("rr_imbalance_{}", split.threads)] = split.round_robin.imbalance;
+    state.counters[fmt::format("predicted_{}", split.threads)] = w * c_e / parallel;
+  }
+}
+
 }  // namespace
 
 void register_packet_benchmarks(Registry& registry) {
@@ -183,6 +337,18 @@ void register_packet_benchmarks(Registry& registry) {
     registry.add(full + "/fast_forward", [k](benchmark::State& s) { run(s, long_incast, k, true); })
         ->Unit(benchmark::kMillisecond);
     registry.add_ratio(fmt::format("packet fast-forward speed-up, 8 x 50 MB incast, {}", name), full + "/fast_forward", full);
+    registry.add(fmt::format("packet/pdes_profile/incast60/{}", name),
+                 [k](benchmark::State& s) { profile_windows(s, at_time_zero(incast), k, incast.loom_window); })
+        ->Unit(benchmark::kMillisecond)
+        ->Iterations(1);
+    registry.add(fmt::format("packet/pdes_profile/permutation_k8/{}", name),
+                 [k](benchmark::State& s) { profile_windows(s, at_time_zero(perm), k, perm.loom_window); })
+        ->Unit(benchmark::kMillisecond)
+        ->Iterations(1);
+    registry.add(fmt::format("packet/pdes_profile/websearch30_fat320/{}", name),
+                 [k](benchmark::State& s) { profile_windows(s, websearch30(incast), k, true); })
+        ->Unit(benchmark::kMillisecond)
+        ->Iterations(1);
   }
 }
 

@@ -15,6 +15,7 @@
 #include "loom/core/units.h"
 #include "loom/hpcc/hpcc_run.h"
 #include "loom/network/packet/monitor_csv.h"
+#include "loom/network/packet/parallel/lp_partition.h"
 
 namespace loom::app {
 
@@ -57,6 +58,23 @@ void write_file(const fs::path& path, const auto& write) {
   std::ofstream out(path);
   if (!out) throw UserError(fmt::format("cannot write '{}': expected a writable path", path.string()));
   write(out);
+}
+
+// Two lines on what parallel execution over `lps` would do with the run.
+void print_window_profile(const network::packet::parallel::LpPartition& lps,
+                          const network::packet::parallel::WindowProfile& p, std::ostream& out) {
+  const double events = static_cast<double>(std::max<std::uint64_t>(p.events, 1));
+  out << fmt::format("  parallel profile ({}): {} LPs, lookahead {}; {} windows, {:.0f} events each; {:.1f}% of "
+                     "events hand a packet or PFC frame to another LP\n",
+                     lps.rule, p.lps, p.lookahead == Time::max() ? std::string("none") : to_string(p.lookahead),
+                     p.windows, events / static_cast<double>(std::max<std::uint64_t>(p.windows, 1)),
+                     100 * static_cast<double>(p.cross_lp) / events);
+  const auto& two = p.splits[1].balanced;
+  const auto& sixteen = p.splits[2].balanced;
+  out << fmt::format("  span bound {:.2f}x on 2 threads (imbalance {:.3f}), {:.2f}x on 16 (imbalance {:.3f}); "
+                     "network/packet/parallel/README.md\n",
+                     events / static_cast<double>(two.span), two.imbalance, events / static_cast<double>(sixteen.span),
+                     sixteen.imbalance);
 }
 
 void warn(const std::string& message) { fmt::print(stderr, "loom: warning: {}\n", message); }
@@ -115,7 +133,11 @@ int hpcc_command(const HpccArguments& args, std::ostream& out) {
   const fs::path pfc_path = output_path(dir, config.pfc_output_file, args.out_dir);
   const fs::path monitor_dir = args.out_dir ? fs::path(*args.out_dir) : fct_path.parent_path();
   if (args.out_dir) fs::create_directories(*args.out_dir);
-  const hpcc::HpccRunResult result = hpcc::run_hpcc(config, topology, flows, monitor_dir);
+  std::optional<network::packet::parallel::LpPartition> lps;
+  if (args.lp_delay_threshold) {
+    lps = network::packet::parallel::partition_by_delay(topology, parse_time(*args.lp_delay_threshold));
+  }
+  const hpcc::HpccRunResult result = hpcc::run_hpcc(config, topology, flows, monitor_dir, lps ? &*lps : nullptr);
   const double wall = result.simulate_seconds;
 
   write_file(fct_path, [&](std::ostream& o) { hpcc::write_fct(o, result.fct); });
@@ -130,6 +152,7 @@ int hpcc_command(const HpccArguments& args, std::ostream& out) {
                      static_cast<double>(result.counters.data_packet_hops) / wall * 1e-6);
   out << fmt::format("  PFC: {} pause/resume events; drops {}; ECN marks {}\n", result.pfc.size(),
                      result.counters.drops, result.counters.ecn_marks);
+  if (result.window_profile) print_window_profile(*lps, *result.window_profile, out);
   out << fmt::format("  wrote {} and {}\n", fct_path.string(), pfc_path.string());
   for (const network::OutputFile& file : result.monitor_files) out << fmt::format("  wrote {}\n", file.path.string());
   if (result.unfinished != 0) {
@@ -160,6 +183,8 @@ CLI::App* add_hpcc_command(CLI::App& app, HpccArguments& args) {
                   "Monitors to write as CSV with the outputs: queues,throughput,qp_rates,cnps,pfc,drops or all");
   cmd->add_option("--monitor-interval", args.monitor_interval, "Monitor sampling interval (default 100us)");
   cmd->add_option("--monitor-rows", args.monitor_rows, "Rows kept per monitor file (default 1000000)");
+  cmd->add_option("--lp-delay-threshold", args.lp_delay_threshold,
+                  "Profile the run for parallel execution over LPs of nodes joined by cables shorter than this");
   cmd->footer(
       "Outputs: without --out, the FCT and PFC files go where the config's FCT_OUTPUT_FILE and\n"
       "PFC_OUTPUT_FILE say: relative to the config's folder if that folder exists, else by base name\n"

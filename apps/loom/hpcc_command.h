@@ -20,6 +20,9 @@
 //   loom hpcc config.txt --monitor queues,throughput,qp_rates,cnps,pfc,drops --monitor-interval 10us
 //   --monitor all            every monitor; --monitor-rows N caps each file (default 1,000,000)
 //
+//   loom hpcc config.txt --lp-delay-threshold 1ps    also profile the run for parallel execution
+//                                                    (network/packet/parallel/README.md)
+//
 // Wiring (main.cc): `loom::app::HpccArguments hpcc_args; CLI::App* hpcc =
 // loom::app::add_hpcc_command(app, hpcc_args);` before parsing, then
 // `if (hpcc->parsed()) return loom::app::hpcc_command(hpcc_args, std::cout);`. The loom target
@@ -42,6 +45,7 @@ struct HpccArguments {
   std::string monitors;                  // comma-separated monitor names; empty = none
   std::string monitor_interval = "100us";
   std::uint64_t monitor_rows = 1'000'000;
+  std::optional<std::string> lp_delay_threshold;  // profile the run over LPs by this ζ
 };
 
 // Runs the experiment, writes the outputs, prints a summary (and the comparison) to `out`.

@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "commands.h"
+#include "mpi_world.h"
 #include "loom/core/error.h"
 #include "loom/experiment/cluster_experiment.h"
 #include "loom/experiment/experiment.h"
@@ -127,6 +128,24 @@ std::vector<SweepVariant> variants_of(const SweepArguments& args) {
   return experiment::expand_grid(axes);
 }
 
+// Rank 0 gets every rank's outcomes (each rank filled those of the variants it owns); other ranks
+// keep theirs. A summary travels as JSON text, which parses back to the same values.
+void gather_outcomes(const MpiWorld& world, std::vector<VariantOutcome>& outcomes) {
+  if (world.size() == 1) return;
+  nlohmann::json mine = nlohmann::json::array();
+  for (std::size_t i = 0; i < outcomes.size(); ++i) {
+    if (!outcomes[i].status.empty()) {
+      mine.push_back({{"index", i}, {"status", outcomes[i].status}, {"error", outcomes[i].error},
+                      {"summary", outcomes[i].summary}});
+    }
+  }
+  for (const std::string& text : world.gather(mine.dump())) {
+    for (const nlohmann::json& o : nlohmann::json::parse(text)) {
+      outcomes.at(o["index"].get<std::size_t>()) = {o["status"], o["error"], o["summary"]};
+    }
+  }
+}
+
 }  // namespace
 
 CLI::App* add_sweep_command(CLI::App& app, SweepArguments& args) {
@@ -147,6 +166,7 @@ CLI::App* add_sweep_command(CLI::App& app, SweepArguments& args) {
 }
 
 int sweep_command(const SweepArguments& args) {
+  MpiWorld world;
   const std::vector<SweepVariant> variants = variants_of(args);
   const fs::path dir = args.out_dir;
   const fs::path logs = dir / "logs";
@@ -155,7 +175,10 @@ int sweep_command(const SweepArguments& args) {
   if (ec) throw UserError(fmt::format("sweep: cannot create '{}': {}", logs.string(), ec.message()));
   std::vector<VariantOutcome> outcomes(variants.size());
   std::vector<std::size_t> to_run;
-  for (std::size_t i = 0; i < variants.size(); ++i) {
+  // Under MPI, rank r owns variants r, r + K, ...: the same ones on every rerun with K ranks, so a
+  // rank finds the folders it wrote before even when the ranks do not share a file system.
+  for (std::size_t i = static_cast<std::size_t>(world.rank()); i < variants.size();
+       i += static_cast<std::size_t>(world.size())) {
     const RunArguments run = variant_run(args, variants[i]);
     if (std::optional<nlohmann::json> summary = reusable_summary(run)) {
       outcomes[i] = {"reused", "", std::move(*summary)};
@@ -166,9 +189,12 @@ int sweep_command(const SweepArguments& args) {
       to_run.push_back(i);
     }
   }
-  const std::uint32_t jobs = args.jobs > 0 ? args.jobs : std::max(1u, std::thread::hardware_concurrency());
+  // The ranks on one machine share its hardware threads.
+  const std::uint32_t hardware = std::max(1u, std::thread::hardware_concurrency());
+  const std::uint32_t jobs =
+      args.jobs > 0 ? args.jobs : std::max(1u, hardware / static_cast<std::uint32_t>(world.local_size()));
   std::map<pid_t, std::pair<std::size_t, std::chrono::steady_clock::time_point>> running;
-  std::size_t next = 0, failed = 0;
+  std::size_t next = 0;
   while (next < to_run.size() || !running.empty()) {
     while (next < to_run.size() && running.size() < jobs) {
       const std::size_t i = to_run[next++];
@@ -188,15 +214,25 @@ int sweep_command(const SweepArguments& args) {
       fmt::print("[{}/{}] {}: ran in {:.1f} s\n", i + 1, variants.size(), variants[i].name, seconds);
     } else {
       outcomes[i] = {"failed", error_line(logs / (variants[i].name + ".log"), status), nullptr};
-      ++failed;
       fmt::print(stderr, "loom: sweep: variant '{}' failed: {}\n", variants[i].name, outcomes[i].error);
     }
     std::fflush(stdout);
   }
-  experiment::write_sweep_table(dir, args.experiment_file.value_or("(built-in default)"), variants, outcomes);
-  fmt::print("wrote {} and sweep.json: {} variants, {} ran, {} reused, {} failed\n", (dir / "sweep.csv").string(),
-             variants.size(), to_run.size() - failed, variants.size() - to_run.size(), failed);
-  if (failed > 0) {
+  gather_outcomes(world, outcomes);
+  world.leave();
+  std::size_t failed = 0, reused = 0;
+  for (const VariantOutcome& o : outcomes) {
+    failed += o.status == "failed";
+    reused += o.status == "reused";
+  }
+  if (world.rank() == 0) {
+    experiment::write_sweep_table(dir, args.experiment_file.value_or("(built-in default)"), variants, outcomes);
+    fmt::print("wrote {} and sweep.json: {} variants, {} ran, {} reused, {} failed{}\n", (dir / "sweep.csv").string(),
+               variants.size(), variants.size() - failed - reused, reused, failed,
+               world.size() > 1 ? fmt::format(" (over {} MPI ranks)", world.size()) : "");
+  }
+  // Rank 0 alone reports failures and exits with 2: mpirun passes its exit code on.
+  if (failed > 0 && world.rank() == 0) {
     throw UserError(fmt::format("sweep: {} of {} variants failed (their output is in {})", failed, variants.size(),
                                 logs.string()));
   }

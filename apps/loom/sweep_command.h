@@ -6,6 +6,9 @@
 // of the same effective configuration is reused, not rerun; one the sweep started before that did
 // not finish has its partial files removed and runs again. A failed variant's error line is
 // printed with its name; the sweep then ends with a UserError (exit 2) after writing the table.
+// Under `mpirun -np K` (a build with MPI, apps/loom/mpi_world.h) rank r runs variants r, r + K, ...
+// (-j each, by default the machine's hardware threads over its ranks) and rank 0 gathers their
+// outcomes and writes the same table as the serial sweep.
 #pragma once
 
 #include <cstdint>

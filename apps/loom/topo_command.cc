@@ -9,6 +9,8 @@
 #include <fmt/format.h>
 
 #include "loom/core/error.h"
+#include "loom/core/units.h"
+#include "loom/network/packet/parallel/lp_partition.h"
 #include "loom/topology/blueprint_catalog.h"
 #include "loom/topology/routing.h"
 #include "loom/topology/text_topology.h"
@@ -103,6 +105,11 @@ int show(const TopoArguments& args) {
   fmt::print("{}\n", args.file);
   std::ostringstream out;
   topology::print_summary(topology::summarize(t, routing, args.samples), out);
+  if (!args.lp_delay_threshold.empty()) {
+    const network::packet::parallel::LpPartition lps =
+        network::packet::parallel::partition_by_delay(t, parse_time(args.lp_delay_threshold));
+    network::packet::parallel::print_partition(lps, t, out);
+  }
   fmt::print("{}", out.str());
   return 0;
 }
@@ -203,6 +210,8 @@ CLI::App* add_topo_command(CLI::App& app, TopoArguments& args) {
   action(show, "show");
   input(show);
   show->add_option("--samples", args.samples, "Random GPU pairs for hop and ECMP path counts");
+  show->add_option("--lp-delay-threshold", args.lp_delay_threshold,
+                   "Also print parallel packet mode's logical processes: nodes joined by cables shorter than this");
 
   CLI::App* validate = topo->add_subcommand("validate", "Check a topology file; exit 2 if bad.");
   action(validate, "validate");

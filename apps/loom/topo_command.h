@@ -3,6 +3,7 @@
 //   loom topo list                                   blueprints and their parameters
 //   loom topo generate BLUEPRINT [--name value ...] [-o FILE] [--as FORMAT]
 //   loom topo show FILE [--format F] [--samples N]  counts, tiers, bisection, hops, ECMP paths
+//                  [--lp-delay-threshold T]         and parallel packet mode's LPs at ζ = T
 //   loom topo validate FILE [--format F]            graph rules and reachability of every GPU
 //   loom topo draw FILE -o OUT.svg|OUT.dot [--format F] [--max-nodes N]
 //
@@ -33,6 +34,7 @@ struct TopoArguments {
   std::string output;                  // generate (default: standard output), draw
   std::string as = "loom";             // generate: loom, explicit, simai, hpcc, dot
   std::uint32_t samples = 256;         // show: random GPU pairs for hop and path counts
+  std::string lp_delay_threshold;      // show: also print the packet LP partition at this ζ
   std::uint32_t max_nodes = 2000;      // draw: refuse larger pictures
 };
 

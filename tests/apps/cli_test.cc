@@ -248,6 +248,26 @@ TEST(Cli, HpccRunsAnNs3ExperimentAsItIs) {
   EXPECT_EQ(loom("hpcc missing_config.txt").exit_code, 2);
 }
 
+TEST(Cli, HpccProfilesTheFatTreeIncastForParallelRunsWithoutChangingIt) {
+  const fs::path config = loom::testing::fixture_path("hpcc/inputs/fat320/config_fat_incast60_fat320_dcqcn.txt");
+  LOOM_SKIP_WITHOUT_FIXTURE(config);
+  const fs::path plain = scratch() / "hpcc_plain", profiled = scratch() / "hpcc_profiled";
+  ASSERT_EQ(loom("hpcc " + config.string() + " --out " + plain.string()).exit_code, 0);
+  const Result r = loom("hpcc " + config.string() + " --out " + profiled.string() + " --lp-delay-threshold 1ps");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // 320 hosts and 56 switches, each alone; every cable is 1 us.
+  EXPECT_NE(r.out.find("parallel profile (delay < 1ps): 376 LPs, lookahead 1us;"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("span bound "), std::string::npos) << r.out;
+  for (const char* file : {"fct_fat_incast60_fat320_dcqcn.txt", "pfc_fat_incast60_fat320_dcqcn.txt"}) {
+    EXPECT_EQ(slurp(profiled / file), slurp(plain / file)) << file;
+  }
+  // Above every cable's delay the fabric is one LP: nothing to share out.
+  const Result one = loom("hpcc " + config.string() + " --out " + profiled.string() + " --lp-delay-threshold 2us");
+  EXPECT_NE(one.out.find("1 LPs, lookahead none; 1 windows"), std::string::npos) << one.out;
+  EXPECT_NE(one.out.find("span bound 1.00x on 2 threads"), std::string::npos) << one.out;
+  EXPECT_EQ(loom("hpcc " + config.string() + " --lp-delay-threshold soon").exit_code, 2);
+}
+
 // A two-host ns-3 experiment laid out as in ns-3's working directory: `dir`/mix/config.txt
 // naming mix/topology.txt, mix/flow.txt (`flows`, after its count line) and mix/fct_small.txt,
 // with `extra` config lines.

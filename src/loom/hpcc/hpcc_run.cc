@@ -1,6 +1,7 @@
 #include "loom/hpcc/hpcc_run.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <map>
 #include <memory>
@@ -128,7 +129,8 @@ class Driver final : public FabricListener {
 }  // namespace
 
 HpccRunResult run_hpcc(const HpccConfig& config, const topology::Topology& topology,
-                       const std::vector<HpccFlow>& flows, const std::filesystem::path& monitor_dir) {
+                       const std::vector<HpccFlow>& flows, const std::filesystem::path& monitor_dir,
+                       const network::packet::parallel::LpPartition* profile_lps) {
   // Each flow's priority group is its QPs' traffic class (QpSpec::priority).
   HpccRunResult result;
   Simulator simulator;
@@ -138,9 +140,15 @@ HpccRunResult run_hpcc(const HpccConfig& config, const topology::Topology& topol
   Fabric& fabric = backend->fabric();
   fabric.record_pfc_events(true);  // every event, for pfc.txt (and packet_pfc.csv), as ns-3
   Driver driver(simulator, *backend, routing, flows, config, result);
+  std::optional<network::packet::parallel::WindowProfiler> profiler;
+  if (profile_lps != nullptr) profiler.emplace(simulator, fabric, *profile_lps);
   const auto started = std::chrono::steady_clock::now();
   simulator.run_until(config.stop_time);
   result.simulate_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (profiler) {
+    constexpr std::array<std::uint32_t, 3> kThreads = {1, 2, 16};
+    result.window_profile = profiler->finish(kThreads);
+  }
   result.unfinished = driver.running();
   result.counters = fabric.counters();
   result.events = simulator.events_processed();

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <vector>
 
 #include "loom/hpcc/hpcc_config.h"
@@ -20,6 +21,7 @@
 #include "loom/hpcc/hpcc_outputs.h"
 #include "loom/network/backend.h"
 #include "loom/network/packet/fabric.h"
+#include "loom/network/packet/parallel/window_profiler.h"
 
 namespace loom::hpcc {
 
@@ -34,14 +36,19 @@ struct HpccRunResult {
   std::size_t peak_memory_bytes = 0;
   double simulate_seconds = 0;   // wall time of the event loop alone (setup excluded)
   std::vector<network::OutputFile> monitor_files;
+  // With a partition given: what window-synchronous parallel execution over its LPs would do
+  // (network/packet/parallel/window_profiler.h), split over 1, 2 and 16 threads.
+  std::optional<network::packet::parallel::WindowProfile> window_profile;
 };
 
 // Runs the experiment until every flow ends or the stop time. With config.params.monitor on,
 // samples while flows run and writes the monitor CSV files (monitor_csv.h; QP tags are flow
 // indices) into `monitor_dir`, listed in result.monitor_files. Each flow's priority group is
 // the traffic class of its QP (QpSpec::priority), as ns-3's pg. Throws UserError when the
-// topology cannot route a flow.
+// topology cannot route a flow. With `profile_lps`, the run is profiled over those LPs (the
+// outputs stay the same).
 HpccRunResult run_hpcc(const HpccConfig& config, const topology::Topology& topology,
-                       const std::vector<HpccFlow>& flows, const std::filesystem::path& monitor_dir = {});
+                       const std::vector<HpccFlow>& flows, const std::filesystem::path& monitor_dir = {},
+                       const network::packet::parallel::LpPartition* profile_lps = nullptr);
 
 }  // namespace loom::hpcc

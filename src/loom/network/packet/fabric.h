@@ -92,6 +92,9 @@ namespace loom::network::packet {
 namespace fastforward {
 class FabricSkipper;
 }
+namespace parallel {
+class WindowProfiler;
+}
 
 // Totals since construction.
 struct FabricCounters {
@@ -203,6 +206,7 @@ class Fabric {
 
  private:
   friend class fastforward::FabricSkipper;  // moves a partition's state in time (fast-forward)
+  friend class parallel::WindowProfiler;     // tells which node each event belongs to
 
   // event handlers
   void on_arrive(std::uint64_t packet);
