@@ -233,6 +233,37 @@ std::vector<std::string> keys_of(const std::string& path) {
   return keys;
 }
 
+// The NIC window follows the congestion control when the experiment leaves it unset (HPCC's
+// run.py: dcqcn and timely rate-only, hpcc and dctcp with the window; none keeps it), an explicit
+// value wins, SimAI's profile sets it (SimAI.conf: HAS_WIN 1), and the effective configuration
+// records the value in force.
+TEST(NetworkSection, TheWindowDefaultsPerCongestionControlAndAnExplicitValueWins) {
+  const auto window = [](const std::string& packet) {
+    const Experiment e = load_text(packet_experiment(packet));
+    const network::packet::PacketParams& p = e.network.params.packet;
+    const nlohmann::json& effective = e.effective_config["network"]["packet"];
+    EXPECT_EQ(effective["window"].get<bool>(), p.window_on()) << packet;
+    EXPECT_EQ(effective["variable_window"].get<bool>(), p.variable_window_on()) << packet;
+    EXPECT_EQ(p.window_on(), p.variable_window_on()) << packet;
+    return p.window_on();
+  };
+  EXPECT_FALSE(window(""));  // dcqcn
+  EXPECT_FALSE(window("cc: dcqcn"));
+  EXPECT_FALSE(window("cc: timely"));
+  EXPECT_TRUE(window("cc: hpcc"));
+  EXPECT_TRUE(window("cc: dctcp"));
+  EXPECT_TRUE(window("cc: none"));
+  EXPECT_TRUE(window("cc: dcqcn, window: true, variable_window: true"));
+  EXPECT_FALSE(window("cc: hpcc, window: false, variable_window: false"));
+  EXPECT_TRUE(window("profile: simai"));
+  EXPECT_TRUE(window("profile: simai, cc: timely"));  // the file's HAS_WIN 1 is explicit
+  // Code that builds the parameters without a file gets the same defaults.
+  network::packet::PacketParams p;
+  EXPECT_FALSE(p.window_on());
+  p.cc.kind = network::packet::CcKind::kHpcc;
+  EXPECT_TRUE(p.window_on());
+}
+
 // SimAI's own SimAI.conf: every key either sets a packet parameter (checked here one by one) or
 // is named in the warning of keys without effect; none is dropped silently.
 TEST(NetworkSection, SimaiConfSetsEveryPacketKeyAndNamesTheRest) {
@@ -254,8 +285,8 @@ TEST(NetworkSection, SimaiConfSetsEveryPacketKeyAndNamesTheRest) {
   EXPECT_EQ(p.cc.dctcp.rate_ai, Bandwidth::bits_per_second(1000'000'000));           // DCTCP_RATE_AI
   EXPECT_EQ(p.link_error_rate, 0.0);                              // ERROR_RATE_PER_LINK
   EXPECT_EQ(p.nic.ack_interval, 1u);                              // L2_ACK_INTERVAL
-  EXPECT_TRUE(p.nic.window);                                      // HAS_WIN
-  EXPECT_TRUE(p.nic.variable_window);                             // VAR_WIN
+  EXPECT_TRUE(p.window_on());                                      // HAS_WIN
+  EXPECT_TRUE(p.variable_window_on());                             // VAR_WIN
   EXPECT_TRUE(p.cc.hpcc.fast_react);                              // FAST_REACT
   EXPECT_EQ(p.cc.hpcc.eta, 0.95);                                 // U_TARGET
   EXPECT_EQ(p.cc.hpcc.max_stage, 0u);                             // MI_THRESH

@@ -66,6 +66,20 @@ TEST(HpccConfig, WireSizesIntResolutionAndErrorRate) {
             "c.txt:3: INT_MULTI 0: expected a multiplier of INT units, 1..1024");
 }
 
+// A config without HAS_WIN / VAR_WIN takes ns-3's third.cc defaults (window on, not variable)
+// whatever its CC_MODE, not Loom's per-cc default; the keys, when given, set both.
+TEST(HpccConfig, WindowKeysDefaultAsNs3Does) {
+  const std::string files = "TOPOLOGY_FILE t\nFLOW_FILE f\n";
+  for (const char* mode : {"CC_MODE 1\n", "CC_MODE 7\n"}) {
+    const HpccConfig c = parse_hpcc_config(files + mode, "c.txt");
+    EXPECT_TRUE(c.params.window_on()) << mode;
+    EXPECT_FALSE(c.params.variable_window_on()) << mode;
+  }
+  const HpccConfig set = parse_hpcc_config(files + "CC_MODE 3\nHAS_WIN 0\nVAR_WIN 1\n", "c.txt");
+  EXPECT_FALSE(set.params.window_on());
+  EXPECT_TRUE(set.params.variable_window_on());
+}
+
 TEST(HpccConfig, ReportsUnsupportedAndUnknownKeysWithTheirLine) {
   EXPECT_EQ(user_error_of([] { parse_hpcc_config("TOPOLOGY_FILE t\nCC_MODE 10\n", "c.txt"); }),
             "c.txt:2: CC_MODE 10: expected 1 (DCQCN), 3 (HPCC), 7 (TIMELY) or 8 (DCTCP); 10 "

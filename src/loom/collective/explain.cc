@@ -28,14 +28,15 @@ std::string explain(const TunerQuery& query, std::uint32_t top) {
                       to_string(best.algorithm), to_string(best.protocol), best.channels, best.channels == 1 ? "" : "s",
                       best.chunks, best.chunks == 1 ? "" : "s", best.seconds * 1e6, algbw, algbw * factor);
   text += fmt::format("fastest of {} candidates:\n", choices.size());
-  text += fmt::format("  {:<18}{:<10}{:>8}{:>8}{:>13}{:>13}\n", "algorithm", "protocol", "channels", "chunks", "time",
-                      "busbw");
+  text += fmt::format("ranked by NCCL's own estimate (ring, tree; nccl_model.h), time by Loom's model:\n");
+  text += fmt::format("  {:<18}{:<10}{:>8}{:>8}{:>13}{:>13}{:>13}\n", "algorithm", "protocol", "channels", "chunks",
+                      "time", "busbw", "NCCL est.");
   const std::size_t shown = std::min<std::size_t>(top, choices.size());
   for (std::size_t i = 0; i < shown; ++i) {
     const TunerChoice& c = choices[i];
-    text += fmt::format("  {:<18}{:<10}{:>8}{:>8}{:>10.1f} us{:>8.1f} GB/s\n", to_string(c.algorithm),
+    text += fmt::format("  {:<18}{:<10}{:>8}{:>8}{:>10.1f} us{:>8.1f} GB/s{:>10.1f} us\n", to_string(c.algorithm),
                         to_string(c.protocol), c.channels, c.chunks, c.seconds * 1e6,
-                        gigabytes_per_second(query.size, c.seconds) * factor);
+                        gigabytes_per_second(query.size, c.seconds) * factor, c.nccl_seconds * 1e6);
   }
   return text;
 }

@@ -4,8 +4,9 @@
 //   all-reduce of 64MiB on 8 ranks (1 host x 8), GPU h100
 //   choice: ring, simple, 16 channels, 1 chunk: 374.3 us (algbw 179.3 GB/s, busbw 313.8 GB/s)
 //   fastest of 63 candidates:
-//     algorithm         protocol  channels  chunks       time      busbw
-//     ring              simple          16       1   374.3 us   313.8 GB/s
+//   ranked by NCCL's own estimate (ring, tree; nccl_model.h), time by Loom's model:
+//     algorithm         protocol  channels  chunks       time      busbw    NCCL est.
+//     ring              simple          16       1   374.3 us   313.8 GB/s   373.4 us
 //     ...
 // Bandwidths in GB/s (1e9 bytes per second): algbw = size / time, busbw = algbw *
 // bus_bandwidth_factor.

@@ -10,11 +10,12 @@ namespace loom::collective {
 
 const std::vector<GpuModel>& all_gpu_models() {
   static const std::vector<GpuModel> kModels = {
-      {.name = "a100", .nvlink_bytes_per_s = 230e9, .nic_bytes_per_s = 24e9, .channel_bytes_per_s = 16e9},
+      {.name = "a100", .nvlink_bytes_per_s = 230e9, .nic_bytes_per_s = 24e9, .channel_bytes_per_s = 16e9,
+       .compute_capability = 80},
       {.name = "h100", .nvlink_bytes_per_s = 370e9, .nic_bytes_per_s = 46e9, .channel_bytes_per_s = 24e9,
-       .nvls_bytes_per_s = 274e9},
+       .nvls_bytes_per_s = 274e9, .compute_capability = 90},
       {.name = "b200", .nvlink_bytes_per_s = 740e9, .nic_bytes_per_s = 46e9, .channel_bytes_per_s = 48e9,
-       .nvls_bytes_per_s = 548e9},
+       .nvls_bytes_per_s = 548e9, .compute_capability = 100},
   };
   return kModels;
 }

@@ -25,6 +25,9 @@ struct GpuModel {
   // the NVSwitch; 0 = the generation has no NVLS.
   double nvls_bytes_per_s = 0;
   std::uint32_t max_channels = 32;
+  // CUDA compute capability x 10 (80 Ampere, 90 Hopper, 100 Blackwell): selects the row of
+  // NCCL's per-channel bandwidth tables (nccl_model.h).
+  std::uint32_t compute_capability = 90;
 };
 
 const std::vector<GpuModel>& all_gpu_models();

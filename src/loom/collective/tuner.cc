@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <tuple>
 #include <utility>
 
 #include <fmt/format.h>
 
+#include "loom/collective/nccl_model.h"
 #include "loom/core/error.h"
 
 namespace loom::collective {
@@ -185,6 +187,18 @@ bool candidate(Algorithm algorithm, const TunerQuery& q) {
   return true;
 }
 
+// NCCL's latency of a candidate: the model's time at size 0 with one chunk, except for tree on
+// one host, which NCCL runs (and models) as a chain of 2(n-1) NVLink hops where Loom runs a
+// double binary tree.
+double nccl_latency(const TunerQuery& query, const TunerQuery& empty, Algorithm algorithm, Protocol protocol,
+                    std::uint32_t channels) {
+  if (algorithm == Algorithm::kTree && query.hosts == 1) {
+    const double hop = seconds(query.costs.for_tree().hop(protocol, LinkClass::kIntraHost));
+    return base_latency(algorithm, protocol) + 2.0 * (query.members - 1.0) * hop;
+  }
+  return CostModel(empty, protocol, channels).time(algorithm, 1);
+}
+
 bool pipelined(Algorithm algorithm, CollectiveOp op) {
   return algorithm == Algorithm::kTree || uses_switches(algorithm) ||
          (algorithm == Algorithm::kRing && (op == CollectiveOp::kBroadcast || op == CollectiveOp::kReduce));
@@ -208,6 +222,8 @@ std::vector<TunerChoice> tuner_candidates(const TunerQuery& query) {
                                 "member per host",
                                 query.members, query.hosts));
   }
+  TunerQuery empty = query;  // for the latency: the time at size 0
+  empty.size = 0;
   std::vector<TunerChoice> choices;
   for (const Algorithm algorithm : all_algorithms()) {
     if (!candidate(algorithm, query)) continue;
@@ -223,15 +239,19 @@ std::vector<TunerChoice> tuner_candidates(const TunerQuery& query) {
           const double t = model.time(algorithm, chunks);
           if (t < best.seconds) best = {algorithm, protocol, channels, chunks, t};
         }
+        const double latency = nccl_latency(query, empty, algorithm, protocol, channels);
+        best.nccl_seconds = nccl_model_seconds(query, algorithm, protocol, channels, latency).value_or(best.seconds);
         choices.push_back(best);
       }
     }
   }
-  // Stable: equal times keep fewer channels, then the earlier algorithm and protocol.
-  // Times compare at picosecond resolution, so rounding noise does not decide a tie.
+  // NCCL's estimate first, then Loom's time, then fewer channels; stable, so then the earlier
+  // algorithm and protocol. Times compare at picosecond resolution, so rounding noise does not
+  // decide a tie.
   const auto ps = [](double s) { return std::llround(s * 1e12); };
   std::stable_sort(choices.begin(), choices.end(), [&ps](const TunerChoice& a, const TunerChoice& b) {
-    return std::pair(ps(a.seconds), a.channels) < std::pair(ps(b.seconds), b.channels);
+    return std::tuple(ps(a.nccl_seconds), ps(a.seconds), a.channels) <
+           std::tuple(ps(b.nccl_seconds), ps(b.seconds), b.channels);
   });
   return choices;
 }

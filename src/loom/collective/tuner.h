@@ -46,8 +46,11 @@
 // query.in_switch is set; in-network never: Loom has no cost model of SHARP switches),
 // plus halving-doubling and hierarchical (not on one host) when all_algorithms is set; protocols Simple, LL, LL128; channels 1, 2,
 // 4, ... up to the GPU's maximum (direct: 1); chunks 1, 2, 4, ..., 64 for tree and chains (the
-// best one kept), else 1. Ties go to fewer channels, then to the earlier algorithm/protocol.
-// This is Loom's model in NCCL's shape, not NCCL's exact tuner.
+// best one kept by the model above), else 1.
+// Ranking: by NCCL's own estimate where NCCL has one (ring and tree: nccl_model.h, with NCCL's
+// bandwidth tables and correction factors), else by the model above; ties go to the faster
+// time by the model above, then to fewer channels, then to the earlier algorithm/protocol. So
+// the choice of algorithm and protocol is NCCL's, and the reported time is what Loom simulates.
 #pragma once
 
 #include <cstdint>
@@ -86,7 +89,10 @@ struct TunerChoice {
   Protocol protocol = Protocol::kSimple;
   std::uint32_t channels = 1;
   std::uint32_t chunks = 1;
-  double seconds = 0;  // modelled time
+  double seconds = 0;  // modelled time (Loom's model above, which the simulation reproduces)
+  // NCCL's own estimate (nccl_model.h) for ring and tree, `seconds` for the others: what the
+  // candidates are ranked by, as NCCL ranks them.
+  double nccl_seconds = 0;
 };
 
 // Every candidate within the constraints with its modelled time, fastest first (see above);

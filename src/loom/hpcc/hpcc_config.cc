@@ -269,6 +269,10 @@ HpccConfig parse_hpcc_config(std::string_view text, const std::string& name, Con
   HpccConfig config;
   config.params.cc.hpcc.int_byte_unit = 128;  // INT_MULTI 1
   config.params.cc.hpcc.int_queue_unit = 80;
+  // A file without HAS_WIN / VAR_WIN runs as ns-3's third.cc defaults them (1 and 0), whatever
+  // its CC_MODE: the file is explicit, not Loom's per-cc default.
+  config.params.nic.window = true;
+  config.params.nic.variable_window = false;
   std::istringstream in{std::string(text)};
   std::string raw;
   int number = 0;

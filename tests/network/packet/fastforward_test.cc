@@ -27,6 +27,7 @@ PacketParams params_for(CcKind cc, bool fast_forward, double threshold) {
   PacketParams p;
   p.fast_forward.threshold = threshold;
   p.cc.kind = cc;
+  p.nic.window = true;  // DCQCN as SimAI.conf runs it (its own default is rate-only)
   if (cc == CcKind::kHpcc) {
     p.cc.hpcc.rate_ai = Bandwidth::bits_per_second(625'000'000);  // the HPCC paper's settings (README: Fairness)
     p.cc.hpcc.max_stage = 5;

@@ -80,7 +80,7 @@ QpId Fabric::add_qp(const QpSpec& spec) {
   const double bdp = spec.window != 0
                          ? static_cast<double>(spec.window)
                          : static_cast<double>(bottleneck(spec.forward).bps()) * rtt.seconds() / 8;
-  qp.window = params_.nic.window ? std::max(bdp, 1.0) : 0.0;
+  qp.window = params_.window_on() ? std::max(bdp, 1.0) : 0.0;
   cc_.init(qp.cc, line, rtt, std::max(bdp, 1.0));
 
   Nic& nic = nics_[first.nic];
@@ -133,7 +133,7 @@ PacketId Fabric::next_data_packet(LinkId link) {
     if (paused != 0 && ((paused >> qp.priority) & 1u) != 0) continue;
     if (qp.repair_pending && qp.repaired_seq < qp.snd_una) qp.repair_pending = false;
     const bool repair = qp.repair_pending;
-    if (!repair && (qp.snd_nxt >= qp.size || qp.window_bound(params_.nic.variable_window))) continue;
+    if (!repair && (qp.snd_nxt >= qp.size || qp.window_bound(params_.variable_window_on()))) continue;
     if (qp.next_avail > now) {
       earliest = std::min(earliest, qp.next_avail);
       continue;

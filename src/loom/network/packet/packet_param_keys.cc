@@ -131,8 +131,17 @@ void visit_parameters(PacketParams& p, ParamVisitor& v) {
   v.size("ack_bytes", nic.ack_bytes, 1, 4096, "ACK/NACK bytes on the wire");
   v.count("queue_pairs", nic.queue_pairs, 1, 1024, "queue pairs per transfer, each its own ECMP hash");
   v.count("ack_interval", nic.ack_interval, 1, 1'000'000, "data packets per ACK (the last is always ACKed)");
-  v.flag("window", nic.window, "cap in-flight bytes at the pair's BDP (HAS_WIN)");
-  v.flag("variable_window", nic.variable_window, "scale the window by rate / line rate (VAR_WIN)");
+  // Unset, the window follows the congestion control read above (window_by_default); the value
+  // in force is what the reader records, so the effective configuration shows it.
+  bool window = p.window_on();
+  v.flag("window", window,
+         "cap in-flight bytes at the pair's BDP (HAS_WIN); default per cc (shown: dcqcn's), as HPCC's run.py: off for dcqcn "
+         "and timely, on for hpcc, dctcp and none (profile: simai: on, as SimAI.conf)");
+  nic.window = window;
+  bool variable_window = p.variable_window_on();
+  v.flag("variable_window", variable_window,
+         "scale the window by rate / line rate (VAR_WIN); default per cc, as window");
+  nic.variable_window = variable_window;
   v.flag("ack_high_priority", nic.ack_high_priority, "ACK/NACK in the control class 0 (ACK_HIGH_PRIO)");
   v.time("nack_interval", nic.nack_interval, Time::ps(1), kMaxTime, "a receiver repeats a NACK at most this often");
   v.flag("selective_repeat", nic.selective_repeat, "IRN-like: keep out-of-order data, resend only holes");

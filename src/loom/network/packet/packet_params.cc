@@ -48,6 +48,8 @@ std::string_view to_string(CcKind kind) {
   return {};
 }
 
+bool window_by_default(CcKind kind) { return kind != CcKind::kDcqcn && kind != CcKind::kTimely; }
+
 CcKind parse_cc_kind(std::string_view text) {
   for (const auto& [k, name] : kCcNames) {
     if (name == text) return k;

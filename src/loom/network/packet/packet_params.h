@@ -11,6 +11,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -47,6 +48,11 @@ enum class CcKind : std::uint8_t {
 };
 // "none", "dcqcn", "hpcc", "timely", "dctcp".
 std::string_view to_string(CcKind kind);
+// Whether a congestion control runs with the NIC window (HAS_WIN and VAR_WIN) when the
+// experiment does not say: as HPCC's ns-3 run.py configures each one (dcqcn and timely rate-only,
+// hpcc and dctcp with the window); none keeps the window (Loom's: a line-rate sender without one
+// fills every buffer). SimAI.conf runs DCQCN with the window: `profile: simai` sets it.
+bool window_by_default(CcKind kind);
 // Inverse of to_string; throws UserError naming the text and the accepted names.
 CcKind parse_cc_kind(std::string_view text);
 
@@ -103,8 +109,9 @@ struct NicParams {
   Bytes int_header_bytes = 42;   // INT bytes per data packet and ACK under HPCC (5 hops)
   Bytes ack_bytes = 60;          // ACK/NACK bytes on the wire (plus INT under HPCC)
   std::uint32_t ack_interval = 1;  // data packets per ACK (the last packet is always ACKed)
-  bool window = true;            // cap in-flight bytes at the pair's BDP
-  bool variable_window = true;   // scale the window by rate / line rate
+  // Unset: the congestion control's default (window_by_default); PacketParams::window_on resolves.
+  std::optional<bool> window;            // cap in-flight bytes at the pair's BDP
+  std::optional<bool> variable_window;   // scale the window by rate / line rate
   bool ack_high_priority = false;  // ACKs in the control queue (0) instead of the data queue
   Time nack_interval = Time::us(500);  // a receiver repeats a NACK for one gap at most this often
   bool selective_repeat = false;  // IRN-like: keep out-of-order data, resend only holes (fabric.h)
@@ -184,6 +191,10 @@ struct PacketParams {
   bool packet_spraying = false;      // per-packet ECMP over up to 8 equal-cost paths (use selective repeat)
   Bandwidth nic_rate_hint;           // NIC speed for alpha_shift; zero = slowest endpoint link
   std::uint64_t seed = 1;            // RED marking random stream
+
+  // The NIC window settings in force: the explicit ones, else the congestion control's default.
+  bool window_on() const { return nic.window.value_or(window_by_default(cc.kind)); }
+  bool variable_window_on() const { return nic.variable_window.value_or(window_by_default(cc.kind)); }
 };
 
 // Throws loom::UserError "packet backend: <field> = <value>: expected ..." for the first bad

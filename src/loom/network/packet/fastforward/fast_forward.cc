@@ -21,7 +21,7 @@ FastForward::FastForward(Simulator& simulator, Fabric& fabric, const PacketParam
       detector_(params.fast_forward.threshold, fastforward::window_samples(params.fast_forward, params.cc),
                 static_cast<double>(params.nic.mtu) * 8 / params.fast_forward.interval.seconds()),
       interval_(params.fast_forward.interval), threshold_(params.fast_forward.threshold) {
-  if (params.cc.kind == CcKind::kDcqcn && params.nic.window) quiet_window_ = std::min<std::uint32_t>(8, detector_.length());
+  if (params.cc.kind == CcKind::kDcqcn && params.window_on()) quiet_window_ = std::min<std::uint32_t>(8, detector_.length());
   if (params.packet_spraying) {
     throw UserError("network.packet.fast_forward.enabled with network.packet.packet_spraying: not supported "
                     "(a sprayed queue pair's telemetry hops differ per packet); turn one of them off");
