@@ -155,7 +155,7 @@ void FastForward::try_skip(PartitionId id) {
 }
 
 double FastForward::margin(double rate) const {
-  return std::max(kMarginPackets * static_cast<double>(skipper_.mtu()), 2 * rate * interval_.seconds() / 8);
+  return std::max(kMarginPackets * static_cast<double>(skipper_.mtu()), rate * interval_.seconds() / 4 / 8);
 }
 
 std::int64_t FastForward::credit_at(const Skip& skip, std::size_t i, Time elapsed) const {

@@ -4,7 +4,7 @@
 // rate each `interval` (steady_detector.h), and when every QP of a partition is steady, its
 // ports are quiet (no PFC pause held either way) and every QP can carry its state across
 // (fabric_skipper.h), the partition skips ahead to its next interrupt:
-//   until = now + min_q (unsent_q - margin_q) / R_q,   margin_q = max(16 MTU, 2 R_q interval),
+//   until = now + min_q (unsent_q - margin_q) / R_q,   margin_q = max(16 MTU, R_q interval / 4),
 // the earliest completion at the window means R_q, stopped short by a margin that is then
 // simulated packet by packet (so each completion itself, and its tail, is simulated). Each
 // QP is credited floor(R_q (until - now) / MTU) MTU bytes; the partition's state and pending
@@ -71,8 +71,9 @@ struct FastForwardCounters {
   std::uint64_t memo_replayed_ps = 0;    // transient time replayed, summed over partitions
 };
 
-// The memo's context: every network.packet parameter but the monitors' (each as key=value) and
-// the memo's format version -- what a memoized transient's outcome depends on besides its graph.
+// The memo's context: every network.packet parameter but the monitors' (key=value lines, list
+// elements included) and the memo's format version -- what a memoized transient's outcome
+// depends on besides its graph.
 std::string memo_context(const PacketParams& params);
 
 class FastForward {

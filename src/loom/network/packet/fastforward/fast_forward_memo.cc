@@ -5,6 +5,7 @@
 #include <limits>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "loom/core/param_visitor.h"
 #include "loom/network/packet/fastforward/conflict_graph.h"
@@ -31,16 +32,60 @@ std::int64_t FastForward::transient_credit(const FlowOutcome& f) const {
   return static_cast<std::int64_t>((f.sent + f.received) / 2 / mtu * mtu);
 }
 
+namespace {
+
+// Writes every parameter as key=value lines, list elements included (the catalogue recorder
+// shows a list's default element only).
+class ContextWriter final : public ParamVisitor {
+ public:
+  void count(std::string_view key, std::uint32_t& value, std::uint32_t, std::uint32_t, std::string_view) override {
+    line(key, std::to_string(value));
+  }
+  void size(std::string_view key, Bytes& value, Bytes, Bytes, std::string_view) override { line(key, std::to_string(value)); }
+  void bandwidth(std::string_view key, Bandwidth& value, bool, std::string_view) override {
+    line(key, std::to_string(value.bps()));
+  }
+  void time(std::string_view key, Time& value, Time, Time, std::string_view) override {
+    line(key, std::to_string(value.picoseconds()));
+  }
+  void real(std::string_view key, double& value, RealRange, std::string_view) override { line(key, fmt::format("{}", value)); }
+  void counts(std::string_view key, std::vector<std::uint32_t>& values, std::uint32_t, std::uint32_t, std::size_t,
+              std::string_view) override {
+    line(key, fmt::format("{}", fmt::join(values, ",")));
+  }
+  void flag(std::string_view key, bool& value, std::string_view) override { line(key, value ? "true" : "false"); }
+  void choice(std::string_view key, std::string& value, std::span<const std::string_view>, std::string_view) override {
+    line(key, value);
+  }
+  void group(std::string_view key, std::string_view, const std::function<void()>& body) override {
+    if (key == "monitor") return;  // sampling for output files: no effect on outcomes
+    nest(std::string(key) + ".", body);
+  }
+  void records(std::string_view key, std::string_view, RecordList& list) override {
+    line(std::string(key) + ".size", std::to_string(list.size()));
+    for (std::size_t i = 0; i < list.size(); ++i) nest(fmt::format("{}[{}].", key, i), [&] { list.visit_element(i, *this); });
+  }
+  std::string text;
+
+ private:
+  void line(std::string_view key, const std::string& value) { text += prefix_ + std::string(key) + "=" + value + "\n"; }
+  void nest(const std::string& inner, const std::function<void()>& body) {
+    const std::string outer = prefix_;
+    prefix_ += inner;
+    body();
+    prefix_ = outer;
+  }
+  std::string prefix_;
+};
+
+}  // namespace
+
 std::string memo_context(const PacketParams& params) {
   PacketParams copy = params;
-  ParamRecorder recorder;
-  visit_parameters(copy, recorder);
-  std::string context = fmt::format("loom fast-forward memo, format {}\n", TransientMemo::kFormatVersion);
-  for (const ParamEntry& e : recorder.entries()) {
-    if (e.key.starts_with("monitor.") || e.unit == "group") continue;
-    context += e.key + "=" + e.value + "\n";
-  }
-  return context;
+  ContextWriter writer;
+  writer.text = fmt::format("loom fast-forward memo, format {}\n", TransientMemo::kFormatVersion);
+  visit_parameters(copy, writer);
+  return writer.text;
 }
 
 void FastForward::begin_transient(PartitionId id) {
