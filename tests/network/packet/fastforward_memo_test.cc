@@ -151,6 +151,36 @@ TEST(FastForwardMemo, PersistsAcrossRunsAndAnotherCongestionControlMisses) {
   fs::remove_all(dir);
 }
 
+// The QPs of a collective start at one instant: with a 2-to-1 pattern stored, a 3-to-1 incast
+// replays it at its second start and cuts it at once at the third (a skip-back at zero
+// elapsed), which must leave the QPs' CC state as it was: the 3-to-1 transient is then
+// simulated from the true state, as without a memo.
+TEST(FastForwardMemo, AReplayCutAtOnceLeavesTheStateAsItWas) {
+  for (const CcKind cc : {CcKind::kDcqcn, CcKind::kHpcc}) {
+    const fs::path dir = fresh_dir("cut");
+    testing::Star(2, memo_params(cc, true, dir)).incast(30'000'000);
+    testing::Star first(2, memo_params(cc, true, dir));
+    first.incast(30'000'000);
+    first.backend->finish();
+    PacketParams full_params = memo_params(cc, false);
+    full_params.fast_forward.enabled = false;
+    const std::vector<Time> full = testing::Star(3, full_params).incast(30'000'000);
+    testing::Star cut(3, memo_params(cc, true, dir));
+    const std::vector<Time> fast = cut.incast(30'000'000);
+    const auto& counters = cut.backend->fast_forward()->counters();
+    const std::vector<Time> plain = testing::Star(3, memo_params(cc, false)).incast(30'000'000);
+    std::printf("%s: replay cut at once: worst FCT error %.4f%% (without memo %.4f%%), hits %llu, skip-backs %llu\n",
+                std::string(to_string(cc)).c_str(), 100 * worst_error(full, fast), 100 * worst_error(full, plain),
+                static_cast<unsigned long long>(counters.memo_hits), static_cast<unsigned long long>(counters.skip_backs));
+    EXPECT_EQ(counters.memo_loaded, 1u) << to_string(cc);
+    EXPECT_GE(counters.memo_hits, 1u) << to_string(cc);
+    EXPECT_GE(counters.skip_backs, 1u) << to_string(cc);
+    // Exactly the run without a memo (whose own error against the full run is fast-forward's).
+    EXPECT_EQ(fast, plain) << to_string(cc);
+    fs::remove_all(dir);
+  }
+}
+
 std::string read_bytes(const fs::path& file) {
   std::ifstream in(file, std::ios::binary);
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};

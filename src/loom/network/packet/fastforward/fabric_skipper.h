@@ -61,8 +61,8 @@ class FabricSkipper {
   CcSnapshot cc_snapshot(QpId qp) const;
   // Sets qp's intensive CC state from a memo at `now`. A DCQCN QP that had no CNP yet but
   // whose memo had starts as on a first CNP at `now` (alpha and decrease grid from now, the
-  // increase timer running from now). Not for a QP that had a CNP when the memo's had none
-  // (its timers cannot be undone): the caller checks dcqcn_started first.
+  // increase timer running from now). The other way round (a snapshot taken before such a
+  // start, to undo it) its DCQCN timers are cancelled and it is as before its first CNP.
   void restore_cc(QpId qp, const CcSnapshot& snapshot, Time now);
 
   // See the header comment. credits[i] (a multiple of the MTU) goes to qps[i]; `ports` are

@@ -3,7 +3,6 @@
 #include <bit>
 #include <cmath>
 
-#include "loom/core/error.h"
 #include "loom/network/packet/fastforward/conflict_graph.h"
 #include "loom/network/packet/fastforward/fabric_skipper.h"
 
@@ -51,8 +50,12 @@ CcSnapshot FabricSkipper::cc_snapshot(QpId q) const {
 void FabricSkipper::restore_cc(QpId q, const CcSnapshot& m, Time now) {
   Qp& qp = fabric_.qps_[q];
   CcState& s = qp.cc;
-  LOOM_ASSERT(m.dcqcn_started || !s.dcqcn_started, "a memo without a CNP set on a queue pair that had one");
-  if (m.dcqcn_started && !s.dcqcn_started) {
+  if (!m.dcqcn_started && s.dcqcn_started) {
+    fabric_.simulator_.cancel(qp.increase);
+    fabric_.simulator_.cancel(qp.decrease);
+    s.dcqcn_started = false;
+    s.decrease_armed = false;
+  } else if (m.dcqcn_started && !s.dcqcn_started) {
     s.dcqcn_started = true;
     s.alpha_tick = now;
     s.decrease_origin = now + Time::ns(1);

@@ -149,6 +149,7 @@ void FastForward::try_skip(PartitionId id) {
   if (span < interval_ * 2) return;
   skip.transient = Time::zero();
   skip.transient_credits.assign(skip.qps.size(), 0);
+  skip.cc_before.clear();
   skip.credits.clear();
   for (std::size_t i = 0; i < skip.qps.size(); ++i) skip.credits.push_back(credit_at(skip, i, span));
   start_skip(id, span);
@@ -213,6 +214,11 @@ void FastForward::end_skip(PartitionId id) {
           static_cast<std::uint64_t>(-back[i]) / skipper_.mtu() * fabric_.qp_path(skip.qps[i], true).size();
     }
     skipper_.shift(skip.qps, back, partitions_.partition(id).ports, now - skip.until);
+    // Cut inside a replayed transient (often at once: the QPs of a collective start together,
+    // each start a new pattern): its QPs had not converged, their CC state goes back.
+    if (skipped < skip.transient) {
+      for (std::size_t i = 0; i < skip.qps.size(); ++i) skipper_.restore_cc(skip.qps[i], skip.cc_before[i], now);
+    }
     ++counters_.skip_backs;
   }
   counters_.skipped_ps += static_cast<std::uint64_t>(skipped.picoseconds());

@@ -116,6 +116,7 @@ class FastForward {
     // A replayed transient at the start of the skip: its length and bytes per QP.
     Time transient;
     std::vector<std::int64_t> transient_credits;
+    std::vector<CcSnapshot> cc_before;  // the QPs' CC state before the replay
   };
   // A transient being simulated, to be recorded when its partition is found steady.
   struct Transient {

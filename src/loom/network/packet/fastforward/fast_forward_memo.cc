@@ -167,7 +167,11 @@ bool FastForward::replay(PartitionId id, std::span<const QpId> qps, const Transi
   skip.credits.clear();
   for (std::size_t i = 0; i < qps.size(); ++i) skip.credits.push_back(credit_at(skip, i, span));
   const Time now = simulator_.now();
-  for (std::size_t i = 0; i < qps.size(); ++i) skipper_.restore_cc(qps[i], outcome.flows[i].cc, now);
+  skip.cc_before.clear();
+  for (std::size_t i = 0; i < qps.size(); ++i) {
+    skip.cc_before.push_back(skipper_.cc_snapshot(qps[i]));
+    skipper_.restore_cc(qps[i], outcome.flows[i].cc, now);
+  }
   start_skip(id, span);
   return true;
 }
