@@ -59,7 +59,10 @@ int run_command(const RunArguments& args) {
                kDefaultExperimentName);
   }
   config::Document document = experiment_document(args);
-  if (experiment::is_cluster_experiment(document)) return run_cluster_command(document, args.quiet);
+  if (experiment::is_cluster_experiment(document)) {
+    if (args.memo) throw UserError("--memo: cluster experiments do not run packet fast-forward's memo");
+    return run_cluster_command(document, args.quiet);
+  }
   // From here on, a Ctrl-C (even while loading) stops the run at its first check.
   const InterruptGuard interrupt;
   const MemoryBudget budget = [&] {

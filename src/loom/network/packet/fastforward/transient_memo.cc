@@ -58,11 +58,12 @@ class Reader {
     return s;
   }
   std::size_t left() const { return end_ - pos_; }
-
- private:
+  // Throws unless n more bytes are there.
   void need(std::size_t n) const {
     if (n > end_ - pos_) throw UserError(fmt::format("fast-forward memo {}: corrupted (an entry runs past the end)", file_.string()));
   }
+
+ private:
   std::uint64_t take(int n) {
     need(static_cast<std::size_t>(n));
     std::uint64_t v = 0;
@@ -70,6 +71,7 @@ class Reader {
     pos_ += static_cast<std::size_t>(n);
     return v;
   }
+
   const std::string& bytes_;
   std::size_t end_;
   std::size_t pos_ = 0;
@@ -100,7 +102,7 @@ TransientOutcome read_entry(Reader& r, PatternDigest& digest) {
   TransientOutcome o;
   o.duration = Time::ps(static_cast<std::int64_t>(r.u64()));
   const std::uint32_t flows = r.u32();
-  if (flows > r.left() / kFlowBytes) r.text(r.left() + 1);  // throws: runs past the end
+  r.need(std::size_t{flows} * kFlowBytes);
   o.flows.resize(flows);
   for (FlowOutcome& f : o.flows) {
     f.sent = r.u64();
