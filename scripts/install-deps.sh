@@ -9,6 +9,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev libspdlog-dev libpugixml-dev
   protobuf-compiler libprotobuf-dev
+  libnauty2-dev   # canonical graph labelling (packet fast-forward's memo)
   graphviz
   libopenmpi-dev openmpi-bin   # optional for the build: sweeps over MPI ranks (mpirun)
   python3-dev pybind11-dev python3-pybind11 python3-numpy python3-pandas python3-pytest

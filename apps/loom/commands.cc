@@ -38,13 +38,31 @@ config::Document experiment_document(const RunArguments& args) {
   return document;
 }
 
+namespace {
+
+// --memo DIR: packet fast-forward reads its memoized transients from DIR and merges its own in.
+void use_memo(experiment::Experiment& e, const std::string& dir) {
+  network::packet::fastforward::FastForwardParams& ff = e.network.params.packet.fast_forward;
+  if (e.network.params.mode != network::NetworkMode::kPacket || !ff.enabled || !ff.memo) {
+    throw UserError("--memo: needs network.mode packet with network.packet.fast_forward.enabled and "
+                    "network.packet.fast_forward.memo true (the memo holds packet fast-forward's transients)");
+  }
+  if (dir.empty()) throw UserError("--memo: expected a directory, got an empty path");
+  ff.memo_dir = dir;
+}
+
+}  // namespace
+
 int run_command(const RunArguments& args) {
   if (!args.experiment_file) {
     fmt::print("loom: no experiment file given; running the built-in default experiment ({})\n",
                kDefaultExperimentName);
   }
   config::Document document = experiment_document(args);
-  if (experiment::is_cluster_experiment(document)) return run_cluster_command(document, args.quiet);
+  if (experiment::is_cluster_experiment(document)) {
+    if (args.memo) throw UserError("--memo: cluster experiments do not run packet fast-forward's memo");
+    return run_cluster_command(document, args.quiet);
+  }
   // From here on, a Ctrl-C (even while loading) stops the run at its first check.
   const InterruptGuard interrupt;
   const MemoryBudget budget = [&] {
@@ -58,7 +76,8 @@ int run_command(const RunArguments& args) {
     if (bytes == 0) throw UserError("--max-memory: must be positive");
     return MemoryBudget(bytes, "--max-memory " + *args.max_memory);
   }();
-  const experiment::Experiment loaded = experiment::load(document, budget);
+  experiment::Experiment loaded = experiment::load(document, budget);
+  if (args.memo) use_memo(loaded, *args.memo);
   for (const std::string& warning : loaded.warnings) fmt::print(stderr, "loom: warning: {}\n", warning);
   ProgressLine progress(stderr, isatty(fileno(stderr)) != 0,
                         args.progress ? std::chrono::seconds(0) : std::chrono::seconds(2));

@@ -99,6 +99,8 @@ int main(int argc, char** argv) {
   run->add_option("--seed", run_args.seed, "Experiment seed (overrides seed)")->check(non_negative);
   run->add_option("--max-memory", run_args.max_memory,
                   "Memory budget (e.g. 8GiB): larger inputs are refused before they are built (default: 80% of RAM)");
+  run->add_option("--memo", run_args.memo,
+                  "Directory of packet fast-forward's memoized transients, read before and merged into after the run");
   run->add_flag("-q,--quiet", run_args.quiet, "No progress line on stderr");
   run->add_flag("--progress", run_args.progress, "Show progress from the start (default: runs longer than 2 s)");
   CLI::App* list = app.add_subcommand("list", "List blueprints, their parameters and defaults, and model names.");

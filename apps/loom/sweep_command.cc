@@ -39,6 +39,7 @@ RunArguments variant_run(const SweepArguments& args, const SweepVariant& variant
   run.out_dir = (fs::path(args.out_dir) / variant.name).string();
   run.overrides = args.overrides;
   run.seed = args.seed;
+  run.memo = args.memo;
   for (const experiment::SweepSetting& s : variant.settings) run.overrides.push_back(s.key + "=" + s.value);
   return run;
 }
@@ -98,6 +99,7 @@ std::vector<std::string> command_line(const RunArguments& run) {
   for (const std::string& assignment : run.overrides) argv.insert(argv.end(), {"--set", assignment});
   if (run.seed) argv.insert(argv.end(), {"--seed", std::to_string(*run.seed)});
   argv.insert(argv.end(), {"--out", *run.out_dir});
+  if (run.memo) argv.insert(argv.end(), {"--memo", *run.memo});
   return argv;
 }
 
@@ -162,6 +164,7 @@ CLI::App* add_sweep_command(CLI::App& app, SweepArguments& args) {
   sweep->add_option("--set", args.overrides, "Override a key in every variant: --set a.b.c=value (repeatable)")
       ->allow_extra_args(false);
   sweep->add_option("--seed", args.seed, "Experiment seed of every variant")->check(CLI::NonNegativeNumber);
+  sweep->add_option("--memo", args.memo, "Packet fast-forward memo directory shared by every variant (loom run --memo)");
   return sweep;
 }
 

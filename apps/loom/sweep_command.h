@@ -30,6 +30,7 @@ struct SweepArguments {
   std::string out_dir = "results/sweep";
   std::vector<std::string> overrides;          // applied to every variant, before its own settings
   std::optional<std::uint64_t> seed;
+  std::optional<std::string> memo;             // --memo of every variant (one memo shared by all)
 };
 
 CLI::App* add_sweep_command(CLI::App& app, SweepArguments& args);

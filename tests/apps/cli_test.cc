@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "apps/loom_binary.h"
 #include "fixtures.h"
 
@@ -408,6 +410,53 @@ TEST(Cli, EveryDocumentedCommandLineRuns) {
     const Result r = loom(command.substr(4), "cd '" + dir.string() + "' && ");
     EXPECT_EQ(r.exit_code, 0) << command << ": " << r.err;
   }
+}
+
+namespace memo_test {
+
+// A 4-to-1 packet incast with fast-forward, repeated, so its transient is recorded.
+fs::path incast_file() {
+  const fs::path file = scratch() / "memo_incast.yaml";
+  std::ofstream(file) << "topology: {blueprint: single-switch, hosts: 5, gpus_per_host: 1, nic_bandwidth: 100Gbps}\n"
+                         "workload:\n  collectives: [{op: gather, size: 96MiB, algorithm: direct, repeat: 2}]\n"
+                         "network:\n  mode: packet\n  packet: {cc: dcqcn, fast_forward: {enabled: true}}\n";
+  return file;
+}
+
+nlohmann::json fast_forward_of(const fs::path& out) {
+  return nlohmann::json::parse(slurp(out / "summary.json"))["network"]["fast_forward"];
+}
+
+}  // namespace memo_test
+
+TEST(Cli, MemoPersistsAcrossRunsAndADamagedMemoIsRefusedWithExitTwo) {
+  const fs::path memo = scratch() / "memo_dir";
+  fs::remove_all(memo);
+  const std::string run = "run " + memo_test::incast_file().string() + " --memo " + memo.string() + " --out ";
+  const Result first = loom(run + (scratch() / "memo_first").string());
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  const nlohmann::json a = memo_test::fast_forward_of(scratch() / "memo_first");
+  EXPECT_GE(a["memo_stored"].get<int>(), 1);
+  const Result second = loom(run + (scratch() / "memo_second").string());
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  const nlohmann::json b = memo_test::fast_forward_of(scratch() / "memo_second");
+  EXPECT_EQ(b["memo_loaded"], a["memo_size"]);
+  EXPECT_GT(b["memo_hits"].get<int>(), a["memo_hits"].get<int>());
+
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(memo)) {
+    if (entry.path().extension() == ".memo") files.push_back(entry.path());
+  }
+  ASSERT_EQ(files.size(), 1u);
+  fs::resize_file(files[0], fs::file_size(files[0]) - 3);
+  const Result damaged = loom(run + (scratch() / "memo_damaged").string());
+  EXPECT_EQ(damaged.exit_code, 2);
+  EXPECT_THAT(damaged.err, HasSubstr("fast-forward memo " + files[0].string() + ": corrupted or truncated"));
+  EXPECT_EQ(lines(damaged.err), 1) << damaged.err;
+
+  const Result flow = loom("run --memo " + memo.string() + " --out " + (scratch() / "memo_flow").string());
+  EXPECT_EQ(flow.exit_code, 2);
+  EXPECT_THAT(flow.err, HasSubstr("--memo: needs network.mode packet"));
 }
 
 }  // namespace

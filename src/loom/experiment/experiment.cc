@@ -193,6 +193,7 @@ Outcome run(const Experiment& e, const system::RunWatcher& watcher, RunMode mode
   Outcome outcome;
   outcome.warnings = e.warnings;
   outcome.result = runtime.run(watcher);
+  backend->finish();
   warn_of_unused_collective_settings(e, outcome.result, outcome.run_warnings);
   outcome.metrics = system::compute_metrics(e.workload, outcome.result);
   outcome.entries = report::entry_stats(e.workload, outcome.result);

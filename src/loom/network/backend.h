@@ -93,6 +93,8 @@ class Backend {
   virtual Time monitors_stopped_at() const { return Time::max(); }
   // Counts about the run so far (solver work, packets, marks), for the run record.
   virtual std::vector<Statistic> statistics() const { return {}; }
+  // The run is over: persists what outlives it (packet fast-forward's memo). Throws UserError.
+  virtual void finish() {}
 };
 
 }  // namespace loom::network

@@ -82,6 +82,9 @@ class PacketBackend final : public Backend, private FabricListener {
   // The fabric's counters (FabricCounters) as packets.<name>; with fast-forward on, its
   // counters as fast_forward.<name>.
   std::vector<Statistic> statistics() const override;
+  void finish() override {
+    if (fast_forward_) fast_forward_->finish();
+  }
 
   // Starts a queue pair of the caller's own (its paths, tag, class, base RTT and window as
   // `spec` gives them) instead of a transfer: `listener` is told of its end, monitors sample it,

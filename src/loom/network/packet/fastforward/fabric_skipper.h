@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "loom/network/packet/fabric.h"
+#include "loom/network/packet/fastforward/transient_memo.h"
 
 namespace loom::network::packet::fastforward {
 
@@ -47,6 +48,22 @@ class FabricSkipper {
   std::uint64_t unsent(QpId qp) const { return fabric_.qps_[qp].size - fabric_.qps_[qp].sent_high; }
   std::uint64_t received(QpId qp) const { return fabric_.qps_[qp].rcv_nxt; }
   Bytes mtu() const { return fabric_.params_.nic.mtu; }
+
+  std::uint64_t sent(QpId qp) const { return fabric_.qps_[qp].sent_high; }
+
+  // Memoized transients (fabric_skipper_memo.cc). The colour of a QP in the conflict graph:
+  // what of it changes its transient (line rate, window, weight, class, and its CC state
+  // class: not yet acknowledged anything, rate in 1/32 steps of line rate, DCQCN started).
+  std::uint64_t qp_colour(QpId qp) const;
+  // The colour of a port: rate, latency, ECN thresholds, who forwards, error rate, and its
+  // queued bytes in steps of 4 MTU.
+  std::uint64_t port_colour(topology::LinkId link) const;
+  CcSnapshot cc_snapshot(QpId qp) const;
+  // Sets qp's intensive CC state from a memo at `now`. A DCQCN QP that had no CNP yet but
+  // whose memo had starts as on a first CNP at `now` (alpha and decrease grid from now, the
+  // increase timer running from now). The other way round (a snapshot taken before such a
+  // start, to undo it) its DCQCN timers are cancelled and it is as before its first CNP.
+  void restore_cc(QpId qp, const CcSnapshot& snapshot, Time now);
 
   // See the header comment. credits[i] (a multiple of the MTU) goes to qps[i]; `ports` are
   // the partition's ports.

@@ -26,6 +26,11 @@ FastForward::FastForward(Simulator& simulator, Fabric& fabric, const PacketParam
     throw UserError("network.packet.fast_forward.enabled with network.packet.packet_spraying: not supported "
                     "(a sprayed queue pair's telemetry hops differ per packet); turn one of them off");
   }
+  if (params.fast_forward.memo) {
+    memo_ = std::make_unique<TransientMemo>(memo_context(params));
+    memo_dir_ = params.fast_forward.memo_dir;
+    if (!memo_dir_.empty()) counters_.memo_loaded = memo_->load(memo_dir_);
+  }
 }
 
 void FastForward::before_start(std::span<const LinkId> forward, std::span<const LinkId> reverse) {
@@ -43,7 +48,10 @@ void FastForward::add_qp(QpId qp) {
   ports_.assign(forward.begin(), forward.end());
   ports_.insert(ports_.end(), reverse.begin(), reverse.end());
   const PartitionId id = partitions_.add(qp, ports_);
-  if (id >= skips_.size()) skips_.resize(id + 1);
+  if (id >= skips_.size()) {
+    skips_.resize(id + 1);
+    transients_.resize(id + 1);
+  }
   LOOM_ASSERT(!skips_[id].active, "a queue pair joined a skipping partition");
   counters_.peak_partitions = std::max<std::uint64_t>(counters_.peak_partitions, partitions_.count());
 }
@@ -51,6 +59,7 @@ void FastForward::add_qp(QpId qp) {
 void FastForward::on_started(QpId qp) {
   add_qp(qp);
   restart_windows(partitions_.partition_of(qp));
+  begin_transient(partitions_.partition_of(qp));
   ensure_sampling();
 }
 
@@ -61,8 +70,12 @@ void FastForward::on_finished(QpId qp) {
   partitions_.remove(qp, touched_);
   const std::vector<PartitionId> touched = touched_;
   for (const PartitionId t : touched) {
-    if (t >= skips_.size()) skips_.resize(t + 1);
+    if (t >= skips_.size()) {
+      skips_.resize(t + 1);
+      transients_.resize(t + 1);
+    }
     restart_windows(t);
+    begin_transient(t);
   }
 }
 
@@ -81,7 +94,9 @@ void FastForward::after_link_change() {
   for (const QpId q : running) partitions_.remove(q, touched_);
   for (const QpId q : running) add_qp(q);
   for (PartitionId id = 0; id < partitions_.id_limit(); ++id) {
-    if (partitions_.live(id)) restart_windows(id);
+    if (!partitions_.live(id)) continue;
+    restart_windows(id);
+    begin_transient(id);
   }
 }
 
@@ -117,6 +132,7 @@ void FastForward::try_skip(PartitionId id) {
   for (const LinkId l : partition.ports) {
     if (!skipper_.port_quiet(l)) return;
   }
+  record_transient(id);
   const double mtu = static_cast<double>(skipper_.mtu());
   double span_s = std::numeric_limits<double>::infinity();
   Skip& skip = skips_[id];
@@ -124,24 +140,45 @@ void FastForward::try_skip(PartitionId id) {
   skip.rates.clear();
   for (const QpId q : partition.qps) {
     const double rate = detector_.mean_rate(q, samples_for(q));
-    const double margin = std::max(kMarginPackets * mtu, 2 * rate * interval_.seconds() / 8);
-    const double room = static_cast<double>(skipper_.unsent(q)) - margin;
+    const double room = static_cast<double>(skipper_.unsent(q)) - margin(rate);
     if (room < mtu) return;
     span_s = std::min(span_s, room * 8 / rate);
     skip.rates.push_back(rate);
   }
   const Time span = Time::ps(static_cast<std::int64_t>(span_s * 1e12));
   if (span < interval_ * 2) return;
+  skip.transient = Time::zero();
+  skip.transient_credits.assign(skip.qps.size(), 0);
+  skip.cc_before.clear();
   skip.credits.clear();
+  for (std::size_t i = 0; i < skip.qps.size(); ++i) skip.credits.push_back(credit_at(skip, i, span));
+  start_skip(id, span);
+}
+
+double FastForward::margin(double rate) const {
+  return std::max(kMarginPackets * static_cast<double>(skipper_.mtu()), rate * interval_.seconds() / 4 / 8);
+}
+
+std::int64_t FastForward::credit_at(const Skip& skip, std::size_t i, Time elapsed) const {
+  const double mtu = static_cast<double>(skipper_.mtu());
+  if (elapsed < skip.transient) {
+    const double share = elapsed.seconds() / skip.transient.seconds();
+    return static_cast<std::int64_t>(std::floor(static_cast<double>(skip.transient_credits[i]) * share / mtu) * mtu);
+  }
+  const double steady = std::floor(skip.rates[i] * (elapsed - skip.transient).seconds() / 8 / mtu);
+  return skip.transient_credits[i] + static_cast<std::int64_t>(steady * mtu);
+}
+
+void FastForward::start_skip(PartitionId id, Time span) {
+  Skip& skip = skips_[id];
   std::uint64_t packets = 0;
   std::uint64_t hops = 0;
   for (std::size_t i = 0; i < skip.qps.size(); ++i) {
-    const double whole = std::floor(skip.rates[i] * span.seconds() / 8 / mtu);
-    skip.credits.push_back(static_cast<std::int64_t>(whole * mtu));
-    packets += static_cast<std::uint64_t>(whole);
-    hops += static_cast<std::uint64_t>(whole) * fabric_.qp_path(skip.qps[i], true).size();
+    const auto whole = static_cast<std::uint64_t>(skip.credits[i]) / skipper_.mtu();
+    packets += whole;
+    hops += whole * fabric_.qp_path(skip.qps[i], true).size();
   }
-  skipper_.shift(skip.qps, skip.credits, partition.ports, span);
+  skipper_.shift(skip.qps, skip.credits, partitions_.partition(id).ports, span);
   skip.active = true;
   skip.from = simulator_.now();
   skip.until = skip.from + span;
@@ -169,20 +206,23 @@ void FastForward::end_skip(PartitionId id) {
     // Skip-back: keep only what the steady rates send until now.
     simulator_.cancel(skip.end);
     skipped = now - skip.from;
-    const double mtu = static_cast<double>(skipper_.mtu());
     std::vector<std::int64_t> back(skip.qps.size());
     for (std::size_t i = 0; i < skip.qps.size(); ++i) {
-      const double whole = std::floor(skip.rates[i] * skipped.seconds() / 8 / mtu);
-      const auto keep = static_cast<std::int64_t>(whole * mtu);
-      back[i] = keep - skip.credits[i];
+      back[i] = credit_at(skip, i, skipped) - skip.credits[i];
       counters_.skipped_data_packets -= static_cast<std::uint64_t>(-back[i]) / skipper_.mtu();
       counters_.skipped_packet_hops -=
           static_cast<std::uint64_t>(-back[i]) / skipper_.mtu() * fabric_.qp_path(skip.qps[i], true).size();
     }
     skipper_.shift(skip.qps, back, partitions_.partition(id).ports, now - skip.until);
+    // Cut inside a replayed transient (often at once: the QPs of a collective start together,
+    // each start a new pattern): its QPs had not converged, their CC state goes back.
+    if (skipped < skip.transient) {
+      for (std::size_t i = 0; i < skip.qps.size(); ++i) skipper_.restore_cc(skip.qps[i], skip.cc_before[i], now);
+    }
     ++counters_.skip_backs;
   }
   counters_.skipped_ps += static_cast<std::uint64_t>(skipped.picoseconds());
+  counters_.memo_replayed_ps += static_cast<std::uint64_t>(std::min(skipped, skip.transient).picoseconds());
   counters_.longest_skip_ps = std::max<std::uint64_t>(counters_.longest_skip_ps, static_cast<std::uint64_t>(skipped.picoseconds()));
   restart_windows(id);
   ensure_sampling();
@@ -205,6 +245,13 @@ std::vector<Statistic> FastForward::statistics() const {
           {"fast_forward.skipped_packet_hops", counters_.skipped_packet_hops},
           {"fast_forward.peak_partitions", counters_.peak_partitions},
           {"fast_forward.samples", counters_.samples},
+          {"fast_forward.memo_hits", counters_.memo_hits},
+          {"fast_forward.memo_misses", counters_.memo_misses},
+          {"fast_forward.memo_unusable", counters_.memo_unusable},
+          {"fast_forward.memo_stored", counters_.memo_stored},
+          {"fast_forward.memo_loaded", counters_.memo_loaded},
+          {"fast_forward.memo_size", memo_ ? memo_->size() : 0},
+          {"fast_forward.memo_replayed_time_ps", counters_.memo_replayed_ps},
           {"fast_forward.threshold_ppm", static_cast<std::uint64_t>(std::lround(threshold_ * 1e6))},
           {"fast_forward.window_samples", detector_.length()},
           {"fast_forward.interval_ps", static_cast<std::uint64_t>(interval_.picoseconds())},

@@ -4,7 +4,7 @@
 // rate each `interval` (steady_detector.h), and when every QP of a partition is steady, its
 // ports are quiet (no PFC pause held either way) and every QP can carry its state across
 // (fabric_skipper.h), the partition skips ahead to its next interrupt:
-//   until = now + min_q (unsent_q - margin_q) / R_q,   margin_q = max(16 MTU, 2 R_q interval),
+//   until = now + min_q (unsent_q - margin_q) / R_q,   margin_q = max(16 MTU, R_q interval / 4),
 // the earliest completion at the window means R_q, stopped short by a margin that is then
 // simulated packet by packet (so each completion itself, and its tail, is simulated). Each
 // QP is credited floor(R_q (until - now) / MTU) MTU bytes; the partition's state and pending
@@ -23,6 +23,15 @@
 // naturally, or after a skip-back, or whose membership changes, start a new window from
 // empty (a new transient).
 //
+// Memoized transients (fast_forward_memo.cc, transient_memo.h): when a partition forms or its
+// membership changes (a transient starts), its flow-conflict graph is put in canonical form.
+// On a hit the partition jumps over the recorded transient and on, at the recorded steady
+// rates, to its next interrupt in one skip: each QP is credited the transient's bytes plus
+// R_q (span - transient), its CC state set from the memo; a skip-back cuts the credit to the
+// memo's bytes scaled by the elapsed share of the transient, or past it to the bytes plus
+// R_q (elapsed - transient). On a miss the transient is simulated and recorded when the
+// partition is next found steady (unless its membership changed meanwhile).
+//
 // Not skipped: partitions with a QP in go-back-N recovery, holding out-of-order data or owing
 // a repair; packet spraying is refused (a sprayed QP's telemetry hops differ per packet).
 // Cost: per sampling interval O(running QPs) plus O(l) per QP of a partition checked; per
@@ -30,7 +39,9 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "loom/core/simulator.h"
@@ -39,6 +50,7 @@
 #include "loom/network/packet/fastforward/fabric_skipper.h"
 #include "loom/network/packet/fastforward/port_partitions.h"
 #include "loom/network/packet/fastforward/steady_detector.h"
+#include "loom/network/packet/fastforward/transient_memo.h"
 
 namespace loom::network::packet::fastforward {
 
@@ -51,11 +63,23 @@ struct FastForwardCounters {
   std::uint64_t skipped_packet_hops = 0;   // ... times the links of their paths
   std::uint64_t peak_partitions = 0;
   std::uint64_t samples = 0;             // sampling events
+  std::uint64_t memo_hits = 0;           // transients replayed from the memo
+  std::uint64_t memo_misses = 0;         // transients not in the memo
+  std::uint64_t memo_unusable = 0;       // in the memo, but a QP lacked room or state for it
+  std::uint64_t memo_stored = 0;         // transients recorded by this run
+  std::uint64_t memo_loaded = 0;         // entries read from the memo file
+  std::uint64_t memo_replayed_ps = 0;    // transient time replayed, summed over partitions
 };
+
+// The memo's context: every network.packet parameter but the monitors' (key=value lines, list
+// elements included) and the memo's format version -- what a memoized transient's outcome
+// depends on besides its graph.
+std::string memo_context(const PacketParams& params);
 
 class FastForward {
  public:
-  // Throws UserError when params.packet_spraying is on.
+  // Throws UserError when params.packet_spraying is on, or for a memo file (params.memo_dir)
+  // that cannot be used.
   FastForward(Simulator& simulator, Fabric& fabric, const PacketParams& params);
   FastForward(const FastForward&) = delete;
   FastForward& operator=(const FastForward&) = delete;
@@ -77,6 +101,9 @@ class FastForward {
   std::uint32_t window_samples() const { return detector_.length(); }
   // fast_forward.* statistics for the run record.
   std::vector<Statistic> statistics() const;
+  // The run is over: merges the memo into its file when params.memo_dir is set.
+  void finish();
+  const TransientMemo* memo() const { return memo_.get(); }
 
  private:
   struct Skip {
@@ -86,6 +113,19 @@ class FastForward {
     std::vector<double> rates;          // bit/s
     std::vector<std::int64_t> credits;  // bytes
     EventId end;
+    // A replayed transient at the start of the skip: its length and bytes per QP.
+    Time transient;
+    std::vector<std::int64_t> transient_credits;
+    std::vector<CcSnapshot> cc_before;  // the QPs' CC state before the replay
+  };
+  // A transient being simulated, to be recorded when its partition is found steady.
+  struct Transient {
+    bool open = false;
+    PatternDigest digest{};
+    Time start;
+    std::vector<QpId> qps;            // canonical order
+    std::vector<std::uint64_t> sent;      // each QP's bytes sent at the start
+    std::vector<std::uint64_t> received;  // ... and received
   };
 
   void on_sample();
@@ -94,6 +134,17 @@ class FastForward {
   // Ends a skip at now: natural when now is its end, else a skip-back.
   void end_skip(PartitionId id);
   void restart_windows(PartitionId id);
+  // Bytes a QP at `rate` (bit/s) keeps unsent at the end of a skip.
+  double margin(double rate) const;
+  // Whole-MTU bytes skip.qps[i] is credited for the first `elapsed` of the skip.
+  std::int64_t credit_at(const Skip& skip, std::size_t i, Time elapsed) const;
+  // fast_forward_memo.cc: a transient starts in partition `id` (replayed on a hit).
+  void begin_transient(PartitionId id);
+  std::int64_t transient_credit(const FlowOutcome& flow) const;
+  bool replay(PartitionId id, std::span<const QpId> qps, const TransientOutcome& outcome);
+  void record_transient(PartitionId id);
+  // Takes the skip `skip` (qps, rates, credits, transient set) of `span` for partition `id`.
+  void start_skip(PartitionId id, Time span);
   void ensure_sampling();
   void add_qp(QpId qp);
   // Samples qp's steadiness is judged over.
@@ -111,6 +162,9 @@ class FastForward {
   std::uint32_t quiet_window_ = 0;
   bool sampling_ = false;
   std::vector<Skip> skips_;  // by partition id
+  std::unique_ptr<TransientMemo> memo_;  // params.fast_forward.memo
+  std::string memo_dir_;
+  std::vector<Transient> transients_;  // by partition id
   std::vector<PartitionId> touched_;  // scratch
   std::vector<topology::LinkId> ports_;  // scratch
   FastForwardCounters counters_;

@@ -9,6 +9,7 @@ void visit_fast_forward(FastForwardParams& p, ParamVisitor& v) {
   v.count("window", p.window, 0, 1'000'000,
           "l: rate samples per window; 0 = from the congestion control's convergence time");
   v.time("interval", p.interval, Time::ns(100), Time::s(1), "rate sampling period");
+  v.flag("memo", p.memo, "replay a partition's transient when an isomorphic one was simulated before (--memo DIR keeps them)");
 }
 
 }  // namespace loom::network::packet::fastforward

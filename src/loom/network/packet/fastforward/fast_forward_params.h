@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "loom/core/param_visitor.h"
 #include "loom/core/time.h"
@@ -19,6 +20,9 @@ struct FastForwardParams {
   double threshold = 0.05;       // theta: largest (max - min) / mean of a steady window
   std::uint32_t window = 0;      // l: samples per window; 0 = from the congestion control
   Time interval = Time::us(50);  // sampling period
+  bool memo = true;              // replay memoized transients (transient_memo.h)
+  // Not a key: where the memo persists across runs (`loom run --memo DIR`); empty: in memory only.
+  std::string memo_dir;
 };
 
 // The experiment's network.packet.fast_forward keys.

@@ -1,0 +1,83 @@
+// Memoized transients: what a partition did between forming (or being disturbed) and being
+// found steady, keyed by the canonical form of its flow-conflict graph (conflict_graph.h).
+//
+// An entry holds the transient's duration and, per QP in canonical order, the bytes it sent
+// for the first time and those its receiver got over it, its steady rate (the window mean it was found steady at) and
+// its congestion-control state then (the intensive part: rates, alpha, stages; timers and
+// sequence marks stay the QP's own). One memo serves one context: the text of every
+// parameter that changes an outcome (the packet model's parameters, fast-forward's own, a
+// format version); entries of another context are never mixed in.
+//
+// Persistence (save/load): one file per context in a directory, named by the context's hash;
+// it holds a header (magic, format version, the context text), the entries and a checksum of
+// everything before it. A file that is truncated, corrupted, of another format version or of
+// another context is refused whole (UserError naming the file and what was wrong). save()
+// merges this run's entries into the file under an exclusive lock of the directory
+// (`.lock`, flock) and replaces it by writing a temporary file and renaming it over, so
+// concurrent runs of a sweep never leave a torn or half-merged file.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "loom/core/time.h"
+
+namespace loom::network::packet::fastforward {
+
+using PatternDigest = std::array<std::uint64_t, 2>;
+
+// The intensive congestion-control state of a QP (CcState's fields that do not hold absolute
+// times or sequence numbers).
+struct CcSnapshot {
+  double rate = 0, target = 0, alpha = 0, reference_rate = 0, u = 0, rtt_diff = 0;
+  std::int64_t prev_rtt_ps = 0;
+  std::uint32_t stage = 0, inc_stage = 0;
+  bool dcqcn_started = false;
+  friend bool operator==(const CcSnapshot&, const CcSnapshot&) = default;
+};
+
+struct FlowOutcome {
+  std::uint64_t sent = 0;      // bytes sent for the first time over the transient (whole MTUs)
+  std::uint64_t received = 0;  // in-order bytes its receiver gained over it
+  double rate = 0;         // steady rate at its end, bit/s
+  CcSnapshot cc;
+  friend bool operator==(const FlowOutcome&, const FlowOutcome&) = default;
+};
+
+struct TransientOutcome {
+  Time duration;
+  std::vector<FlowOutcome> flows;  // canonical order
+  friend bool operator==(const TransientOutcome&, const TransientOutcome&) = default;
+};
+
+class TransientMemo {
+ public:
+  static constexpr std::uint32_t kFormatVersion = 1;
+
+  explicit TransientMemo(std::string context);
+
+  const TransientOutcome* find(const PatternDigest& digest) const;
+  // Keeps the first outcome stored under a digest; returns whether this one was new.
+  bool store(const PatternDigest& digest, TransientOutcome outcome);
+  std::size_t size() const { return entries_.size(); }
+  const std::string& context() const { return context_; }
+
+  // This context's file in `dir`.
+  std::filesystem::path file_in(const std::filesystem::path& dir) const;
+  // Adds the entries of this context's file in `dir` (none when it does not exist); returns
+  // how many. Throws UserError for a file that cannot be used (see the header comment).
+  std::size_t load(const std::filesystem::path& dir);
+  // Merges the entries into this context's file in `dir` (created with the directory when
+  // missing). Throws UserError when it cannot.
+  void save(const std::filesystem::path& dir) const;
+
+ private:
+  std::string context_;
+  std::map<PatternDigest, TransientOutcome> entries_;
+};
+
+}  // namespace loom::network::packet::fastforward

@@ -1,0 +1,242 @@
+// Memoized transients: the conflict graph's canonical form identifies isomorphic contention
+// patterns and only those; a pattern simulated once is replayed at another time and place,
+// with other flow sizes, within 0.5% of the full run; another congestion control misses; the
+// memo survives in a file across runs, and a damaged or foreign file is refused whole.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "loom/core/error.h"
+#include "loom/network/packet/fastforward/conflict_graph.h"
+#include "loom/network/packet/fastforward/fast_forward.h"
+#include "loom/network/packet/fastforward/transient_memo.h"
+#include "network/packet/star.h"
+
+namespace loom::network::packet {
+namespace {
+
+namespace fs = std::filesystem;
+using fastforward::CanonicalPattern;
+using fastforward::FlowVertex;
+using fastforward::TransientMemo;
+using fastforward::TransientOutcome;
+using topology::LinkId;
+
+// Two flows into one port (links 7, 8 -> 9; ACKs back over 10, 11), flow colours a and b.
+CanonicalPattern two_to_one(std::uint64_t a, std::uint64_t b, const std::vector<LinkId>& links, bool swap) {
+  const std::vector<LinkId> f0{links[0], links[2]}, r0{links[3]}, f1{links[1], links[2]}, r1{links[4]};
+  std::vector<FlowVertex> flows{{a, f0, r0}, {b, f1, r1}};
+  if (swap) std::swap(flows[0], flows[1]);
+  std::vector<LinkId> ports = links;
+  std::reverse(ports.begin(), ports.end());
+  return fastforward::canonical_pattern(flows, ports, std::vector<std::uint64_t>(ports.size(), 1));
+}
+
+TEST(ConflictGraph, IsomorphicPatternsShareADigestAndOnlyThey) {
+  const CanonicalPattern p = two_to_one(5, 6, {7, 8, 9, 10, 11}, false);
+  // Other link ids, flows listed the other way round: the same pattern.
+  const CanonicalPattern q = two_to_one(5, 6, {20, 21, 22, 23, 24}, true);
+  EXPECT_EQ(p.digest, q.digest);
+  // The canonical order puts the flow coloured 5 at the same place in both.
+  ASSERT_EQ(p.order.size(), 2u);
+  EXPECT_EQ(p.order[0], 1 - q.order[0]);
+  // Another colour, or two flows that no longer share their last hop: other digests.
+  EXPECT_NE(p.digest, two_to_one(5, 7, {7, 8, 9, 10, 11}, false).digest);
+  const std::vector<LinkId> f0{7, 9}, r0{10}, f1{8, 12}, r1{11};
+  const std::vector<FlowVertex> apart{{5, f0, r0}, {6, f1, r1}};
+  const std::vector<LinkId> ports{7, 8, 9, 10, 11, 12};
+  EXPECT_NE(p.digest, fastforward::canonical_pattern(apart, ports, std::vector<std::uint64_t>(6, 1)).digest);
+}
+
+PacketParams memo_params(CcKind cc, bool memo, const std::string& dir = "") {
+  PacketParams p;
+  p.cc.kind = cc;
+  p.fast_forward.enabled = true;
+  p.fast_forward.memo = memo;
+  p.fast_forward.memo_dir = dir;
+  return p;
+}
+
+struct Phases {
+  std::vector<Time> done;
+  fastforward::FastForwardCounters counters;
+  std::uint64_t events = 0;
+};
+
+// Senders 0 and 1 send `first` bytes each to the receiver at time zero; at 8 ms senders 2 and
+// 3 send `second` bytes each to sender 0 (another time, other ports: an isomorphic pattern).
+Phases two_phases(const PacketParams& params, Bytes first, Bytes second) {
+  testing::Star star(4, params);
+  star.recorder.simulator = &star.simulator;
+  star.recorder.done.assign(4, Time::max());
+  for (std::uint64_t i = 0; i < 2; ++i) star.backend->start({star.senders[i], star.receiver, first, i}, star.recorder, i);
+  struct Later {
+    testing::Star* star;
+    Bytes bytes;
+    static void start(void* self, std::uint64_t) {
+      const Later& l = *static_cast<Later*>(self);
+      testing::Star& s = *l.star;
+      for (std::uint64_t i = 2; i < 4; ++i) s.backend->start({s.senders[i], s.senders[0], l.bytes, i}, s.recorder, i);
+    }
+  } later{&star, second};
+  if (second > 0) star.simulator.schedule_at(Time::ms(8), &Later::start, &later);
+  star.simulator.run();
+  star.backend->finish();
+  const auto* ff = star.backend->fast_forward();
+  Phases out{star.recorder.done, ff ? ff->counters() : fastforward::FastForwardCounters{}, star.simulator.events_processed()};
+  if (second == 0) out.done.resize(2);
+  return out;
+}
+
+double worst_error(const std::vector<Time>& full, const std::vector<Time>& fast) {
+  double worst = 0;
+  for (std::size_t i = 0; i < full.size(); ++i) worst = std::max(worst, std::abs(fast[i].seconds() / full[i].seconds() - 1));
+  return worst;
+}
+
+Phases full_run(CcKind cc, Bytes first, Bytes second) {
+  PacketParams p = memo_params(cc, false);
+  p.fast_forward.enabled = false;  // the exact baseline
+  return two_phases(p, first, second);
+}
+
+TEST(FastForwardMemo, APatternSeenOnceIsReplayedElsewhereLaterWithOtherSizes) {
+  for (const CcKind cc : {CcKind::kDcqcn, CcKind::kHpcc}) {
+    const Phases full = full_run(cc, 40'000'000, 25'000'000);
+    const Phases plain = two_phases(memo_params(cc, false), 40'000'000, 25'000'000);
+    const Phases memo = two_phases(memo_params(cc, true), 40'000'000, 25'000'000);
+    std::printf("%s: worst FCT error %.4f%% (without memo %.4f%%), events %llu -> %llu -> %llu, hits %llu\n",
+                std::string(to_string(cc)).c_str(), 100 * worst_error(full.done, memo.done),
+                100 * worst_error(full.done, plain.done), static_cast<unsigned long long>(full.events),
+                static_cast<unsigned long long>(plain.events), static_cast<unsigned long long>(memo.events),
+                static_cast<unsigned long long>(memo.counters.memo_hits));
+    EXPECT_EQ(memo.counters.memo_stored, 1u) << to_string(cc);
+    EXPECT_EQ(memo.counters.memo_hits, 1u) << to_string(cc);
+    EXPECT_EQ(plain.counters.memo_hits, 0u) << to_string(cc);
+    EXPECT_LT(worst_error(full.done, memo.done), 0.005) << to_string(cc);
+    EXPECT_LT(memo.events, plain.events) << to_string(cc);
+  }
+}
+
+fs::path fresh_dir(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("loom_memo_test_" + name + "_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  return dir;
+}
+
+TEST(FastForwardMemo, PersistsAcrossRunsAndAnotherCongestionControlMisses) {
+  const fs::path dir = fresh_dir("persist");
+  const Phases first = two_phases(memo_params(CcKind::kDcqcn, true, dir), 40'000'000, 0);
+  EXPECT_EQ(first.counters.memo_hits, 0u);
+  EXPECT_EQ(first.counters.memo_stored, 1u);
+  // A new run replays the pattern at its first sight.
+  const Phases second = two_phases(memo_params(CcKind::kDcqcn, true, dir), 40'000'000, 0);
+  EXPECT_EQ(second.counters.memo_loaded, 1u);
+  EXPECT_EQ(second.counters.memo_hits, 1u);
+  EXPECT_LT(worst_error(full_run(CcKind::kDcqcn, 40'000'000, 0).done, second.done), 0.005);
+  EXPECT_LT(second.events, first.events);
+  // Another congestion control, or another DCQCN parameter: another context, nothing loaded.
+  EXPECT_EQ(two_phases(memo_params(CcKind::kHpcc, true, dir), 40'000'000, 0).counters.memo_hits, 0u);
+  PacketParams tuned = memo_params(CcKind::kDcqcn, true, dir);
+  tuned.cc.dcqcn.g = 1.0 / 128;
+  EXPECT_NE(fastforward::memo_context(tuned), fastforward::memo_context(memo_params(CcKind::kDcqcn, true, dir)));
+  EXPECT_EQ(two_phases(tuned, 40'000'000, 0).counters.memo_loaded, 0u);
+  fs::remove_all(dir);
+}
+
+// The QPs of a collective start at one instant: with a 2-to-1 pattern stored, a 3-to-1 incast
+// replays it at its second start and cuts it at once at the third (a skip-back at zero
+// elapsed), which must leave the QPs' CC state as it was: the 3-to-1 transient is then
+// simulated from the true state, as without a memo.
+TEST(FastForwardMemo, AReplayCutAtOnceLeavesTheStateAsItWas) {
+  for (const CcKind cc : {CcKind::kDcqcn, CcKind::kHpcc}) {
+    const fs::path dir = fresh_dir("cut");
+    testing::Star(2, memo_params(cc, true, dir)).incast(30'000'000);
+    testing::Star first(2, memo_params(cc, true, dir));
+    first.incast(30'000'000);
+    first.backend->finish();
+    PacketParams full_params = memo_params(cc, false);
+    full_params.fast_forward.enabled = false;
+    const std::vector<Time> full = testing::Star(3, full_params).incast(30'000'000);
+    testing::Star cut(3, memo_params(cc, true, dir));
+    const std::vector<Time> fast = cut.incast(30'000'000);
+    const auto& counters = cut.backend->fast_forward()->counters();
+    const std::vector<Time> plain = testing::Star(3, memo_params(cc, false)).incast(30'000'000);
+    std::printf("%s: replay cut at once: worst FCT error %.4f%% (without memo %.4f%%), hits %llu, skip-backs %llu\n",
+                std::string(to_string(cc)).c_str(), 100 * worst_error(full, fast), 100 * worst_error(full, plain),
+                static_cast<unsigned long long>(counters.memo_hits), static_cast<unsigned long long>(counters.skip_backs));
+    EXPECT_EQ(counters.memo_loaded, 1u) << to_string(cc);
+    EXPECT_GE(counters.memo_hits, 1u) << to_string(cc);
+    EXPECT_GE(counters.skip_backs, 1u) << to_string(cc);
+    // Exactly the run without a memo (whose own error against the full run is fast-forward's).
+    EXPECT_EQ(fast, plain) << to_string(cc);
+    fs::remove_all(dir);
+  }
+}
+
+std::string read_bytes(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+void write_bytes(const fs::path& file, const std::string& bytes) {
+  std::ofstream(file, std::ios::binary | std::ios::trunc) << bytes;
+}
+
+std::string refusal(const TransientMemo& prototype, const fs::path& dir) {
+  TransientMemo memo(prototype.context());
+  try {
+    memo.load(dir);
+  } catch (const UserError& e) {
+    EXPECT_EQ(memo.size(), 0u) << "a refused file was half used";
+    return e.what();
+  }
+  return "";
+}
+
+TEST(TransientMemoFile, RoundTripsMergesAndRefusesDamagedOrForeignFiles) {
+  const fs::path dir = fresh_dir("file");
+  TransientMemo a("context A\n");
+  TransientOutcome o{Time::us(420), {{3000, 2000, 4.9e10, {.rate = 5e10, .alpha = 0.25, .stage = 3, .dcqcn_started = true}}}};
+  a.store({1, 2}, o);
+  a.save(dir);
+  TransientMemo b("context A\n");  // a concurrent run of the same context
+  b.store({3, 4}, o);
+  b.save(dir);
+  TransientMemo merged("context A\n");
+  EXPECT_EQ(merged.load(dir), 2u);
+  ASSERT_NE(merged.find({1, 2}), nullptr);
+  EXPECT_EQ(*merged.find({1, 2}), o);
+
+  const fs::path file = a.file_in(dir);
+  const std::string good = read_bytes(file);
+  write_bytes(file, good.substr(0, good.size() - 5));
+  EXPECT_NE(refusal(a, dir).find("truncated"), std::string::npos);
+  std::string flipped = good;
+  flipped[flipped.size() / 2] ^= 0x10;
+  write_bytes(file, flipped);
+  EXPECT_NE(refusal(a, dir).find("corrupted"), std::string::npos);
+  write_bytes(file, "some other file\n");
+  EXPECT_NE(refusal(a, dir).find("not a Loom memo"), std::string::npos);
+  std::string newer = good;
+  newer[8] = static_cast<char>(TransientMemo::kFormatVersion + 1);
+  write_bytes(file, newer);
+  EXPECT_NE(refusal(a, dir).find("format version"), std::string::npos);
+  // Another context's file under this context's name (copied by hand).
+  TransientMemo other("context B\n");
+  other.store({1, 2}, o);
+  other.save(dir);
+  fs::copy_file(other.file_in(dir), file, fs::copy_options::overwrite_existing);
+  EXPECT_NE(refusal(a, dir).find("other network.packet parameters"), std::string::npos);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace loom::network::packet
