@@ -68,6 +68,9 @@ struct Experiment {
   // before the run; `rate_changes_from` is the first windowed slow_nics entry (for errors).
   std::vector<LinkRateChange> link_rate_changes;
   SourceLocation rate_changes_from;
+  // system.symmetry: step one representative per class of ranks with identical programs where
+  // that is proven to change no result (symmetry_choice.h).
+  bool symmetry = true;
 };
 
 // Reads every section of `document` (overrides already applied) and checks for unknown keys. An

@@ -283,7 +283,11 @@ void Runtime::apply(std::uint32_t index, const collective::Progress& progress) {
       result_.collectives.push_back(instance.record);
       instance.execution.reset();
     }
-    node_completions_.add(Time::zero(), node);
+    if (is_mirror(node)) {
+      finish_mirror(node);
+    } else {
+      node_completions_.add(Time::zero(), node);
+    }
   }
 }
 
