@@ -69,8 +69,10 @@ struct Experiment {
   std::vector<LinkRateChange> link_rate_changes;
   SourceLocation rate_changes_from;
   // system.symmetry: step one representative per class of ranks with identical programs where
-  // that is proven to change no result (symmetry_choice.h).
-  bool symmetry = true;
+  // that is proven to change no result (symmetry_choice.h). Off by default: a reduced run still
+  // runs every operation, so it saves only the mirrored ranks' own steps, and each refinement
+  // costs a run (system/README.md).
+  bool symmetry = false;
 };
 
 // Reads every section of `document` (overrides already applied) and checks for unknown keys. An

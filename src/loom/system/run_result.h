@@ -79,7 +79,9 @@ struct RunResult {
   bool complete = true;                   // false: stopped early on request (Runtime::run)
   // With rank symmetry (RuntimeOptions::symmetry): the first mirrored node whose part in an
   // operation ended at another time than its representative's, so that the ranks were not
-  // equivalent and the reduced run is not the full one; empty when all agreed.
+  // equivalent and the reduced run is not the full one (it stopped when that operation ended, so
+  // the timings are partial and only good for finding out which ranks differ); empty when all
+  // agreed.
   std::string symmetry_mismatch;
   // Per rank, when there is a mismatch: 0 for a rank that agreed with its representative, else
   // a key of where it first differed (its node's program position and end), for

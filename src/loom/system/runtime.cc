@@ -24,6 +24,7 @@ Runtime::Runtime(Simulator& simulator, const topology::Topology& topology, const
   if (options.symmetry != nullptr && options.symmetry->rank_count() != workload.rank_count()) {
     throw UserError("the rank symmetry was found for another workload");
   }
+  if (options.symmetry != nullptr) part_done_.assign(workload.node_count(), false);
   if (options.direct_window == 0) throw UserError("collective.direct_window must be at least 1");
   if (options.comm_streams == 0) throw UserError("system.comm_streams must be at least 1");
   for (double w : options.stream_weights) {
@@ -137,7 +138,7 @@ RunResult Runtime::run(const RunWatcher& watcher) {
         simulator_.now(), Time::ns(options_.watchdog.count()), simulator_.events_processed(),
         nodes_done_, nodes_to_run_));
   }
-  if (result_.complete && nodes_done_ != nodes_to_run_) report_stall();
+  if (result_.complete && !symmetry_broken_ && nodes_done_ != nodes_to_run_) report_stall();
   expand_mirrors();
   result_.events = simulator_.events_processed();
   for (Time t : result_.rank_finish) result_.makespan = std::max(result_.makespan, t);
@@ -365,8 +366,15 @@ void Runtime::on_transfer_complete(std::uint64_t cookie) {
     const NodeId send = done.send;
     const NodeId recv = done.recv;
     free_in_flight_.push_back(slot);
-    is_mirror(send) ? finish_mirror(send) : node_done(send);
-    is_mirror(recv) ? finish_mirror(recv) : node_done(recv);
+    for (const NodeId end : {send, recv}) {
+      if (is_mirror(end)) {
+        finish_mirror(end);
+      } else {
+        part_done(end);
+        node_done(end);
+      }
+    }
+    if (symmetry_broken_) simulator_.stop();
     return;
   }
   // The bytes have left the sender; the transfer arrives after its protocol hop latency (the

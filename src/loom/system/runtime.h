@@ -171,6 +171,8 @@ class Runtime final : private network::CompletionHandler {
   bool is_mirror(workload::NodeId id) const { return options_.symmetry != nullptr && options_.symmetry->is_mirror(id); }
   void join_mirrors(workload::NodeId id);
   void finish_mirror(workload::NodeId id);
+  void part_done(workload::NodeId id);  // a representative's communication node ended its part
+  void stop_on_mismatch();  // the run stops when the current operation ends
   void expand_mirrors();
 
   Simulator& simulator_;
@@ -222,6 +224,8 @@ class Runtime final : private network::CompletionHandler {
   std::vector<std::uint32_t> free_in_flight_;
   std::uint64_t nodes_done_ = 0;
   std::uint64_t nodes_to_run_ = 0;  // all nodes but mirrored compute nodes
+  std::vector<bool> part_done_;     // with symmetry, per node: its communication part ended
+  bool symmetry_broken_ = false;    // a mirrored part ended at another time than its original
   const RunWatcher* watcher_ = nullptr;  // during run()
   collective::Progress progress_;  // on_transfer_complete's, reused so that it allocates once
   RunResult result_;
