@@ -131,37 +131,30 @@ TEST(RankSymmetry, SimaiWorkloadsAreByteIdenticalWithAndWithoutTheReduction) {
   EXPECT_FALSE(s["refinements"].empty());
 }
 
-// Two hosts on one leaf and a third on another, one spine cable of a quarter of the NICs'
-// bandwidth: in a ring all-reduce over the three, one member's hops stay under its leaf and the
-// others' cross the spine, so the ranks run one program but are not equivalent: the reduction
-// finds it, splits them, and with no class left declines and says why.
+// A ring all-reduce over `hosts` hosts of `gpus` GPUs, two hosts per leaf, one spine cable of a
+// quarter of the NICs' bandwidth per leaf.
+std::string ring_over_leaves(int hosts, int gpus) {
+  return "topology: {blueprint: leaf-spine, hosts: " + std::to_string(hosts) +
+         ", hosts_per_leaf: 2, gpus_per_host: " + std::to_string(gpus) +
+         ", spines: 1, links_per_pair: 1, spine_link_bandwidth: 100Gbps}\n"
+         "workload: {type: microbenchmark, collectives: [{op: all-reduce, group: world, size: 16MiB, "
+         "algorithm: ring}]}\nnetwork: {mode: analytical}\n";
+}
+
+// Two hosts on one leaf and a third on another: in the ring over the three, one member's hops
+// stay under its leaf and the others' cross the spine, so the ranks run one program but are not
+// equivalent: the reduction finds it, splits them, and with no class left declines and says why.
 TEST(RankSymmetry, DeclinesWhereRanksAreNotEquivalentAndSaysSo) {
-  const std::string text = R"(
-topology: {blueprint: leaf-spine, hosts: 3, hosts_per_leaf: 2, gpus_per_host: 1, spines: 1, links_per_pair: 1,
-           spine_link_bandwidth: 100Gbps}
-workload:
-  type: microbenchmark
-  collectives: [{op: all-reduce, group: world, size: 16MiB, algorithm: ring}]
-network: {mode: analytical}
-)";
-  const nlohmann::json s = expect_same_with_and_without("oversubscribed", text);
+  const nlohmann::json s = expect_same_with_and_without("oversubscribed", ring_over_leaves(3, 1));
   EXPECT_EQ(s["applied"], false) << s.dump();
   EXPECT_NE(s.value("declined", "").find("not equivalent"), std::string::npos) << s.dump();
   EXPECT_EQ(s["refinements"].size(), 1u) << s.dump();
 }
 
-// With four hosts, two under each leaf, the members pair up by their place in the ring: the
-// reduction splits the one class into two and stays exact.
+// With four hosts of two GPUs, two hosts under each leaf, the members pair up by their place in
+// the ring: the reduction splits the one class into two and stays exact.
 TEST(RankSymmetry, SplitsRanksByWhatTheFabricDoesToThem) {
-  const std::string text = R"(
-topology: {blueprint: leaf-spine, hosts: 4, hosts_per_leaf: 2, gpus_per_host: 2, spines: 1, links_per_pair: 1,
-           spine_link_bandwidth: 100Gbps}
-workload:
-  type: microbenchmark
-  collectives: [{op: all-reduce, group: world, size: 16MiB, algorithm: ring}]
-network: {mode: analytical}
-)";
-  const nlohmann::json s = expect_same_with_and_without("split", text);
+  const nlohmann::json s = expect_same_with_and_without("split", ring_over_leaves(4, 2));
   ASSERT_EQ(s["applied"], true) << s.dump();
   EXPECT_EQ(s["classes"], 2);
   EXPECT_EQ(s["class_list"][0]["members"], "0-1,4-5");
