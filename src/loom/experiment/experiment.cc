@@ -230,6 +230,8 @@ Outcome run(const Experiment& e, const system::RunWatcher& watcher, RunMode mode
                                       fmt::join(symmetry.refinements, "; "));
       symmetry.classes.reset();
     }
+    outcome.result = {};  // the previous attempt's state goes before the next one's is built
+    sim.reset();
     sim = prepare(e, routing);
     outcome.result = simulate(e, *sim, watcher, symmetry.classes ? &*symmetry.classes : nullptr);
   }
