@@ -18,6 +18,7 @@
 #include "loom/core/build_info.h"
 #include "loom/experiment/cluster_experiment.h"
 #include "loom/experiment/experiment.h"
+#include "loom/experiment/system_section.h"
 #include "loom/report/summary.h"
 #include "loom/collective/gpu_model.h"
 #include "loom/collective/protocol.h"
@@ -143,6 +144,10 @@ int list_command() {
              "the keys above\n    {:<40} {:<9} {:>9}  with profile simai: read this SimAI.conf instead of "
              "SimAI's shipped one\n",
              "profile", "choice", "loom", "simai_conf", "file", "");
+  fmt::print("\nSystem parameters (system.*):\n");
+  for (const ParamEntry& p : experiment::system_parameter_catalog()) {
+    fmt::print("    {:<40} {:<9} {:>9}  {}; {}\n", p.key, p.unit, p.value, p.range, p.doc);
+  }
   list_cluster_models();
   return 0;
 }

@@ -121,7 +121,7 @@ TEST(Summary, AggregatesMetricsAndListsOutputs) {
   SmallRun run;
   std::vector<WrittenFile> files = {write_flows_csv(run.dir, run.result, 5)};
   const nlohmann::json s = make_summary(
-      {3, "analytical", {{"seed", 3}}, nullptr, {{"total_bytes", 7}}, {"trace.0.et: node 4: odd attribute"}},
+      {3, "analytical", {{"seed", 3}}, nullptr, {{"total_bytes", 7}}, {"trace.0.et: node 4: odd attribute"}, nullptr},
       *run.workload, run.result, run.metrics, files);
   EXPECT_EQ(s["seed"], 3);
   EXPECT_EQ(s["memory"]["total_bytes"], 7);

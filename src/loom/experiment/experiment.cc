@@ -9,12 +9,14 @@
 #include <span>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "loom/core/simulator.h"
 #include "loom/experiment/in_memory.h"
 #include "loom/experiment/sections.h"
 #include "loom/experiment/link_monitor.h"
 #include "loom/experiment/slow_nics.h"
+#include "loom/experiment/symmetry_choice.h"
 #include "loom/experiment/system_section.h"
 #include "loom/experiment/workload_sections.h"
 #include "loom/network/models/backend_factory.h"
@@ -94,6 +96,7 @@ Experiment load(config::Document& document, const MemoryBudget& budget) {
   e.runtime.flow_hash_seed = e.seed;
   config::Reader system = root.child_or_empty("system");
   read_system(system, loaded.comm_streams_needed, e.runtime);
+  e.symmetry = system.optional<bool>("symmetry", e.symmetry);
   system.finish();
   e.network = read_network(root.child_or_empty("network"), e.topology, e.seed, base_dir);
   e.warnings.insert(e.warnings.end(), e.network.warnings.begin(), e.network.warnings.end());
@@ -165,40 +168,84 @@ void write_tables(const Experiment& e, network::Backend& backend, Outcome& outco
 }
 }  // namespace
 
-Outcome run(const Experiment& e, const system::RunWatcher& watcher, RunMode mode) {
-  const bool write = mode == RunMode::kWriteFiles;
-  if (write) report::check_output_dir(e.output.dir);
+namespace {
+constexpr std::size_t kMaxRefinements = 3;
+
+// One simulation of the experiment: the backend and what watched it, kept for the outputs.
+struct Simulation {
   Simulator simulator;
-  topology::Routing routing(e.topology);
-  const std::unique_ptr<network::Backend> backend = network::make_backend(simulator, e.topology, routing, e.network.params);
+  std::unique_ptr<network::Backend> backend;
+  std::optional<LinkMonitor> links;
+  std::optional<network::PxnRelay> pxn;
+};
+
+std::unique_ptr<Simulation> prepare(const Experiment& e, topology::Routing& routing) {
+  auto sim = std::make_unique<Simulation>();
+  sim->backend = network::make_backend(sim->simulator, e.topology, routing, e.network.params);
+  network::Backend& backend = *sim->backend;
   for (const LinkChange& change : e.network.link_changes) {
-    backend->schedule_link_change(change.at, change.link, change.up, routing);
+    backend.schedule_link_change(change.at, change.link, change.up, routing);
   }
-  if (!e.link_rate_changes.empty() && !backend->capabilities().link_rate_changes) {
+  if (!e.link_rate_changes.empty() && !backend.capabilities().link_rate_changes) {
     throw UserError(e.rate_changes_from,
                     fmt::format("workload.variation.slow_nics: a time window (from, until) needs link rate changes, which "
                                 "network.mode {} does not model; slow the NIC for the whole run (no from/until) instead",
-                                backend->name()));
+                                backend.name()));
   }
-  for (const LinkRateChange& change : e.link_rate_changes) backend->schedule_link_rate(change.at, change.link, change.rate);
+  for (const LinkRateChange& change : e.link_rate_changes) backend.schedule_link_rate(change.at, change.link, change.rate);
   const OutputOptions& o = e.output;
-  std::optional<LinkMonitor> links;
-  if (backend->capabilities().link_loads && o.links) links.emplace(simulator, e.topology, *backend, o.link_interval, o.max_rows);
+  if (backend.capabilities().link_loads && o.links) {
+    sim->links.emplace(sim->simulator, e.topology, backend, o.link_interval, o.max_rows);
+  }
+  if (e.network.pxn) sim->pxn.emplace(e.topology, backend);
+  return sim;
+}
 
-  std::optional<network::PxnRelay> pxn;
-  if (e.network.pxn) pxn.emplace(e.topology, *backend);
-  network::Backend& carrier = pxn ? static_cast<network::Backend&>(*pxn) : *backend;
+system::RunResult simulate(const Experiment& e, Simulation& sim, const system::RunWatcher& watcher,
+                           const system::RankSymmetry* symmetry) {
+  network::Backend& carrier = sim.pxn ? static_cast<network::Backend&>(*sim.pxn) : *sim.backend;
+  system::RuntimeOptions options = e.runtime;
+  options.symmetry = symmetry;
+  system::Runtime runtime(sim.simulator, e.topology, e.workload, carrier, options);
+  return runtime.run(watcher);
+}
+}  // namespace
 
-  system::Runtime runtime(simulator, e.topology, e.workload, carrier, e.runtime);
+Outcome run(const Experiment& e, const system::RunWatcher& watcher, RunMode mode) {
+  const bool write = mode == RunMode::kWriteFiles;
+  if (write) report::check_output_dir(e.output.dir);
+  topology::Routing routing(e.topology);
+  SymmetryChoice symmetry = choose_symmetry(e);
+  std::unique_ptr<Simulation> sim = prepare(e, routing);
   Outcome outcome;
   outcome.warnings = e.warnings;
-  outcome.result = runtime.run(watcher);
+  outcome.result = simulate(e, *sim, watcher, symmetry.classes ? &*symmetry.classes : nullptr);
+  // Ranks found to differ from their representative on this fabric leave its class, and the
+  // run is repeated; after kMaxRefinements, or with no class left to share, every rank runs.
+  while (!outcome.result.symmetry_mismatch.empty()) {
+    symmetry.refinements.push_back(outcome.result.symmetry_mismatch);
+    symmetry.classes = symmetry.classes->refined(outcome.result.symmetry_split);
+    if (symmetry.refinements.size() > kMaxRefinements || !symmetry.classes->reduces()) {
+      symmetry.declined = fmt::format("tried and found the ranks not equivalent ({}); every rank was simulated",
+                                      fmt::join(symmetry.refinements, "; "));
+      symmetry.classes.reset();
+    }
+    outcome.result = {};  // the previous attempt's state goes before the next one's is built
+    sim.reset();
+    sim = prepare(e, routing);
+    outcome.result = simulate(e, *sim, watcher, symmetry.classes ? &*symmetry.classes : nullptr);
+  }
+  network::Backend* const backend = sim->backend.get();
+  std::optional<LinkMonitor>& links = sim->links;
+  std::optional<network::PxnRelay>& pxn = sim->pxn;
   backend->finish();
+  const OutputOptions& o = e.output;
   warn_of_unused_collective_settings(e, outcome.result, outcome.run_warnings);
   outcome.metrics = system::compute_metrics(e.workload, outcome.result);
   outcome.entries = report::entry_stats(e.workload, outcome.result);
   if (write) write_tables(e, *backend, outcome);
-  report::RunInfo info{e.seed, std::string(backend->name()), e.effective_config, nullptr, nullptr, e.warnings};
+  report::RunInfo info{e.seed, std::string(backend->name()), e.effective_config, nullptr, nullptr, e.warnings,
+                       symmetry_json(symmetry, e.workload)};
   if (e.memory) info.memory = memory_json(*e.memory);
   if (links) {
     links->finish();

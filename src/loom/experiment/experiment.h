@@ -68,6 +68,11 @@ struct Experiment {
   // before the run; `rate_changes_from` is the first windowed slow_nics entry (for errors).
   std::vector<LinkRateChange> link_rate_changes;
   SourceLocation rate_changes_from;
+  // system.symmetry: step one representative per class of ranks with identical programs where
+  // that is proven to change no result (symmetry_choice.h). Off by default: a reduced run still
+  // runs every operation, so it saves only the mirrored ranks' own steps, and each refinement
+  // costs a run (system/README.md).
+  bool symmetry = false;
 };
 
 // Reads every section of `document` (overrides already applied) and checks for unknown keys. An

@@ -39,6 +39,18 @@ void read_system(config::Reader& system, std::uint32_t streams_needed, system::R
   runtime.watchdog = std::chrono::nanoseconds(watchdog.picoseconds() / 1000);
 }
 
+std::vector<ParamEntry> system_parameter_catalog() {
+  return {
+      {"comm_streams", "count", "auto", "[1, 64]", "communication streams per rank; auto: what the workload uses, at least 2"},
+      {"stream_weights", "list", "", "> 0 each", "per communication stream: bandwidth weight on contended links (flow)"},
+      {"stream_classes", "list", "", "0 or 1..queues-1", "per communication stream: packet traffic class"},
+      {"watchdog", "time", "300s", ">= 0", "wall time the simulated clock may stand still before the run stops; 0 = never"},
+      {"symmetry", "flag", "false", "true, false",
+       "analytical mode: step one representative per class of ranks with identical programs (checked; the summary's "
+       "symmetry block says what was reduced or why not)"},
+  };
+}
+
 void check_stream_classes(config::Reader& system, const system::RuntimeOptions& runtime, const NetworkSection& network) {
   if (network.params.mode != network::NetworkMode::kPacket) return;
   for (const std::uint8_t c : runtime.stream_classes) {

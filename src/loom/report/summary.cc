@@ -122,6 +122,7 @@ nlohmann::json make_summary(const RunInfo& info, const workload::Workload& workl
       {"metrics", metrics_json(workload, metrics)},
       {"network", info.network},
       {"memory", info.memory},
+      {"symmetry", info.symmetry},
       {"warnings", info.warnings},
       {"outputs", std::move(outputs)},
   };

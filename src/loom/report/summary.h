@@ -28,6 +28,7 @@ struct RunInfo {
   nlohmann::json network;            // backend-specific results (e.g. hot links), or null
   nlohmann::json memory;             // synthesised training: per-rank memory estimate, or null
   std::vector<std::string> warnings; // what loading the inputs and running warned about (also printed)
+  nlohmann::json symmetry;           // the rank-symmetry reduction (experiment/symmetry_choice.h), or null
 };
 
 nlohmann::json make_summary(const RunInfo& info, const workload::Workload& workload, const system::RunResult& result,

@@ -69,12 +69,24 @@ struct RunResult {
   std::vector<Time> rank_finish;          // per rank
   std::vector<NodeTiming> nodes;          // per workload node
   std::vector<CollectiveRecord> collectives;  // ordered by (start, communicator, sequence)
-  std::vector<TransferRecord> transfer_log;   // when recorded (RuntimeOptions), in start order
+  // When recorded (RuntimeOptions): ordered by start, then source and destination rank and
+  // node, bytes, end and ideal time (transfers starting together in a canonical order).
+  std::vector<TransferRecord> transfer_log;
   std::uint64_t transfers = 0;
   Bytes bytes_moved = 0;
   std::uint64_t events = 0;               // simulator events processed
   std::vector<std::string> plan_names;    // custom_plans' names by index; empty if none ran
   bool complete = true;                   // false: stopped early on request (Runtime::run)
+  // With rank symmetry (RuntimeOptions::symmetry): the first mirrored node whose part in an
+  // operation ended at another time than its representative's, so that the ranks were not
+  // equivalent and the reduced run is not the full one (it stopped when that operation ended, so
+  // the timings are partial and only good for finding out which ranks differ); empty when all
+  // agreed.
+  std::string symmetry_mismatch;
+  // Per rank, when there is a mismatch: 0 for a rank that agreed with its representative, else
+  // a key of where it first differed (its node's program position and end), for
+  // RankSymmetry::refined.
+  std::vector<std::uint64_t> symmetry_split;
 };
 
 }  // namespace loom::system

@@ -21,6 +21,10 @@ Runtime::Runtime(Simulator& simulator, const topology::Topology& topology, const
     throw UserError(fmt::format("the workload has {} ranks but the topology has only {} GPUs",
                                 workload.rank_count(), topology.gpu_count()));
   }
+  if (options.symmetry != nullptr && options.symmetry->rank_count() != workload.rank_count()) {
+    throw UserError("the rank symmetry was found for another workload");
+  }
+  if (options.symmetry != nullptr) part_done_.assign(workload.node_count(), false);
   if (options.direct_window == 0) throw UserError("collective.direct_window must be at least 1");
   if (options.comm_streams == 0) throw UserError("system.comm_streams must be at least 1");
   for (double w : options.stream_weights) {
@@ -50,6 +54,13 @@ Runtime::Runtime(Simulator& simulator, const topology::Topology& topology, const
     node_state_[id].pending = static_cast<std::uint32_t>(workload.deps(id).size());
     node_state_[id].stream = node.rank * per_rank + (node.kind == NodeKind::kCompute ? 0 : 1 + node.stream);
     node_state_[id].kind = static_cast<std::uint32_t>(node.kind);
+    if (is_mirror(id)) {
+      // Never ready: it joins operations through its representative (join_mirrors).
+      node_state_[id].pending = kMirrorPending;
+      if (node.kind != NodeKind::kCompute) ++nodes_to_run_;
+      continue;
+    }
+    ++nodes_to_run_;
     if (node.kind == NodeKind::kCompute) duration_[id] = node.duration;
     for (NodeId dep : workload.deps(id)) ++node_state_[dep + 1].first_dependent;
   }
@@ -58,6 +69,7 @@ Runtime::Runtime(Simulator& simulator, const topology::Topology& topology, const
   std::vector<std::uint32_t> fill(n);
   for (NodeId id = 0; id < n; ++id) fill[id] = node_state_[id].first_dependent;
   for (NodeId id = 0; id < n; ++id) {
+    if (is_mirror(id)) continue;
     for (NodeId dep : workload.deps(id)) dependents_[fill[dep]++] = id;
   }
   streams_.resize(std::size_t{workload.rank_count()} * per_rank);
@@ -124,9 +136,10 @@ RunResult Runtime::run(const RunWatcher& watcher) {
         "no progress: simulated time stayed at {} for {} of wall time ({} events processed, {} of {} "
         "operations done); stopped by the watchdog (system.watchdog)",
         simulator_.now(), Time::ns(options_.watchdog.count()), simulator_.events_processed(),
-        nodes_done_, workload_.node_count()));
+        nodes_done_, nodes_to_run_));
   }
-  if (result_.complete && nodes_done_ != workload_.node_count()) report_stall();
+  if (result_.complete && !symmetry_broken_ && nodes_done_ != nodes_to_run_) report_stall();
+  expand_mirrors();
   result_.events = simulator_.events_processed();
   for (Time t : result_.rank_finish) result_.makespan = std::max(result_.makespan, t);
   if (!result_.complete) result_.makespan = std::max(result_.makespan, simulator_.now());
@@ -134,13 +147,19 @@ RunResult Runtime::run(const RunWatcher& watcher) {
             [](const CollectiveRecord& a, const CollectiveRecord& b) {
               return std::tie(a.start, a.communicator, a.sequence) < std::tie(b.start, b.communicator, b.sequence);
             });
+  // Transfers starting at one instant are listed by their content, not by the order events
+  // happened to issue them, so that a run with rank symmetry lists what the full run does.
+  std::sort(result_.transfer_log.begin(), result_.transfer_log.end(), [](const TransferRecord& a, const TransferRecord& b) {
+    return std::tie(a.start, a.src_rank, a.dst_rank, a.src, a.dst, a.bytes, a.end, a.ideal) <
+           std::tie(b.start, b.src_rank, b.dst_rank, b.src, b.dst, b.bytes, b.end, b.ideal);
+  });
   return std::move(result_);
 }
 
 bool Runtime::check_watcher(void* self) {
   const auto* runtime = static_cast<const Runtime*>(self);
   const Simulator& sim = runtime->simulator_;
-  return (*runtime->watcher_)({sim.now(), sim.events_processed(), runtime->nodes_done_, runtime->workload_.node_count()});
+  return (*runtime->watcher_)({sim.now(), sim.events_processed(), runtime->nodes_done_, runtime->nodes_to_run_});
 }
 
 void Runtime::close_interrupted_run() {
@@ -207,10 +226,12 @@ void Runtime::start_node(NodeId id) {
       break;
     case NodeKind::kCollective:
       arrive(id);
+      if (options_.symmetry != nullptr) join_mirrors(id);
       break;
     case NodeKind::kSend:
     case NodeKind::kRecv:
       arrive_point_to_point(id);
+      if (options_.symmetry != nullptr) join_mirrors(id);
       break;
   }
 }
@@ -345,8 +366,15 @@ void Runtime::on_transfer_complete(std::uint64_t cookie) {
     const NodeId send = done.send;
     const NodeId recv = done.recv;
     free_in_flight_.push_back(slot);
-    node_done(send);
-    node_done(recv);
+    for (const NodeId end : {send, recv}) {
+      if (is_mirror(end)) {
+        finish_mirror(end);
+      } else {
+        part_done(end);
+        node_done(end);
+      }
+    }
+    if (symmetry_broken_) simulator_.stop();
     return;
   }
   // The bytes have left the sender; the transfer arrives after its protocol hop latency (the

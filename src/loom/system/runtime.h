@@ -37,6 +37,7 @@
 #include "loom/core/delay_batcher.h"
 #include "loom/core/simulator.h"
 #include "loom/network/backend.h"
+#include "loom/system/rank_symmetry.h"
 #include "loom/system/run_result.h"
 #include "loom/topology/topology.h"
 #include "loom/workload/workload_counts.h"
@@ -79,6 +80,14 @@ struct RuntimeOptions {
   // Wall time the simulated clock may stand still before run() gives up (Simulator::set_watchdog;
   // zero = never).
   std::chrono::nanoseconds watchdog{0};
+  // Rank classes to reduce (rank_symmetry.h; null = none): only representatives' nodes are
+  // stepped. A mirrored rank's collective and point-to-point nodes join their operations when
+  // its representative's node at the same program position starts, so every operation still
+  // runs with all its members on the network; its other nodes never run. After the run, every
+  // mirrored node's timing is its representative's, and the communication nodes' own ends are
+  // checked against it (RunResult::symmetry_mismatch names the first that differs). Must
+  // outlive the Runtime.
+  const RankSymmetry* symmetry = nullptr;
 };
 
 // How far a run has come, for a progress display.
@@ -157,6 +166,14 @@ class Runtime final : private network::CompletionHandler {
   [[noreturn]] void report_stall() const;
   static bool check_watcher(void* self);
   void close_interrupted_run();
+  // Rank symmetry (runtime_mirrors.cc): the mirrored nodes of `id` join their operations; a
+  // mirrored node's part ends; after the run, mirrored nodes take their representative's timing.
+  bool is_mirror(workload::NodeId id) const { return options_.symmetry != nullptr && options_.symmetry->is_mirror(id); }
+  void join_mirrors(workload::NodeId id);
+  void finish_mirror(workload::NodeId id);
+  void part_done(workload::NodeId id);  // a representative's communication node ended its part
+  void stop_on_mismatch();  // the run stops when the current operation ends
+  void expand_mirrors();
 
   Simulator& simulator_;
   const topology::Topology& topology_;
@@ -181,6 +198,7 @@ class Runtime final : private network::CompletionHandler {
     std::uint32_t kind : 2 = 0;         // workload::NodeKind
   };
   static constexpr std::uint32_t kMaxStreams = std::uint32_t{1} << 30;
+  static constexpr std::uint32_t kMirrorPending = 0xffffffffu;  // a mirrored node's pending count
   std::vector<NodeState> node_state_;   // per node, plus one past the end
   std::vector<Time> duration_;          // per node: a compute node's duration (else zero)
   std::vector<workload::NodeId> dependents_;
@@ -205,6 +223,9 @@ class Runtime final : private network::CompletionHandler {
   std::vector<InFlight> in_flight_;
   std::vector<std::uint32_t> free_in_flight_;
   std::uint64_t nodes_done_ = 0;
+  std::uint64_t nodes_to_run_ = 0;  // all nodes but mirrored compute nodes
+  std::vector<bool> part_done_;     // with symmetry, per node: its communication part ended
+  bool symmetry_broken_ = false;    // a mirrored part ended at another time than its original
   const RunWatcher* watcher_ = nullptr;  // during run()
   collective::Progress progress_;  // on_transfer_complete's, reused so that it allocates once
   RunResult result_;

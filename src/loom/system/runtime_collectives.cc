@@ -282,8 +282,14 @@ void Runtime::apply(std::uint32_t index, const collective::Progress& progress) {
       LOOM_ASSERT(instance.execution->finished(), "every member finished but the execution did not");
       result_.collectives.push_back(instance.record);
       instance.execution.reset();
+      if (symmetry_broken_) simulator_.stop();
     }
-    node_completions_.add(Time::zero(), node);
+    if (is_mirror(node)) {
+      finish_mirror(node);
+    } else {
+      part_done(node);
+      node_completions_.add(Time::zero(), node);
+    }
   }
 }
 

@@ -1,0 +1,81 @@
+#include "loom/experiment/symmetry_choice.h"
+
+#include <fmt/format.h>
+
+#include "loom/experiment/experiment.h"
+
+namespace loom::experiment {
+
+namespace {
+// "0,2-5,9": ascending ranks as ranges.
+std::string rank_ranges(std::span<const std::uint32_t> ranks) {
+  std::string text;
+  for (std::size_t i = 0; i < ranks.size();) {
+    std::size_t j = i;
+    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
+    if (!text.empty()) text += ',';
+    text += j == i ? fmt::format("{}", ranks[i]) : fmt::format("{}-{}", ranks[i], ranks[j]);
+    i = j + 1;
+  }
+  return text;
+}
+constexpr std::uint32_t kListedClasses = 64;
+}  // namespace
+
+SymmetryChoice choose_symmetry(const Experiment& e) {
+  SymmetryChoice choice;
+  choice.enabled = e.symmetry;
+  if (!e.symmetry) {
+    choice.declined = "switched off (system.symmetry: false)";
+    return choice;
+  }
+  if (e.network.params.mode != network::NetworkMode::kAnalytical) {
+    choice.declined = fmt::format(
+        "network.mode {}: concurrent operations share links there, so ranks with identical programs need not see "
+        "identical links; the reduction is proven for analytical mode only",
+        network::to_string(e.network.params.mode));
+    return choice;
+  }
+  system::RankSymmetry classes = system::RankSymmetry::find(e.workload);
+  if (!classes.declined().empty()) {
+    choice.declined = classes.declined();
+  } else if (!classes.reduces()) {
+    choice.declined = "no two ranks run the same program";
+  } else {
+    choice.classes = std::move(classes);
+  }
+  return choice;
+}
+
+nlohmann::json symmetry_json(const SymmetryChoice& choice, const workload::Workload& workload) {
+  nlohmann::json j = {{"enabled", choice.enabled}, {"applied", choice.classes.has_value()}};
+  if (!choice.refinements.empty()) j["refinements"] = choice.refinements;
+  if (!choice.classes) {
+    j["declined"] = choice.declined;
+    return j;
+  }
+  const system::RankSymmetry& s = *choice.classes;
+  std::uint64_t compute = 0;
+  for (workload::NodeId id = 0; id < workload.node_count(); ++id) {
+    if (s.is_mirror(id) && workload.node(id).kind == workload::NodeKind::kCompute) ++compute;
+  }
+  nlohmann::json classes = nlohmann::json::array();
+  for (std::uint32_t c = 0; c < std::min(s.class_count(), kListedClasses); ++c) {
+    classes.push_back({{"representative", s.representatives()[c]},
+                       {"size", s.members(c).size()},
+                       {"members", rank_ranges(s.members(c))}});
+  }
+  j["ranks"] = s.rank_count();
+  j["classes"] = s.class_count();
+  j["simulated_ranks"] = s.class_count();
+  j["nodes"] = workload.node_count();
+  j["mirrored_nodes"] = s.mirrored_nodes();
+  j["skipped_compute_nodes"] = compute;
+  j["note"] = "a mirrored rank's compute nodes are not simulated; its collectives and sends still run with all "
+              "members, and each ended when its representative's did (checked)";
+  j["class_list"] = std::move(classes);
+  if (s.class_count() > kListedClasses) j["classes_listed"] = kListedClasses;
+  return j;
+}
+
+}  // namespace loom::experiment

@@ -1,0 +1,144 @@
+#include "loom/system/rank_symmetry.h"
+
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+namespace loom::system {
+
+using workload::Node;
+using workload::NodeId;
+
+namespace {
+
+std::uint64_t combine(std::uint64_t seed, std::uint64_t value) {
+  return (seed ^ value) * 0x100000001b3ULL + 0x9e3779b97f4a7c15ULL;
+}
+
+// What decides a node's timing, apart from whom it talks to (rank_symmetry.h).
+bool same_timing(const Node& a, const Node& b) {
+  return a.kind == b.kind && a.op == b.op && a.algorithm == b.algorithm && a.compute_kind == b.compute_kind &&
+         a.stream == b.stream && a.bytes == b.bytes && a.flops == b.flops && a.duration == b.duration &&
+         a.iteration == b.iteration && a.layer == b.layer && a.micro_batch == b.micro_batch && a.dtype == b.dtype;
+}
+
+std::uint64_t timing_hash(const Node& n) {
+  std::uint64_t h = combine(static_cast<std::uint64_t>(n.kind), static_cast<std::uint64_t>(n.op));
+  h = combine(h, n.algorithm ? 1 + static_cast<std::uint64_t>(*n.algorithm) : 0);
+  h = combine(h, static_cast<std::uint64_t>(n.compute_kind) << 8 | n.stream);
+  h = combine(h, n.bytes);
+  h = combine(h, n.flops);
+  h = combine(h, static_cast<std::uint64_t>(n.duration.picoseconds()));
+  h = combine(h, std::uint64_t{n.iteration} << 32 | std::uint64_t{n.layer} << 16 | n.micro_batch);
+  return h;
+}
+
+}  // namespace
+
+std::span<const std::uint32_t> RankSymmetry::members(std::uint32_t class_index) const {
+  return {members_.data() + member_first_[class_index], member_first_[class_index + 1] - member_first_[class_index]};
+}
+
+RankSymmetry RankSymmetry::find(const workload::Workload& w) {
+  RankSymmetry s;
+  const std::uint32_t ranks = w.rank_count();
+  const std::uint32_t n = w.node_count();
+  // Each rank's program: its nodes in id order (CSR by rank).
+  s.rank_first_.assign(std::size_t{ranks} + 1, 0);
+  for (NodeId id = 0; id < n; ++id) ++s.rank_first_[w.node(id).rank + 1];
+  for (std::uint32_t r = 0; r < ranks; ++r) s.rank_first_[r + 1] += s.rank_first_[r];
+  s.program_.resize(n);
+  s.position_.resize(n);
+  std::vector<std::uint32_t> fill(s.rank_first_.begin(), s.rank_first_.end() - 1);
+  for (NodeId id = 0; id < n; ++id) {
+    const std::uint32_t r = w.node(id).rank;
+    s.position_[id] = fill[r] - s.rank_first_[r];
+    s.program_[fill[r]++] = id;
+  }
+  s.image_.resize(n);
+  for (NodeId id = 0; id < n; ++id) s.image_[id] = id;
+  s.representative_.resize(ranks);
+  s.class_index_.assign(ranks, 0);
+  for (std::uint32_t r = 0; r < ranks; ++r) s.representative_[r] = r;
+  for (NodeId id = 0; id < n && s.declined_.empty(); ++id) {
+    for (NodeId dep : w.deps(id)) {
+      if (w.node(dep).rank == w.node(id).rank) continue;
+      s.declined_ = fmt::format("node '{}' of rank {} depends on a node of rank {}: ranks that wait on each other "
+                                "outside collectives and sends are not reduced",
+                                w.label(w.node(id).label), w.node(id).rank, w.node(dep).rank);
+      break;
+    }
+  }
+  const auto program = [&s](std::uint32_t r) { return s.program(r); };
+  const auto same_program = [&](std::uint32_t a, std::uint32_t b) {
+    const auto pa = program(a), pb = program(b);
+    if (pa.size() != pb.size()) return false;
+    for (std::size_t i = 0; i < pa.size(); ++i) {
+      if (!same_timing(w.node(pa[i]), w.node(pb[i]))) return false;
+      const auto da = w.deps(pa[i]), db = w.deps(pb[i]);
+      if (da.size() != db.size()) return false;
+      for (std::size_t d = 0; d < da.size(); ++d) {
+        if (s.position_[da[d]] != s.position_[db[d]]) return false;
+      }
+    }
+    return true;
+  };
+  if (s.declined_.empty()) {
+    std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> reps_by_hash;
+    for (std::uint32_t r = 0; r < ranks; ++r) {
+      std::uint64_t h = program(r).size();
+      for (NodeId id : program(r)) {
+        h = combine(h, timing_hash(w.node(id)));
+        for (NodeId dep : w.deps(id)) h = combine(h, s.position_[dep]);
+      }
+      std::vector<std::uint32_t>& candidates = reps_by_hash[h];
+      for (std::uint32_t rep : candidates) {
+        if (same_program(rep, r)) {
+          s.representative_[r] = rep;
+          break;
+        }
+      }
+      if (s.representative_[r] == r) candidates.push_back(r);
+    }
+  }
+  s.build_classes();
+  return s;
+}
+
+RankSymmetry RankSymmetry::refined(const std::vector<std::uint64_t>& key) const {
+  RankSymmetry s = *this;
+  std::unordered_map<std::uint64_t, std::uint32_t> first;  // (old class, key) -> new representative
+  for (std::uint32_t r = 0; r < rank_count(); ++r) {
+    const std::uint64_t k = combine(class_of(r), key[r]);
+    s.representative_[r] = first.try_emplace(k, r).first->second;
+  }
+  s.build_classes();
+  return s;
+}
+
+void RankSymmetry::build_classes() {
+  const std::uint32_t ranks = rank_count();
+  class_reps_.clear();
+  mirrored_nodes_ = 0;
+  for (NodeId id = 0; id < static_cast<NodeId>(image_.size()); ++id) image_[id] = id;
+  for (std::uint32_t r = 0; r < ranks; ++r) {
+    if (representative_[r] != r) continue;
+    class_index_[r] = static_cast<std::uint32_t>(class_reps_.size());
+    class_reps_.push_back(r);
+  }
+  member_first_.assign(class_reps_.size() + 1, 0);
+  for (std::uint32_t r = 0; r < ranks; ++r) ++member_first_[class_index_[representative_[r]] + 1];
+  for (std::size_t c = 0; c < class_reps_.size(); ++c) member_first_[c + 1] += member_first_[c];
+  members_.resize(ranks);
+  std::vector<std::uint32_t> next(member_first_.begin(), member_first_.end() - 1);
+  for (std::uint32_t r = 0; r < ranks; ++r) members_[next[class_index_[representative_[r]]]++] = r;
+  for (std::uint32_t r = 0; r < ranks; ++r) {
+    const std::uint32_t rep = representative_[r];
+    if (rep == r) continue;
+    const auto mine = program(r), theirs = program(rep);
+    for (std::size_t i = 0; i < mine.size(); ++i) image_[mine[i]] = theirs[i];
+    mirrored_nodes_ += mine.size();
+  }
+}
+
+}  // namespace loom::system

@@ -1,0 +1,93 @@
+// Rank symmetry in the runtime (RuntimeOptions::symmetry): mirrored ranks' communication nodes
+// join their operations with their representative, and after the run every mirrored node takes
+// its representative's timing, checked against the ends the operations reported.
+#include <fmt/format.h>
+
+#include "loom/core/error.h"
+#include "loom/system/runtime.h"
+#include "loom/system/runtime_state.h"
+
+namespace loom::system {
+
+using workload::NodeId;
+using workload::NodeKind;
+
+void Runtime::join_mirrors(NodeId id) {
+  const RankSymmetry& symmetry = *options_.symmetry;
+  const std::uint32_t rank = streams_[node_state_[id].stream].rank;
+  const auto members = symmetry.members(symmetry.class_of(rank));
+  const bool collective = static_cast<NodeKind>(node_state_[id].kind) == NodeKind::kCollective;
+  for (std::size_t i = 1; i < members.size(); ++i) {
+    const NodeId mirror = symmetry.counterpart(id, members[i]);
+    result_.nodes[mirror].start = simulator_.now();
+    collective ? arrive(mirror) : arrive_point_to_point(mirror);
+  }
+}
+
+void Runtime::finish_mirror(NodeId id) {
+  ++nodes_done_;
+  result_.nodes[id].end = simulator_.now();
+  part_done_[id] = true;
+  const NodeId original = options_.symmetry->image(id);
+  if (part_done_[original] && result_.nodes[original].end != simulator_.now()) stop_on_mismatch();
+}
+
+void Runtime::part_done(NodeId id) {
+  if (options_.symmetry == nullptr) return;
+  part_done_[id] = true;
+  result_.nodes[id].end = simulator_.now();  // node_done() records the same when it runs
+  const RankSymmetry& symmetry = *options_.symmetry;
+  const std::uint32_t rank = streams_[node_state_[id].stream].rank;
+  const auto members = symmetry.members(symmetry.class_of(rank));
+  for (std::size_t i = 1; i < members.size(); ++i) {
+    const NodeId mirror = symmetry.counterpart(id, members[i]);
+    if (part_done_[mirror] && result_.nodes[mirror].end != simulator_.now()) stop_on_mismatch();
+  }
+}
+
+// Once a mirrored rank has left its representative's timeline, the rest of the run would be
+// wrong: the run stops when the operation that showed it ends (apply(), on_transfer_complete),
+// so that every member that differs there is seen, and expand_mirrors() says where.
+void Runtime::stop_on_mismatch() { symmetry_broken_ = true; }
+
+void Runtime::expand_mirrors() {
+  if (options_.symmetry == nullptr) return;
+  const RankSymmetry& symmetry = *options_.symmetry;
+  std::vector<std::uint64_t> split(symmetry.rank_count(), 0);
+  bool differs = false;
+  for (std::uint32_t c = 0; c < symmetry.class_count(); ++c) {
+    const auto members = symmetry.members(c);
+    const std::uint32_t rep = members[0];
+    const auto program = symmetry.program(rep);
+    for (std::size_t i = 1; i < members.size(); ++i) {
+      const std::uint32_t rank = members[i];
+      result_.rank_finish[rank] = result_.rank_finish[rep];
+      for (std::size_t position = 0; position < program.size(); ++position) {
+        const NodeId original = program[position];
+        const NodeId mirror = symmetry.counterpart(original, rank);
+        const NodeTiming& theirs = result_.nodes[original];
+        NodeTiming& mine = result_.nodes[mirror];
+        const bool compute = workload_.node(mirror).kind == NodeKind::kCompute;
+        const bool both_done = part_done_[mirror] && part_done_[original];
+        if (!compute && both_done && split[rank] == 0 && (mine.end != theirs.end || mine.start != theirs.start)) {
+          split[rank] = (std::uint64_t{position} + 1) * 0x9e3779b97f4a7c15ULL ^
+                        static_cast<std::uint64_t>(mine.end.picoseconds());
+          if (!differs) {
+            result_.symmetry_mismatch = fmt::format(
+                "rank {}'s '{}' ran [{}, {}] but its representative rank {}'s ran [{}, {}]", rank,
+                workload_.label(workload_.node(mirror).label), mine.start, mine.end, rep, theirs.start, theirs.end);
+          }
+          differs = true;
+        }
+        mine.start = theirs.start;
+        mine.end = theirs.end;
+        mine.enabler = theirs.enabler == kNoNode ? kNoNode : symmetry.counterpart(theirs.enabler, rank);
+        if (compute) mine.rendezvous = theirs.rendezvous;
+      }
+    }
+  }
+  LOOM_ASSERT(differs == symmetry_broken_, "a mismatch of mirrored ranks was seen in the run but not after it");
+  if (differs) result_.symmetry_split = std::move(split);
+}
+
+}  // namespace loom::system

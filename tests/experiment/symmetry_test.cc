@@ -1,0 +1,191 @@
+// Rank symmetry on vs off (experiment/symmetry_choice.h): the same experiment gives byte-identical
+// tables and the same summary (but for its "symmetry" block and the switch itself) whether one
+// representative per class of ranks is stepped or every rank is; where ranks are not
+// equivalent, the reduction declines and says why.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "loom/experiment/experiment.h"
+#include "fixtures.h"
+#include "user_error.h"
+
+namespace loom::experiment {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+fs::path scratch_dir(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("loom_symmetry_test_" + name + "." + std::to_string(getpid()));
+  fs::remove_all(dir);
+  return dir;
+}
+
+Outcome run_text(const std::string& text, std::vector<std::string> overrides, const fs::path& dir) {
+  config::Document document = config::Document::parse(text, "exp.yaml");
+  overrides.push_back("output.dir=" + dir.string());
+  for (const auto& o : overrides) document.apply_override(o);
+  return run(load(document));
+}
+
+// The summary without what differs by design: the symmetry block, the switch, the folder.
+nlohmann::json comparable(nlohmann::json summary) {
+  summary.erase("symmetry");
+  summary["config"]["system"].erase("symmetry");
+  summary["config"]["output"].erase("dir");
+  return summary;
+}
+
+// Runs `text` with the reduction on and off; every file must be byte-identical and the
+// summaries equal but for the symmetry block. Returns the symmetry block of the reduced run.
+nlohmann::json expect_same_with_and_without(const std::string& name, const std::string& text,
+                                            const std::vector<std::string>& overrides = {}) {
+  const fs::path on = scratch_dir(name + "_on"), off = scratch_dir(name + "_off");
+  std::vector<std::string> with = overrides, without = overrides;
+  with.push_back("system.symmetry=true");
+  without.push_back("system.symmetry=false");
+  const Outcome reduced = run_text(text, with, on);
+  const Outcome full = run_text(text, without, off);
+  EXPECT_EQ(full.summary["symmetry"]["applied"], false);
+  std::size_t compared = 0;
+  for (const fs::directory_entry& file : fs::directory_iterator(off)) {
+    const std::string filename = file.path().filename().string();
+    if (filename == "summary.json") continue;
+    EXPECT_TRUE(read_file(file.path()) == read_file(on / filename)) << name << ": " << filename << " differs";
+    ++compared;
+  }
+  EXPECT_GE(compared, 4u) << name << ": collectives, flows, ranks and timeline";
+  EXPECT_EQ(comparable(reduced.summary), comparable(full.summary)) << name;
+  fs::remove_all(on);
+  fs::remove_all(off);
+  return reduced.summary["symmetry"];
+}
+
+const char* const kTraining = R"(
+topology: {blueprint: rail-optimized, hosts: 4, host_model: dgx-h100}
+workload: {type: training, model: gpt-13b, tp: 8, pp: 2, dp: 2, global_batch: 8, distributed_optimizer: true}
+collective: {algorithm: auto}
+network: {mode: analytical}
+)";
+
+TEST(RankSymmetry, TrainingIsByteIdenticalWithAndWithoutTheReduction) {
+  const nlohmann::json s = expect_same_with_and_without("training", kTraining);
+  ASSERT_EQ(s["applied"], true) << s.dump();
+  EXPECT_EQ(s["ranks"], 32);
+  // Every TP peer and DP replica of a pipeline stage runs the same program: one class per stage.
+  EXPECT_EQ(s["classes"], 2);
+  EXPECT_EQ(s["class_list"][1]["members"], "16-31");
+  EXPECT_GT(s["skipped_compute_nodes"].get<std::uint64_t>(), 0u);
+}
+
+// ZeRO-3 gathers over DP rings whose members end at different times: whether some classes
+// survive the refinements or every rank runs, the outputs are the full run's.
+TEST(RankSymmetry, InterleavedZeroThreeTrainingIsByteIdentical) {
+  const nlohmann::json s = expect_same_with_and_without(
+      "zero3", kTraining,
+      {"workload.schedule=interleaved", "workload.virtual_stages=2", "workload.sharding=full", "workload.dp=4",
+       "workload.tp=4", "workload.global_batch=8"});
+  EXPECT_TRUE(s.contains("refinements")) << s.dump();
+}
+
+// SimAI workload text from the shared fixtures, on DGX-H100 hosts of 8 GPUs.
+std::string simai_experiment(const std::string& file, std::uint32_t gpus) {
+  return "topology: {blueprint: rail-optimized, hosts: " + std::to_string(gpus / 8) +
+         ", host_model: dgx-h100}\nworkload: {type: trace, file: " +
+         testing::fixture_path("simai/inputs/workloads/" + file).string() + "}\nnetwork: {mode: analytical}\n";
+}
+
+TEST(RankSymmetry, SimaiWorkloadsAreByteIdenticalWithAndWithoutTheReduction) {
+  const fs::path first = testing::fixture_path("simai/inputs/workloads/simai_example_microAllReduce.txt");
+  LOOM_SKIP_WITHOUT_FIXTURE(first);
+  const std::vector<std::pair<std::string, std::uint32_t>> workloads = {
+      {"simai_example_microAllReduce.txt", 8},
+      {"authored_dp_allreduce_64MB_tp8_g128.txt", 128},
+      {"aicb_micro_test_all_to_all.txt", 8},
+      {"derived_L7B-M1-C04_Llama7B_megatron_tp2_pp1_mbs1_A100_hdrfix_g64.txt", 64},
+      {"derived_G175B-M1-C03_GPT175B_megatron_tp8_pp1_mbs1_A100_hdrfix_g128.txt", 128},
+  };
+  for (const auto& [file, gpus] : workloads) {
+    const nlohmann::json s = expect_same_with_and_without(file, simai_experiment(file, gpus));
+    EXPECT_TRUE(s.contains("applied")) << file;
+  }
+  // TP peers of a ring finish at different times: the 8 TP positions are the classes, each
+  // holding the 8 DP replicas.
+  const std::string g13b = "derived_G13B-M1-C01_GPT13B_megatron_tp8_pp1_mbs1_A100_hdrfix_g64.txt";
+  const nlohmann::json s = expect_same_with_and_without("g13b_classes", simai_experiment(g13b, 64));
+  ASSERT_EQ(s["applied"], true) << s.dump();
+  EXPECT_EQ(s["classes"], 8);
+  EXPECT_EQ(s["class_list"][1]["members"], "1,9,17,25,33,41,49,57");
+  EXPECT_FALSE(s["refinements"].empty());
+}
+
+// A ring all-reduce over `hosts` hosts of `gpus` GPUs, two hosts per leaf, one spine cable of a
+// quarter of the NICs' bandwidth per leaf.
+std::string ring_over_leaves(int hosts, int gpus) {
+  return "topology: {blueprint: leaf-spine, hosts: " + std::to_string(hosts) +
+         ", hosts_per_leaf: 2, gpus_per_host: " + std::to_string(gpus) +
+         ", spines: 1, links_per_pair: 1, spine_link_bandwidth: 100Gbps}\n"
+         "workload: {type: microbenchmark, collectives: [{op: all-reduce, group: world, size: 16MiB, "
+         "algorithm: ring}]}\nnetwork: {mode: analytical}\n";
+}
+
+// Two hosts on one leaf and a third on another: in the ring over the three, one member's hops
+// stay under its leaf and the others' cross the spine, so the ranks run one program but are not
+// equivalent: the reduction finds it, splits them, and with no class left declines and says why.
+TEST(RankSymmetry, DeclinesWhereRanksAreNotEquivalentAndSaysSo) {
+  const nlohmann::json s = expect_same_with_and_without("oversubscribed", ring_over_leaves(3, 1));
+  EXPECT_EQ(s["applied"], false) << s.dump();
+  EXPECT_NE(s.value("declined", "").find("not equivalent"), std::string::npos) << s.dump();
+  EXPECT_EQ(s["refinements"].size(), 1u) << s.dump();
+}
+
+// With four hosts of two GPUs, two hosts under each leaf, the members pair up by their place in
+// the ring: the reduction splits the one class into two and stays exact.
+TEST(RankSymmetry, SplitsRanksByWhatTheFabricDoesToThem) {
+  const nlohmann::json s = expect_same_with_and_without("split", ring_over_leaves(4, 2));
+  ASSERT_EQ(s["applied"], true) << s.dump();
+  EXPECT_EQ(s["classes"], 2);
+  EXPECT_EQ(s["class_list"][0]["members"], "0-1,4-5");
+}
+
+TEST(RankSymmetry, FlowModeDeclinesAndSaysWhy) {
+  const fs::path dir = scratch_dir("flow");
+  const Outcome o = run_text(kTraining, {"network.mode=flow", "system.symmetry=true", "workload.tp=2", "workload.dp=2", "workload.pp=1"}, dir);
+  EXPECT_EQ(o.summary["symmetry"]["applied"], false);
+  EXPECT_NE(o.summary["symmetry"]["declined"].get<std::string>().find("network.mode flow"), std::string::npos);
+  fs::remove_all(dir);
+}
+
+// Off unless asked for (experiment.h says why).
+TEST(RankSymmetry, OffByDefaultAndSaysSo) {
+  const fs::path dir = scratch_dir("off");
+  const Outcome o = run_text(kTraining, {"workload.tp=2", "workload.pp=1"}, dir);
+  EXPECT_EQ(o.summary["symmetry"]["enabled"], false);
+  EXPECT_NE(o.summary["symmetry"]["declined"].get<std::string>().find("system.symmetry"), std::string::npos);
+  fs::remove_all(dir);
+}
+
+TEST(RankSymmetry, ANonBooleanSwitchIsRejectedWithItsKey) {
+  const std::string error = testing::user_error_of([&] {
+    config::Document document = config::Document::parse(std::string(kTraining) + "system: {symmetry: maybe}\n", "exp.yaml");
+    load(document);
+  });
+  EXPECT_NE(error.find("symmetry"), std::string::npos) << error;
+  EXPECT_NE(error.find("exp.yaml:"), std::string::npos) << error;
+}
+
+}  // namespace
+}  // namespace loom::experiment
