@@ -58,6 +58,7 @@ TEST(ConflictGraph, IsomorphicPatternsShareADigestAndOnlyThey) {
 PacketParams memo_params(CcKind cc, bool memo, const std::string& dir = "") {
   PacketParams p;
   p.cc.kind = cc;
+  p.nic.window = true;  // DCQCN as SimAI.conf runs it (its own default is rate-only)
   p.fast_forward.enabled = true;
   p.fast_forward.memo = memo;
   p.fast_forward.memo_dir = dir;
