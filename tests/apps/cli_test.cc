@@ -419,7 +419,7 @@ fs::path incast_file() {
   const fs::path file = scratch() / "memo_incast.yaml";
   std::ofstream(file) << "topology: {blueprint: single-switch, hosts: 5, gpus_per_host: 1, nic_bandwidth: 100Gbps}\n"
                          "workload:\n  collectives: [{op: gather, size: 96MiB, algorithm: direct, repeat: 2}]\n"
-                         "network:\n  mode: packet\n  packet: {cc: dcqcn, fast_forward: {enabled: true}}\n";
+                         "network:\n  mode: packet\n  packet: {cc: dcqcn, window: true, fast_forward: {enabled: true}}\n";
   return file;
 }
 
