@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -254,6 +255,53 @@ LinkId cable(const Topology& t, std::string_view a, std::string_view b) {
   }
   ADD_FAILURE() << "no cable " << a << " - " << b;
   return 0;
+}
+
+// 32 leaves of one single-GPU host each, 2 spines, 2 cables per pair: a spine has 64 links and
+// the destination group one attachment leaf, so spines find their next hops through the
+// neighbour index rather than a scan of their links. Every (up cable, down cable) pair must
+// still be reachable, paths must end at the destination's leaf, and a cable that is down must
+// never be taken.
+TEST(Routing, WideSpinesReachEveryCableTowardsTheDestinationLeaf) {
+  LeafSpineParams p;
+  p.hosts = 32;
+  p.host.gpus_per_host = 1;
+  p.hosts_per_leaf = 1;
+  p.spines = 2;
+  p.links_per_pair = 2;
+  const Topology t = make_leaf_spine(p);
+  Routing r(t);
+  const NodeId src = id(t, "host.3.gpu.0");
+  const NodeId dst = id(t, "host.29.gpu.0");
+  // 2 spines x 2 cables up x 2 cables down.
+  EXPECT_EQ(r.path_count(src, dst), 8u);
+  std::set<std::vector<LinkId>> distinct;
+  for (std::uint64_t h = 0; h < 1024; ++h) {
+    const std::vector<LinkId> path = route_of(r, src, dst, h);
+    const std::vector<std::string> names = visited(t, path);
+    ASSERT_EQ(names.size(), 7u);
+    EXPECT_EQ(names[2], "leaf.3");
+    EXPECT_EQ(names[4], "leaf.29");
+    distinct.insert(path);
+  }
+  EXPECT_EQ(distinct.size(), 8u);
+  Routing::PairRoutes pair = r.pair_routes(src, dst);
+  for (std::uint64_t h = 0; h < 64; ++h) {
+    std::vector<LinkId> from_pair;
+    pair.route(h, from_pair);
+    EXPECT_EQ(from_pair, route_of(r, src, dst, h));
+  }
+
+  const LinkId down = cable(t, "spine.0", "leaf.29");
+  r.set_link_up(down, false);
+  EXPECT_EQ(r.path_count(src, dst), 6u);  // spine.0 keeps one cable down to leaf.29
+  distinct.clear();
+  for (std::uint64_t h = 0; h < 1024; ++h) {
+    const std::vector<LinkId> path = route_of(r, src, dst, h);
+    EXPECT_EQ(std::count(path.begin(), path.end(), down), 0);
+    distinct.insert(path);
+  }
+  EXPECT_EQ(distinct.size(), 6u);
 }
 
 TEST(RoutingFailures, ASpineLinkDownReroutesOverTheOthers) {
