@@ -76,6 +76,8 @@ RunOutput run(const Loaded& loaded, bool write_files) {
     const experiment::Outcome outcome = experiment::run(*e, {}, mode);
     out.summary = outcome.summary.dump();
     out.warnings = outcome.run_warnings;
+    if (!outcome.result.complete) out.warnings.push_back("the run stopped early (" + outcome.result.stop_reason +
+                                                         "): summary \"complete\" is false");
     out.add(experiment::table_texts(*e, outcome), write_files);
   } else {
     const auto& c = std::get<experiment::ClusterExperiment>(loaded.experiment);

@@ -91,9 +91,11 @@ int run_command(const RunArguments& args) {
   report::print_table(std::cout, outcome.entries, outcome.result);
   fmt::print("wrote {}\n", outcome.summary_path.string());
   if (!outcome.result.complete) {
-    fmt::print(stderr, "loom: interrupted (Ctrl-C) at {} simulated: the results so far are in {}, and summary.json says "
-               "\"complete\": false\n", outcome.result.makespan, loaded.output.dir.string());
-    return kInterruptedExitCode;
+    const bool by_watchdog = outcome.result.stop_reason != "interrupted";
+    fmt::print(stderr, "loom: {} at {} simulated: the results so far are in {}, and summary.json says \"complete\": false\n",
+               by_watchdog ? outcome.result.stop_reason : "interrupted (Ctrl-C)", outcome.result.makespan,
+               loaded.output.dir.string());
+    return by_watchdog ? kStalledExitCode : kInterruptedExitCode;
   }
   return 0;
 }

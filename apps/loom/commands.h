@@ -25,7 +25,8 @@ struct RunArguments {
 // The experiment `args` name (or the built-in default) with its overrides, seed and --out applied.
 config::Document experiment_document(const RunArguments& args);
 
-// Returns kInterruptedExitCode (interrupt.h) when Ctrl-C stopped the run.
+// Returns kInterruptedExitCode or kStalledExitCode (interrupt.h) when Ctrl-C or the watchdog stopped
+// the run.
 int run_command(const RunArguments& args);
 // "loom <version> (<git revision>)".
 std::string version_text();

@@ -18,5 +18,7 @@ class InterruptGuard {
 
 // The exit code of a run stopped by Ctrl-C (128 + SIGINT, as shells report it).
 inline constexpr int kInterruptedExitCode = 130;
+// A run stopped by the no-progress watchdog: its input asked for something that does not advance.
+inline constexpr int kStalledExitCode = 2;
 
 }  // namespace loom::app

@@ -300,6 +300,22 @@ TEST(Experiment, ARerunRemovesThePreviousRunsFilesAndKeepsTheUsers) {
   EXPECT_EQ(error_of(text, {"output.dir=" + dir.string()}), "no error");
 }
 
+TEST(Experiment, AStoppedRunWritesWhatRanAndWhyItStopped) {
+  const fs::path dir = scratch_dir("stopped");
+  config::Document document = config::Document::parse(default_experiment_text(), "exp.yaml");
+  document.apply_override("output.dir=" + dir.string());
+  const Outcome outcome = run(load(document), [](const system::RunProgress&) { return false; });
+  EXPECT_FALSE(outcome.result.complete);
+  const nlohmann::json summary = nlohmann::json::parse(read_file(outcome.summary_path));
+  EXPECT_EQ(summary.at("complete"), false);
+  EXPECT_EQ(summary.at("stop_reason"), "interrupted");
+  EXPECT_TRUE(fs::exists(dir / "collectives.csv"));
+  // A complete run has no stop reason.
+  const nlohmann::json whole = nlohmann::json::parse(read_file(run(load(document)).summary_path));
+  EXPECT_EQ(whole.at("complete"), true);
+  EXPECT_FALSE(whole.contains("stop_reason"));
+}
+
 TEST(Experiment, PacketModeRunsTheSameExperiment) {
   const std::string text =
       "topology: {hosts: 2, gpus_per_host: 2}\n"

@@ -38,6 +38,7 @@ TEST(RuntimeInterrupt, AStoppedRunReturnsWhatHappenedUntilTheStop) {
   EXPECT_EQ(seen[0].now, simulator.now());
 
   EXPECT_FALSE(r.complete);
+  EXPECT_EQ(r.stop_reason, "interrupted");
   EXPECT_EQ(r.events, Simulator::kWatchdogEvents);
   EXPECT_EQ(r.makespan, simulator.now());
   EXPECT_GT(r.collectives.size(), 0u);

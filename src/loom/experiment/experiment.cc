@@ -206,6 +206,7 @@ system::RunResult simulate(const Experiment& e, Simulation& sim, const system::R
   network::Backend& carrier = sim.pxn ? static_cast<network::Backend&>(*sim.pxn) : *sim.backend;
   system::RuntimeOptions options = e.runtime;
   options.symmetry = symmetry;
+  options.keep_stalled_run = true;  // what ran until the watchdog stopped it is written, as for Ctrl-C
   system::Runtime runtime(sim.simulator, e.topology, e.workload, carrier, options);
   return runtime.run(watcher);
 }

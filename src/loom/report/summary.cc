@@ -104,7 +104,7 @@ nlohmann::json make_summary(const RunInfo& info, const workload::Workload& workl
   for (const WrittenFile& f : files) {
     outputs.push_back({{"file", f.path.filename().string()}, {"rows", f.rows}, {"rows_left_out", f.dropped}});
   }
-  return {
+  nlohmann::json summary = {
       {"loom", {{"version", kVersion}, {"git_sha", kGitSha}}},
       {"seed", info.seed},
       {"backend", info.backend},
@@ -126,6 +126,8 @@ nlohmann::json make_summary(const RunInfo& info, const workload::Workload& workl
       {"warnings", info.warnings},
       {"outputs", std::move(outputs)},
   };
+  if (!result.complete) summary["stop_reason"] = result.stop_reason;
+  return summary;
 }
 
 std::filesystem::path write_summary(const std::filesystem::path& dir, const nlohmann::json& summary) {

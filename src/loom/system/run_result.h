@@ -76,7 +76,9 @@ struct RunResult {
   Bytes bytes_moved = 0;
   std::uint64_t events = 0;               // simulator events processed
   std::vector<std::string> plan_names;    // custom_plans' names by index; empty if none ran
-  bool complete = true;                   // false: stopped early on request (Runtime::run)
+  bool complete = true;                   // false: stopped early (Runtime::run)
+  // Why an incomplete run stopped: "interrupted" (its watcher asked) or the watchdog's message.
+  std::string stop_reason;
   // With rank symmetry (RuntimeOptions::symmetry): the first mirrored node whose part in an
   // operation ended at another time than its representative's, so that the ranks were not
   // equivalent and the reduced run is not the full one (it stopped when that operation ended, so

@@ -131,12 +131,16 @@ RunResult Runtime::run(const RunWatcher& watcher) {
   watcher_ = nullptr;
   if (simulator_.interrupted()) {
     close_interrupted_run();
+    result_.stop_reason = "interrupted";
   } else if (simulator_.stalled()) {
-    throw UserError(fmt::format(
+    std::string message = fmt::format(
         "no progress: simulated time stayed at {} for {} of wall time ({} events processed, {} of {} "
         "operations done); stopped by the watchdog (system.watchdog)",
         simulator_.now(), Time::ns(options_.watchdog.count()), simulator_.events_processed(),
-        nodes_done_, nodes_to_run_));
+        nodes_done_, nodes_to_run_);
+    if (!options_.keep_stalled_run) throw UserError(std::move(message));
+    close_interrupted_run();
+    result_.stop_reason = std::move(message);
   }
   if (result_.complete && !symmetry_broken_ && nodes_done_ != nodes_to_run_) report_stall();
   expand_mirrors();

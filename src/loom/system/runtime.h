@@ -80,6 +80,9 @@ struct RuntimeOptions {
   // Wall time the simulated clock may stand still before run() gives up (Simulator::set_watchdog;
   // zero = never).
   std::chrono::nanoseconds watchdog{0};
+  // What run() does when the watchdog stops it: throw UserError (false), or return what happened
+  // until then, as for a stop by the watcher, with RunResult::stop_reason saying why (true).
+  bool keep_stalled_run = false;
   // Rank classes to reduce (rank_symmetry.h; null = none): only representatives' nodes are
   // stepped. A mirrored rank's collective and point-to-point nodes join their operations when
   // its representative's node at the same program position starts, so every operation still
@@ -118,9 +121,9 @@ class Runtime final : private network::CompletionHandler {
   // operation in flight is not counted.
   static double estimated_bytes(const workload::WorkloadCounts& counts);
 
-  // Runs the whole workload to completion and returns what happened. Throws UserError when
-  // the watchdog stops a run whose simulated time no longer advances. When `watcher` stops the
-  // run, returns what happened until then with RunResult::complete false: operations still
+  // Runs the whole workload to completion and returns what happened. When the watchdog stops a
+  // run whose simulated time no longer advances, throws UserError or (keep_stalled_run) returns
+  // as for a stop by the watcher. When `watcher` stops the run, returns what happened until then with RunResult::complete false: operations still
   // running end at the stop time, ready ones that had not started last zero time, transfers in
   // flight are left out of the transfer log, and the makespan is the stop time.
   RunResult run(const RunWatcher& watcher = {});

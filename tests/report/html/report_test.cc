@@ -71,6 +71,21 @@ TEST(HtmlReport, MissingTablesAreSectionsNotShownWithALineEach) {
                                                     HasSubstr("flows.csv absent"), HasSubstr("links.csv absent")));
 }
 
+TEST(HtmlReport, AStoppedRunSaysWhyItsResultsArePartial) {
+  const fs::path dir = fresh_folder("stopped");
+  json summary = kRunSummary;
+  summary["complete"] = false;
+  summary["stop_reason"] = "interrupted";
+  write(dir / "summary.json", summary.dump());
+  EXPECT_THAT(build_report(dir).sections[0].notes,
+              ::testing::Contains("This run was interrupted: its results cover the simulated time up to the stop only."));
+  summary["stop_reason"] = "no progress: stopped by the watchdog";
+  write(dir / "summary.json", summary.dump());
+  EXPECT_THAT(build_report(dir).sections[0].notes,
+              ::testing::Contains("This run was stopped (no progress: stopped by the watchdog): its results cover the "
+                                  "simulated time up to the stop only."));
+}
+
 TEST(HtmlReport, RankBreakdownStacksComputeExposedKindsInUseAndIdle) {
   const fs::path dir = fresh_folder("ranks");
   write(dir / "summary.json", kRunSummary.dump());

@@ -60,7 +60,10 @@ void add_run_overview(const json& summary, Report& report) {
                                     {"loom version", "/loom/version"},
                                     {"git revision", "/loom/git_sha"}});
   if (summary.value("complete", true) == false) {
-    s.notes.push_back("This run was interrupted: its results cover the simulated time up to the stop only.");
+    const std::string reason = summary.value("stop_reason", std::string("interrupted"));
+    s.notes.push_back(reason == "interrupted"
+                          ? "This run was interrupted: its results cover the simulated time up to the stop only."
+                          : "This run was stopped (" + reason + "): its results cover the simulated time up to the stop only.");
   }
   add_warnings(summary, s);
   const json::json_pointer iterations("/metrics/iteration_us");
