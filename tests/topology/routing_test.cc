@@ -304,6 +304,33 @@ TEST(Routing, WideSpinesReachEveryCableTowardsTheDestinationLeaf) {
   EXPECT_EQ(distinct.size(), 6u);
 }
 
+TEST(Routing, RowsAreSearchedForTheGroupsRoutesNeedUntilALinkChanges) {
+  LeafSpineParams p = small_fabric(1);
+  p.hosts = 16;  // 8 leaves, 3 spines
+  const Topology t = make_leaf_spine(p);
+  Routing r(t);
+  const std::size_t row = r.fabric_switch_count();
+  ASSERT_EQ(row, 11u);
+  EXPECT_EQ(r.table_bytes(), 0u);
+  std::vector<LinkId> out;
+  r.route(id(t, "host.0.gpu.0"), id(t, "host.5.gpu.1"), 7, out);
+  ASSERT_EQ(r.group_count(), 8u);  // one per leaf
+  EXPECT_EQ(r.table_bytes(), row) << "only leaf.2's group is searched";
+  r.route(id(t, "host.1.gpu.0"), id(t, "host.4.gpu.3"), 7, out);  // leaf.2 again
+  EXPECT_EQ(r.table_bytes(), row);
+  // A link change searches every row first, so what it reports does not depend on the queries.
+  const RouteUpdate down = r.set_link_up(cable(t, "leaf.1", "spine.1"), false);
+  EXPECT_EQ(down.groups_recomputed, 1u);
+  EXPECT_EQ(r.table_bytes(), r.group_count() * row);
+  // The same route as on a Routing whose rows were all searched up front.
+  Routing eager(t);
+  eager.set_link_up(cable(t, "leaf.1", "spine.1"), false);
+  for (std::uint64_t h = 0; h < 32; ++h) {
+    EXPECT_EQ(route_of(r, id(t, "host.2.gpu.0"), id(t, "host.9.gpu.2"), h),
+              route_of(eager, id(t, "host.2.gpu.0"), id(t, "host.9.gpu.2"), h));
+  }
+}
+
 TEST(RoutingFailures, ASpineLinkDownReroutesOverTheOthers) {
   const Topology t = make_leaf_spine(small_fabric(1));
   Routing r(t);

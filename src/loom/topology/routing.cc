@@ -50,6 +50,39 @@ Routing::Routing(const Topology& topology, std::uint64_t seed)
   group_of_rank_.assign(topology.gpu_count(), kNone);
   RouteUpdate ignored;
   for (std::uint32_t h = 0; h < hosts; ++h) regroup_host(h, ignored);
+  int max_seed_cost = 0;
+  for (const Group& g : groups_) {
+    for (const Seed& s : g.seeds) max_seed_cost = std::max<int>(max_seed_cost, s.cost);
+  }
+  // Where a path could be too long, every row is searched now, so that the error comes here.
+  if (!fabric_paths_short(max_seed_cost)) {
+    for (std::uint32_t g = 0; g < groups_.size(); ++g) group_row(g);
+  }
+}
+
+bool Routing::fabric_paths_short(int max_seed_cost) const {
+  const auto f = static_cast<std::uint32_t>(fabric_nodes_.size());
+  std::vector<std::uint8_t> level(f, kUnreachable);
+  std::vector<std::uint32_t> queue;
+  for (std::uint32_t start = 0; start < f; ++start) {
+    if (level[start] != kUnreachable) continue;
+    // Breadth-first from `start` over its component; levels are capped below kUnreachable.
+    queue.assign(1, start);
+    level[start] = 0;
+    int eccentricity = 0;
+    for (std::size_t head = 0; head < queue.size(); ++head) {
+      const std::uint32_t v = queue[head];
+      eccentricity = level[v];
+      if (max_seed_cost + 2 * eccentricity >= kUnreachable) return false;
+      for (std::uint32_t i = fabric_offset_[v]; i < fabric_offset_[v + 1]; ++i) {
+        const std::uint32_t u = fabric_adjacent_[i];
+        if (level[u] != kUnreachable) continue;
+        level[u] = static_cast<std::uint8_t>(level[v] + 1);
+        queue.push_back(u);
+      }
+    }
+  }
+  return true;
 }
 
 std::span<const NodeId> Routing::region(std::uint32_t host) const {
@@ -188,8 +221,19 @@ void Routing::build_neighbour_index() {
 }
 
 std::span<const std::uint8_t> Routing::group_row(std::uint32_t group) const {
-  const std::size_t f = fabric_nodes_.size();
-  return std::span(distance_).subspan(group * f, f);
+  if (!row_ready_[group].load(std::memory_order_acquire)) {
+    const std::lock_guard<std::mutex> lock(rows_mutex_);
+    if (!row_ready_[group].load(std::memory_order_relaxed)) {
+      search_row(group);
+      row_ready_[group].store(true, std::memory_order_release);
+    }
+  }
+  return rows_[group];
+}
+
+void Routing::search_row(std::uint32_t group) const {
+  rows_[group].resize(fabric_nodes_.size());
+  fabric_search(groups_[group].seeds, topology_->gpu_node(groups_[group].representative), rows_[group]);
 }
 
 std::uint32_t Routing::group_for(std::vector<Seed> seeds, std::uint32_t rank,
@@ -198,10 +242,8 @@ std::uint32_t Routing::group_for(std::vector<Seed> seeds, std::uint32_t rank,
   const auto group = static_cast<std::uint32_t>(groups_.size());
   groups_.push_back(Group{seeds, 0, rank});
   group_index_.emplace(std::move(seeds), group);
-  const std::size_t f = fabric_nodes_.size();
-  distance_.resize((group + 1) * f);
-  fabric_search(groups_[group].seeds, topology_->gpu_node(rank),
-                std::span(distance_).subspan(group * f, f));
+  rows_.emplace_back();
+  row_ready_.emplace_back(false);
   ++update.groups_recomputed;
   return group;
 }
@@ -224,9 +266,16 @@ void Routing::regroup_host(std::uint32_t host, RouteUpdate& update) {
   ++update.hosts_regrouped;
 }
 
+std::size_t Routing::table_bytes() const {
+  std::size_t bytes = 0;
+  for (const std::vector<std::uint8_t>& row : rows_) bytes += row.size();
+  return bytes;
+}
+
 std::size_t Routing::memory_bytes() const {
   std::size_t bytes = sizeof(*this);
-  bytes += link_up_.capacity() + distance_.capacity();
+  bytes += link_up_.capacity() + rows_.capacity() * sizeof(rows_[0]) + row_ready_.size() * sizeof(row_ready_[0]);
+  for (const std::vector<std::uint8_t>& row : rows_) bytes += row.capacity();
   bytes += sizeof(std::uint32_t) * (local_index_.capacity() + region_offset_.capacity() +
                                     fabric_offset_.capacity() + fabric_adjacent_.capacity() +
                                     group_of_rank_.capacity() +

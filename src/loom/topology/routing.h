@@ -15,9 +15,11 @@
 // Tables. A GPU's attachment is the set of (fabric switch f, c) such that f reaches the GPU in
 // c hops by entering its host region directly; GPUs with equal attachments form one
 // destination group (in a Clos every GPU below one leaf, in a rail-optimised fabric every GPU
-// of one rail below one leaf). For every group the constructor runs one breadth-first search
-// over the fabric switches and keeps one byte per (group, fabric switch): the hop count to
-// the group, or "unreachable". The next hops of switch f towards a GPU of group g are the
+// of one rail below one leaf). For every group one breadth-first search over the fabric
+// switches gives one byte per (group, fabric switch): the hop count to the group, or
+// "unreachable". A group's row is searched the first time a route towards it needs it (every
+// row, at the first link change), so a run that talks to a few groups of a large fabric pays
+// for those only. The next hops of switch f towards a GPU of group g are the
 // up links to fabric neighbours one hop closer plus the up links entering the GPU's host with
 // the right cost; they are read off that byte row on the way, not stored per node pair.
 // When those neighbours are the group's own attachment switches (a spine towards the leaf
@@ -26,9 +28,10 @@
 // so a spine cabled to thousands of leaves costs a few lookups per pair, not a scan.
 // Hop counts inside a host region are computed per query (a region is a few dozen nodes).
 //
-// Cost. Memory: groups x fabric switches bytes (a 32,768-GPU three-tier Clos of 64-port
+// Cost. Memory: at most groups x fabric switches bytes (a 32,768-GPU three-tier Clos of 64-port
 // switches: 1,024 groups x 3,072 switches = 3 MiB) plus O(nodes + links) of indices. Build:
-// O(groups x (fabric switches + distinct fabric neighbour pairs)) plus O(GPUs x host region).
+// O(GPUs x host region + fabric switches + distinct fabric neighbour pairs), plus that last
+// sum per group whose row is searched.
 // route(): O(host region + path length x node degree), except at switches served by the
 // neighbour index (above). Paths are at most 254 hops (a longer one is a UserError at
 // construction).
@@ -56,10 +59,13 @@
 // not change after the Routing is built.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <vector>
 
@@ -88,8 +94,9 @@ class Routing {
  public:
   class PairRoutes;
 
-  // Builds the tables of every destination group with every link up. `seed` derives the
-  // per-node ECMP hash seeds. Throws UserError if a shortest path would exceed 254 hops.
+  // Builds the destination groups with every link up (their rows are searched when first
+  // needed). `seed` derives the per-node ECMP hash seeds. Throws UserError if a shortest path
+  // would exceed 254 hops.
   explicit Routing(const Topology& topology, std::uint64_t seed = 0);
 
   // Appends to `out` the links of one shortest legal path from src to dst (nothing when src
@@ -125,8 +132,8 @@ class Routing {
   }
   // The ECMP hash seed of a node.
   std::uint64_t node_seed(NodeId node) const;
-  // Bytes of the distance tables: one per (group, fabric switch).
-  std::size_t table_bytes() const { return distance_.size(); }
+  // Bytes of the distance rows searched so far: one per (group, fabric switch).
+  std::size_t table_bytes() const;
   // Bytes held by the Routing in total (tables, indices, link states, groups).
   std::size_t memory_bytes() const;
 
@@ -160,7 +167,14 @@ class Routing {
   void regroup_host(std::uint32_t host, RouteUpdate& update);
   void rebuild_fabric_adjacency();
   void build_neighbour_index();
+  // The group's fabric hop counts, searched on first use (safe from concurrent const queries).
   std::span<const std::uint8_t> group_row(std::uint32_t group) const;
+  // Searches the group's row now, replacing what it held.
+  void search_row(std::uint32_t group) const;
+  // True when no fabric search can reach 254 hops, so rows may wait until first use without
+  // hiding a path-too-long error: a seed costs at most `max_seed_cost`, and a component's
+  // diameter is at most twice the eccentricity of any of its switches.
+  bool fabric_paths_short(int max_seed_cost) const;
   bool fabric_change_affects(std::uint32_t group, std::uint32_t a, std::uint32_t b,
                              bool up) const;
 
@@ -181,7 +195,11 @@ class Routing {
   std::vector<Group> groups_;
   std::map<std::vector<Seed>, std::uint32_t> group_index_;
   std::vector<std::uint32_t> group_of_rank_;
-  std::vector<std::uint8_t> distance_;          // [group * fabric switches + fabric index]
+  // Per group: one byte per fabric switch, searched when first needed (row_ready_), so a run
+  // that sends to a few groups of a large fabric never searches the others.
+  mutable std::vector<std::vector<std::uint8_t>> rows_;
+  mutable std::deque<std::atomic<bool>> row_ready_;
+  mutable std::mutex rows_mutex_;
   std::uint64_t version_ = 0;
 };
 

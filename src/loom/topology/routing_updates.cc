@@ -43,12 +43,13 @@ RouteUpdate Routing::set_link_up(LinkId link, bool up) {
     link_up_[link] = up ? 1 : 0;
     link_up_[l.reverse] = up ? 1 : 0;
     if (is_fabric(l.src) && is_fabric(l.dst)) {
+      // Rows not searched yet are searched under the old states first, so that the count of
+      // rows the change touched does not depend on which rows earlier queries needed.
+      for (std::uint32_t g = 0; g < groups_.size(); ++g) group_row(g);
       rebuild_fabric_adjacency();
-      const std::size_t f = fabric_nodes_.size();
       for (std::uint32_t g = 0; g < groups_.size(); ++g) {
         if (!fabric_change_affects(g, local_index(l.src), local_index(l.dst), up)) continue;
-        fabric_search(groups_[g].seeds, t.gpu_node(groups_[g].representative),
-                      std::span(distance_).subspan(g * f, f));
+        search_row(g);
         ++update.groups_recomputed;
       }
     } else {
