@@ -207,6 +207,42 @@ TEST(SimaiAnalyticalParity, SimaiPrintsItsFormulaOnEveryRowAndTotal) {
   }
 }
 
+// SimAI's pipeline terms (not run in Loom here: the file holds all 16 micro-batches, which Loom's
+// importer would repeat 16 times, README "SimAI analytical parity"). With pp_overlap o (-pp_o):
+//   PP     = 2 vpp ga pp_comm / 2^30 / o x 1e9 x (1 - o) ns: no bandwidth at all; 0 for o = 0
+//   bubble = (pp - 1) / (ga vpp) x the sum over lines but embedding_layer of their fwd
+//            communication, compute and ig communication
+TEST(SimaiAnalyticalParity, SimaiPipelineTermsAreFormulasWithoutBandwidth) {
+  const std::filesystem::path workload = testing::fixture_path(
+      "simai/inputs/workloads/aicb_generated_gpt_13B-world_size128-tp8-pp2-ep1-gbs128-mbs1-seq4096.txt");
+  LOOM_SKIP_WITHOUT_FIXTURE(workload);
+  const double vpp = 20, ga = 16, pp = 2, pp_comm = 41943040;  // its header
+  const std::vector<std::string> names = [&] {
+    std::vector<std::string> out;
+    std::ifstream in(workload);
+    std::string line;
+    std::getline(in, line);
+    std::getline(in, line);
+    while (std::getline(in, line)) out.push_back(words(line).at(0));
+    return out;
+  }();
+  const std::vector<Line> lines = read_lines(workload, 128);
+  const sm::RatioTable ratio = nic_ratio();
+  double stage_ns = 0;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (names[i] == "embedding_layer") continue;
+    stage_ns += lines[i].compute_ns + sm::simai_ns(lines[i].calls[0], {}, ratio) +
+                sm::simai_ns(lines[i].calls[2], {}, ratio);
+  }
+  for (const auto& [file, overlap] : {std::pair{"ppo0-EndToEnd.csv", 0.0}, std::pair{"ppo0.5-EndToEnd.csv", 0.5}}) {
+    SCOPED_TRACE(file);
+    const EndToEnd e = read_end_to_end(testing::fixture_path(std::string("simai/outputs/analytical/pp_overlap_demo/") + file));
+    const double pp_us = overlap == 0 ? 0 : 2 * vpp * ga * pp_comm / 1073741824.0 / overlap * 1e9 * (1 - overlap) / 1000;
+    EXPECT_NEAR(e.summary[kPp], pp_us, 0.5);
+    EXPECT_NEAR(e.summary[kBubble], stage_ns / 1000 * (pp - 1) / (ga * vpp), 0.5);
+  }
+}
+
 // Loom's exposed communication of `kind` (mean over ranks, us) and the part of its
 // communication that compute hid.
 struct LoomKind {
