@@ -180,15 +180,25 @@ sm::RatioTable nic_ratio() {
   return sm::RatioTable::read(testing::fixture_path("simai/inputs/config/ratio/nic_ratio.csv"));
 }
 
+// A case's SimAI output, its workload's lines and SimAI's parameters.
+struct CaseInputs {
+  EndToEnd simai;
+  std::vector<Line> lines;
+  sm::Setup setup;
+};
+
+CaseInputs read_case(const ParityCase& c) {
+  return {read_end_to_end(testing::fixture_path(std::string("simai/outputs/analytical/") + c.outputs)),
+          read_lines(testing::fixture_path(std::string("simai/inputs/workloads/") + c.workload), c.gpus),
+          sm::Setup{360, c.nic}};
+}
+
 TEST(SimaiAnalyticalParity, SimaiPrintsItsFormulaOnEveryRowAndTotal) {
   LOOM_SKIP_WITHOUT_FIXTURE(testing::fixture_path("simai/outputs/analytical"));
   const sm::RatioTable ratio = nic_ratio();
   for (const ParityCase& c : kCases) {
     SCOPED_TRACE(c.outputs);
-    const EndToEnd e = read_end_to_end(testing::fixture_path(std::string("simai/outputs/analytical/") + c.outputs));
-    const std::vector<Line> lines =
-        read_lines(testing::fixture_path(std::string("simai/inputs/workloads/") + c.workload), c.gpus);
-    const sm::Setup setup{360, c.nic};
+    const auto [e, lines, setup] = read_case(c);
     ASSERT_EQ(e.rows.size(), lines.size());
     double dp = 0, tp = 0, compute = 0;
     for (std::size_t i = 0; i < lines.size(); ++i) {
@@ -260,10 +270,7 @@ TEST(SimaiAnalyticalParity, LoomTakesTheBandwidthTermAndDiffersOnlyBySimaisRules
   const sm::RatioTable ratio = nic_ratio();
   for (const ParityCase& c : kCases) {
     SCOPED_TRACE(c.outputs);
-    const EndToEnd e = read_end_to_end(testing::fixture_path(std::string("simai/outputs/analytical/") + c.outputs));
-    const std::vector<Line> lines =
-        read_lines(testing::fixture_path(std::string("simai/inputs/workloads/") + c.workload), c.gpus);
-    const sm::Setup setup{360, c.nic};
+    const auto [e, lines, setup] = read_case(c);
     config::Document document = config::Document::parse(experiment_text(c), "parity.yaml");
     const Experiment experiment = load(document);
     const Outcome out = run(experiment, {}, RunMode::kInMemory);
