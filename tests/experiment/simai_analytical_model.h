@@ -19,8 +19,8 @@
 //                     16: 66, 32: 135, 64: 200, 128: 320), 0 for any other size: no bandwidth term
 //   BROADCAST         not a comm type SimAI reads: the line's communication is dropped (0)
 //   truncation        each time is truncated to a whole nanosecond
-// Not covered (no fixture with an analytical output exercises them): EP and DP_EP groups, TP
-// groups larger than a server, all-to-all; asking for one fails the test.
+// A call of 0 bytes costs nothing in any group. Not covered (no runnable fixture exercises them):
+// EP and DP_EP groups, TP groups larger than a server, all-to-all; asking for one fails the test.
 #pragma once
 
 #include <cmath>
@@ -111,14 +111,14 @@ inline double bus_bandwidth(const Call& c, const Setup& s) {
 
 // The bandwidth term alone: what a latency-free ring takes at SimAI's bus bandwidth.
 inline double line_rate_ns(const Call& c, const Setup& s) {
-  if (c.op == Op::kNone || c.members < 2) return 0;
+  if (c.op == Op::kNone || c.members < 2 || c.bytes == 0) return 0;
   if (c.op == Op::kBroadcast) throw std::runtime_error("no line-rate model for broadcast");
   return factor(c) * static_cast<double>(c.bytes) / (bus_bandwidth(c, s) * 1073741824.0) * 1e9;
 }
 
 // What SimAI charges, with every rule of the header comment.
 inline double simai_ns(const Call& c, const Setup& s, const RatioTable& nic_ratio) {
-  if (c.op == Op::kNone || c.op == Op::kBroadcast || c.members < 2) return 0;
+  if (c.op == Op::kNone || c.op == Op::kBroadcast || c.members < 2 || c.bytes == 0) return 0;
   if (c.bytes > 1 && c.bytes < 1048576) {
     switch (c.members) {
       case 2: return 10000;

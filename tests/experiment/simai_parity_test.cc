@@ -64,6 +64,11 @@ const ParityCase kCases[] = {
     {"small_msg_quirks/disc_24r-EndToEnd.csv", "authored_disc_24r.txt", 24, 50, 0},
 };
 
+// PP 2 and GA 16: SimAI's side only (Loom runs its lines 16 times, 2 minutes; README).
+const ParityCase kAicbGenerated = {
+    "aicbgen_gpt13B_g128/aicbgen_gpt_13B-tp8-pp2-dp8-ga16-ep1-NVL8-388.0G-DP0.0-EndToEnd.csv",
+    "aicb_generated_gpt_13B-world_size128-tp8-pp2-ep1-gbs128-mbs1-seq4096.txt", 128, 48.5, 0};
+
 std::vector<std::string> split(const std::string& text, char by) {
   std::vector<std::string> out;
   std::stringstream in(text);
@@ -196,7 +201,9 @@ CaseInputs read_case(const ParityCase& c) {
 TEST(SimaiAnalyticalParity, SimaiPrintsItsFormulaOnEveryRowAndTotal) {
   LOOM_SKIP_WITHOUT_FIXTURE(testing::fixture_path("simai/outputs/analytical"));
   const sm::RatioTable ratio = nic_ratio();
-  for (const ParityCase& c : kCases) {
+  std::vector<ParityCase> cases(std::begin(kCases), std::end(kCases));
+  cases.push_back(kAicbGenerated);
+  for (const ParityCase& c : cases) {
     SCOPED_TRACE(c.outputs);
     const auto [e, lines, setup] = read_case(c);
     ASSERT_EQ(e.rows.size(), lines.size());
@@ -212,19 +219,18 @@ TEST(SimaiAnalyticalParity, SimaiPrintsItsFormulaOnEveryRowAndTotal) {
     EXPECT_NEAR(e.summary[kDp], dp / 1000, 0.5 + 1e-3);
     EXPECT_NEAR(e.summary[kTp], tp / 1000, 0.5 + 1e-3);
     EXPECT_NEAR(e.summary[kCompute], compute / 1000, 0.5 + 1e-3);
-    EXPECT_NEAR(e.summary[kTotal], (dp + tp + compute) / 1000, 0.5 + 1e-3);
-    EXPECT_EQ(e.summary[kPp] + e.summary[kBubble] + e.summary[kEp] + e.summary[kDpEp], 0);
+    EXPECT_NEAR(e.summary[kTotal], (dp + tp + compute) / 1000 + e.summary[kBubble] + e.summary[kPp], 1.5);
+    EXPECT_EQ(e.summary[kEp] + e.summary[kDpEp], 0);
   }
 }
 
-// SimAI's pipeline terms (not run in Loom here: the file holds all 16 micro-batches, which Loom's
-// importer would repeat 16 times, README "SimAI analytical parity"). With pp_overlap o (-pp_o):
+// SimAI's pipeline terms on the AICB-generated GPT-13B (pp_overlap_demo). With pp_overlap o (-pp_o):
 //   PP     = 2 vpp ga pp_comm / 2^30 / o x 1e9 x (1 - o) ns: no bandwidth at all; 0 for o = 0
 //   bubble = (pp - 1) / (ga vpp) x the sum over lines but embedding_layer of their fwd
 //            communication, compute and ig communication
 TEST(SimaiAnalyticalParity, SimaiPipelineTermsAreFormulasWithoutBandwidth) {
-  const std::filesystem::path workload = testing::fixture_path(
-      "simai/inputs/workloads/aicb_generated_gpt_13B-world_size128-tp8-pp2-ep1-gbs128-mbs1-seq4096.txt");
+  const std::filesystem::path workload =
+      testing::fixture_path(std::string("simai/inputs/workloads/") + kAicbGenerated.workload);
   LOOM_SKIP_WITHOUT_FIXTURE(workload);
   const double vpp = 20, ga = 16, pp = 2, pp_comm = 41943040;  // its header
   const std::vector<std::string> names = [&] {
