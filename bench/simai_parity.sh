@@ -7,7 +7,7 @@
 # Simple, no NCCL hop latency). tests/experiment/simai_parity_test.cc proves the differences.
 #
 #   bench/simai_parity.sh          the runs that take seconds
-#   bench/simai_parity.sh --all    also the AICB-generated GPT-13B (PP 2, GA 16): ~2 min, ~1 GB
+#   bench/simai_parity.sh --all    also the AICB-generated GPT-13B (PP 2, GA 16): ~2 CPU minutes, ~1 GB
 #
 # LOOM defaults to build/apps/loom/loom; FIXTURES to ../shared/fixtures beside the checkout.
 set -euo pipefail
