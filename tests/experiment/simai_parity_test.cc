@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "loom/experiment/experiment.h"
+#include "loom/workload/simai/simai_text.h"
 #include "fixtures.h"
 #include "simai_analytical_model.h"
 
@@ -257,6 +258,30 @@ TEST(SimaiAnalyticalParity, SimaiPipelineTermsAreFormulasWithoutBandwidth) {
     EXPECT_NEAR(e.summary[kPp], pp_us, 0.5);
     EXPECT_NEAR(e.summary[kBubble], stage_ns / 1000 * (pp - 1) / (ga * vpp), 0.5);
   }
+}
+
+// A Loom bug, open (README "SimAI analytical parity"): SimAI runs the layer lines once per
+// iteration, and AICB writes all 16 micro-batches into this file, but Loom's importer runs the
+// lines `ga` times, so it issues 16 times the TP collectives SimAI charges. Fixing the importer
+// turns this into equality.
+TEST(SimaiAnalyticalParity, LoomRepeatsTheLinesOfAnAicbFileGaTimes) {
+  const std::filesystem::path file =
+      testing::fixture_path(std::string("simai/inputs/workloads/") + kAicbGenerated.workload);
+  LOOM_SKIP_WITHOUT_FIXTURE(file);
+  std::uint32_t simai_calls = 0;
+  for (const Line& l : read_lines(file, 128)) {
+    for (std::size_t phase : {0, 2}) simai_calls += l.calls[phase].op != sm::Op::kNone;
+  }
+  workload::simai::Options one_replica;
+  one_replica.rank_count = 16;  // TP 8 x PP 2
+  const workload::simai::SimaiWorkload s = workload::simai::read_simai(file.string(), one_replica);
+  std::uint32_t loom_calls = 0;
+  for (workload::NodeId id = 0; id < s.workload.node_count(); ++id) {
+    const workload::Node& n = s.workload.node(id);
+    loom_calls += n.rank == 0 && n.kind == workload::NodeKind::kCollective && n.stream == 0;
+  }
+  EXPECT_EQ(s.header.ga, 16u);
+  EXPECT_EQ(loom_calls, s.header.ga * simai_calls);
 }
 
 // Loom's exposed communication of `kind` (mean over ranks, us) and the part of its
