@@ -23,6 +23,8 @@ TEST(Units, ParsesBandwidths) {
       {"100Mbps", 100'000'000},           {"0.5Gbps", 500'000'000},
       {"  200Gbps  ", 200'000'000'000},   {"1e2Gbps", 100'000'000'000},
       {"0Gbps", 0},
+      // 360 and 48.5 GiB/s: many decimal places, whose product passes 2^64 before they divide
+      {"386.54705664GB/s", 3'092'376'453'120}, {"52.076478464GB/s", 416'611'827'712},
   };
   for (const auto& c : cases) {
     EXPECT_EQ(parse_bandwidth(c.text).bps(), c.bps) << c.text;

@@ -125,11 +125,13 @@ u128 parse_exact(const Quantity& q, const std::array<UnitSpec, N>& units, u128 l
 
   u128 value = mantissa;
   u128 factor = spec->factor;
-  // Multiply by the unit factor and 10^exp10, staying exact and failing on overflow.
+  // Multiply by the unit factor and 10^exp10, staying exact. Only the result must be within
+  // `limit`: a product on the way may exceed it before the decimal places divide it back
+  // (386.54705664GB/s is 3.09e20 x 10^-8 bit/s).
+  constexpr u128 kNoOverflow = ~static_cast<u128>(0);
   auto mul = [&](u128& x, u128 k) {
-    if (x != 0 && k > limit / x + 1) reject(q, "the value is too large");
+    if (x > kNoOverflow / k) reject(q, "the value is too large");
     x *= k;
-    if (x > limit) reject(q, "the value is too large");
   };
   if (value == 0) return 0;
   mul(value, factor);
@@ -138,6 +140,7 @@ u128 parse_exact(const Quantity& q, const std::array<UnitSpec, N>& units, u128 l
     if (value % 10 != 0) reject(q, fmt::format("it is not a whole number of {}s", q.base));
     value /= 10;
   }
+  if (value > limit) reject(q, "the value is too large");
   return value;
 }
 
