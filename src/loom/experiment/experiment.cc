@@ -266,7 +266,8 @@ Outcome run(const Experiment& e, const system::RunWatcher& watcher, RunMode mode
   }
   if (backend->capabilities().monitors && backend->monitors_stopped_at() != Time::max()) {
     outcome.run_warnings.push_back(fmt::format(
-        "the packet monitor files reached network.packet.monitor.max_rows at {}: sampling stopped there",
+        "the packet monitor reached network.packet.monitor.max_rows (rows or intervals) at {}: sampling stopped "
+        "there (a longer network.packet.monitor.interval covers more of the run)",
         backend->monitors_stopped_at()));
   }
   for (const report::WrittenFile& f : outcome.files) {

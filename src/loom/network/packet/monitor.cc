@@ -44,6 +44,7 @@ void FabricMonitor::stop() { simulator_.cancel(next_); }
 bool FabricMonitor::full() const {
   const MonitorOptions& o = params_.options;
   const auto done = [&](bool on, std::size_t rows) { return !on || rows >= o.max_rows; };
+  if (samples_ >= o.max_rows) return true;
   return done(o.queues, queues_.size()) && done(o.throughput, throughput_.size()) &&
          done(o.qp_rates, rates_.size()) && done(o.cnps, cnps_.size()) && done(o.drops, drops_.size());
 }
@@ -58,6 +59,7 @@ void FabricMonitor::keep(std::vector<Row>& rows, std::uint64_t& dropped, const R
 }
 
 void FabricMonitor::sample() {
+  ++samples_;
   const Time now = simulator_.now();
   const MonitorOptions& o = params_.options;
   for (std::size_t i = 0; i < params_.ports.size(); ++i) {

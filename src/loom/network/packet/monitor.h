@@ -9,8 +9,8 @@
 // at `until`, or, with until = Time::max(), at the first sample that finds no QP running (so
 // Simulator::run() still ends); start() again resumes it. Every kind keeps at most max_rows
 // rows; later ones are counted in dropped_rows(). Once every sampled kind that is on (all but
-// pfc) holds max_rows rows, sampling stops for good (stopped_at()), so a tiny interval costs
-// at most max_rows samples of such files. With `pfc` on the monitor turns on the
+// pfc) holds max_rows rows, or after max_rows samples (CNP and drop rows may be rare), sampling
+// stops for good (stopped_at()), so a tiny interval costs at most max_rows samples. With `pfc` on the monitor turns on the
 // fabric's PAUSE/RESUME log, capped the same way.
 // Cost per sample: O(ports watched + QP slots when QP rates or CNPs are on).
 #pragma once
@@ -114,6 +114,7 @@ class FabricMonitor {
   std::vector<DropSample> drops_;
   DroppedRows dropped_;
   Time stopped_at_ = Time::max();
+  std::uint64_t samples_ = 0;  // taken since construction
 };
 
 }  // namespace loom::network::packet
