@@ -3,6 +3,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "loom/experiment/experiment.h"
@@ -61,6 +65,23 @@ TEST(MemoryBudgetCheck, DlrmIterationsAreRefusedAtTheirKey) {
   EXPECT_THAT(refusal("topology: {hosts: 1, gpus_per_host: 8}\nworkload: {type: dlrm, iterations: 1000000}\n",
                       MemoryBudget(std::uint64_t{1} << 30, "test budget")),
               HasSubstr("exp.yaml:2:36: workload.iterations: needs about"));
+}
+
+// A topology file's sizes are checked against the run's budget (--max-memory), not the machine's.
+TEST(MemoryBudgetCheck, ATopologyFileIsRefusedUnderTheRunsBudget) {
+  const std::filesystem::path file =
+      std::filesystem::temp_directory_path() / ("loom_budget_ig." + std::to_string(getpid()) + ".yaml");
+  std::ofstream(file) << "devices:\n"
+                         "  - name: box\n"
+                         "    components: [{name: xpu, count: 2, choice: xpu}, {name: nic, count: 1, choice: nic}]\n"
+                         "    edges: [{ep1: {component: xpu}, ep2: {component: nic}, link: pcie, scheme: many2many}]\n"
+                         "    links: [{name: pcie}]\n"
+                         "instances: [{name: s, device: box, count: 100000}]\n";
+  const std::string text = "topology: {file: " + file.string() + "}\nworkload: {collectives: [{op: all-reduce, size: 1MiB}]}\n";
+  EXPECT_THAT(refusal(text, MemoryBudget(std::uint64_t{16} << 20, "test budget")),
+              AllOf(HasSubstr("instances[0].count: needs about"),
+                    HasSubstr("for 3e+05 topology endpoints, more than the memory budget of 16.0 MiB (test budget)")));
+  std::filesystem::remove(file);
 }
 
 TEST(MemoryBudgetCheck, MoreNodesThanIdsAreRefusedWhateverTheBudget) {

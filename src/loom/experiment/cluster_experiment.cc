@@ -95,7 +95,7 @@ ClusterExperiment load_cluster(config::Document& document) {
     if (root.has("topology")) section.fail("machines", "give a topology section or cluster.machines, not both");
     e.machines = std::move(*machines);
   } else {
-    topology = read_topology(root.child("topology"), base_dir);
+    topology = read_topology(root.child("topology"), base_dir, MemoryBudget::of_machine());
     e.machines = cluster::machines_from_topology(*topology);
   }
   e.warnings = e.machines.warnings;

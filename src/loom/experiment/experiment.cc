@@ -84,7 +84,8 @@ Experiment load(config::Document& document, const MemoryBudget& budget) {
   config::Reader root = document.root();
   Experiment e;
   e.seed = root.optional<std::uint64_t>("seed", e.seed);
-  e.topology = read_topology(root.child("topology"), std::filesystem::path(document.source_name()).parent_path());
+  e.topology =
+      read_topology(root.child("topology"), std::filesystem::path(document.source_name()).parent_path(), budget);
   const std::filesystem::path base_dir = std::filesystem::path(document.source_name()).parent_path();
   LoadedWorkloadSection loaded =
       read_workload_section(root.child("workload"), e.topology.gpu_count(), base_dir, e.seed, budget);

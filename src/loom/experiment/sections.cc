@@ -66,14 +66,15 @@ void check_fits(config::Reader& section, std::string_view key, const workload::W
   if (const auto refusal = budget.refusal(system::Runtime::estimated_bytes(counts), what)) section.fail(key, *refusal);
 }
 
-topology::Topology read_topology(config::Reader s, const std::filesystem::path& base_dir) {
+topology::Topology read_topology(config::Reader s, const std::filesystem::path& base_dir,
+                                 const MemoryBudget& budget) {
   if (!s.has("file")) return topology::read_blueprint(s, "single-switch");
   // A topology file, relative to the experiment file's folder.
   std::filesystem::path path = s.required<std::string>("file");
   if (path.is_relative()) path = base_dir / path;
   const std::string format = s.choice("format", topology::topology_format_names(), "auto");
   s.finish();
-  return located(s, [&] { return topology::load_topology(path.string(), topology::parse_topology_format(format)); });
+  return located(s, [&] { return topology::load_topology(path.string(), topology::parse_topology_format(format), budget); });
 }
 
 namespace {

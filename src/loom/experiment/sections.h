@@ -13,7 +13,8 @@
 namespace loom::experiment {
 
 // A blueprint and its parameters, or `file:` (relative to `base_dir`) with an optional `format:`.
-topology::Topology read_topology(config::Reader section, const std::filesystem::path& base_dir);
+topology::Topology read_topology(config::Reader section, const std::filesystem::path& base_dir,
+                                 const MemoryBudget& budget);
 // A microbenchmark workload section (its `type` already read). `gpu_count` bounds the ranks;
 // `ranks` (default: every GPU) may use fewer.
 // A UserError at `key` of `section` when a workload of `counts` would not fit in `budget`

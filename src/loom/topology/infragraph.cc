@@ -118,7 +118,8 @@ std::uint32_t endpoint_count(config::Reader& r) {
 
 class Importer {
  public:
-  Importer(config::Reader& root, Bandwidth fallback) : root_(root), fallback_(fallback) {}
+  Importer(config::Reader& root, Bandwidth fallback, const MemoryBudget& budget)
+      : root_(root), fallback_(fallback), budget_(budget) {}
 
   Topology run() {
     if (root_.has("links")) {
@@ -191,7 +192,7 @@ class Importer {
     // index entry per component: about 256 bytes before any link or route.
     constexpr double kBytesPerEndpoint = 256;
     const double endpoints = static_cast<double>(specs_.size()) + static_cast<double>(per_index) * inst.count;
-    if (const auto refusal = MemoryBudget::of_machine().refusal(
+    if (const auto refusal = budget_.refusal(
             endpoints * kBytesPerEndpoint, fmt::format("{:.3g} topology endpoints", endpoints))) {
       i.fail("count", *refusal);
     }
@@ -388,12 +389,13 @@ class Importer {
   std::vector<Spec> specs_;
   std::vector<Edge> edges_;
   std::uint32_t hosts_ = 0;
+  const MemoryBudget& budget_;
 };
 
 }  // namespace
 
-Topology read_infragraph(config::Reader root, Bandwidth default_bandwidth) {
-  return Importer(root, default_bandwidth).run();
+Topology read_infragraph(config::Reader root, Bandwidth default_bandwidth, const MemoryBudget& budget) {
+  return Importer(root, default_bandwidth, budget).run();
 }
 
 Topology parse_infragraph(std::string_view text, std::string source_name,

@@ -27,12 +27,15 @@
 #include <string_view>
 
 #include "loom/config/reader.h"
+#include "loom/core/memory_budget.h"
 #include "loom/core/units.h"
 #include "loom/topology/topology.h"
 
 namespace loom::topology {
 
-Topology read_infragraph(config::Reader root, Bandwidth default_bandwidth = Bandwidth::gbps(400));
+// `budget` bounds the endpoints an instance count may ask for (refused before they are built).
+Topology read_infragraph(config::Reader root, Bandwidth default_bandwidth = Bandwidth::gbps(400),
+                         const MemoryBudget& budget = MemoryBudget::of_machine());
 Topology parse_infragraph(std::string_view text, std::string source_name,
                           Bandwidth default_bandwidth = Bandwidth::gbps(400));
 

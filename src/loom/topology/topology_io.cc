@@ -52,7 +52,8 @@ TopologyFormat parse_topology_format(std::string_view text) {
                               fmt::join(kFormats, ", ")));
 }
 
-Topology parse_topology(std::string_view text, const std::string& source, TopologyFormat format) {
+Topology parse_topology(std::string_view text, const std::string& source, TopologyFormat format,
+                        const MemoryBudget& budget) {
   if (format == TopologyFormat::kAuto) format = detect(text, source);
   if (format == TopologyFormat::kSimai || format == TopologyFormat::kHpcc) {
     std::istringstream in{std::string(text)};
@@ -65,10 +66,11 @@ Topology parse_topology(std::string_view text, const std::string& source, Topolo
     format = root.has("devices") || root.has("instances") ? TopologyFormat::kInfraGraph
                                                           : TopologyFormat::kLoom;
   }
-  return format == TopologyFormat::kInfraGraph ? read_infragraph(root) : read_topology_yaml(root);
+  return format == TopologyFormat::kInfraGraph ? read_infragraph(root, Bandwidth::gbps(400), budget)
+                                               : read_topology_yaml(root);
 }
 
-Topology load_topology(const std::string& path, TopologyFormat format) {
+Topology load_topology(const std::string& path, TopologyFormat format, const MemoryBudget& budget) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     throw UserError(fmt::format("cannot open topology file '{}': no such file or not readable",
@@ -76,7 +78,7 @@ Topology load_topology(const std::string& path, TopologyFormat format) {
   }
   std::ostringstream text;
   text << in.rdbuf();
-  return parse_topology(text.str(), path, format);
+  return parse_topology(text.str(), path, format, budget);
 }
 
 void write_dot(const Topology& t, std::ostream& out) {

@@ -15,6 +15,7 @@
 #include <string>
 #include <string_view>
 
+#include "loom/core/memory_budget.h"
 #include "loom/topology/topology.h"
 
 namespace loom::topology {
@@ -25,11 +26,13 @@ std::span<const std::string_view> topology_format_names();
 TopologyFormat parse_topology_format(std::string_view text);
 
 // Reads and validates the topology in `path`. UserError for an unreadable file, an
-// undetectable format, or any mistake in it (located).
-Topology load_topology(const std::string& path, TopologyFormat format = TopologyFormat::kAuto);
+// undetectable format, any mistake in it (located), or a size beyond `budget`.
+Topology load_topology(const std::string& path, TopologyFormat format = TopologyFormat::kAuto,
+                       const MemoryBudget& budget = MemoryBudget::of_machine());
 // The same from text already in memory; `source_name` is used in locations.
 Topology parse_topology(std::string_view text, const std::string& source_name,
-                        TopologyFormat format = TopologyFormat::kAuto);
+                        TopologyFormat format = TopologyFormat::kAuto,
+                        const MemoryBudget& budget = MemoryBudget::of_machine());
 
 void write_dot(const Topology& topology, std::ostream& out);
 
