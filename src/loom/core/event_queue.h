@@ -199,9 +199,9 @@ class EventQueue {
 
   // Moves every pending event that `matches` selects by `delta` (negative too, as long as no
   // moved event lands before floor()), keeping its id (slot and generation), action and order
-  // key. Moved
-  // events count as scheduled now at their new times: they run after events already due
-  // then; among themselves they keep their order. Returns how many moved. O(pending events)
+  // key. Moved events count as scheduled now at their new times (Order above: after events of
+  // equal time and order key already pending; at floor(), after everything due then); among
+  // themselves they keep their order. Returns how many moved. O(pending events)
   // plus a sort of the moved ones: for rare whole-queue operations (packet fast-forward
   // shifting a partition's events), not for the hot path.
   using EventFilter = bool (*)(void* filter_context, const Fired& event);
