@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -47,6 +48,59 @@ TEST(EventQueue, PopReturnsTheAction) {
   EXPECT_EQ(f.context, &context);
   EXPECT_EQ(f.arg, 42u);
   EXPECT_TRUE(q.empty());
+}
+
+// Simultaneous events leave by order key, equal keys in scheduling order, whichever way the
+// queue holds them: a whole bucket reached at once (groups over and under the insertion-sort
+// size), a run of nearby keys, and a run's key that later pushes join through a level-0
+// bucket. Events pushed at the current time after it was reached follow, in scheduling order.
+TEST(EventQueue, EqualTimesLeaveByOrderKeyThenSchedulingOrder) {
+  for (const std::uint64_t count : {5u, 40u}) {
+    EventQueue q;
+    for (std::uint64_t i = 0; i < count; ++i) {
+      q.push(10_ns, noop, nullptr, i, static_cast<std::uint32_t>((i * 7) % 3));
+    }
+    std::vector<std::uint64_t> expected;
+    for (std::uint32_t order = 0; order < 3; ++order) {
+      for (std::uint64_t i = 0; i < count; ++i) {
+        if ((i * 7) % 3 == order) expected.push_back(i);
+      }
+    }
+    std::vector<std::uint64_t> popped;
+    while (!q.empty()) {
+      const auto f = q.pop();
+      popped.push_back(f.arg);
+      if (f.arg == 0) q.push(10_ns, noop, nullptr, 1'000, 0);  // late: after the others
+    }
+    expected.push_back(1'000);
+    EXPECT_EQ(popped, expected) << count << " simultaneous events";
+  }
+  // A run: keys 1000..1003 ps share a 256 ps window; key 1002 gets entries from the run and,
+  // pushed after the run was built, from a level-0 bucket.
+  EventQueue q;
+  q.push(Time::ps(1'000), noop, nullptr, 1, 0);
+  for (std::uint64_t i = 0; i < 20; ++i) q.push(Time::ps(1'001 + static_cast<std::int64_t>(i % 3)), noop, nullptr, 100 + i, static_cast<std::uint32_t>(9 - i % 5));
+  q.push(Time::ps(5'000), noop, nullptr, 2, 0);  // keeps the window's bucket below a higher one
+  EXPECT_EQ(q.pop().arg, 1u);                    // the run is built now
+  q.push(Time::ps(1'002), noop, nullptr, 50, 7);
+  q.push(Time::ps(1'002), noop, nullptr, 51, 0);
+  std::vector<std::pair<std::int64_t, std::uint32_t>> seen;  // (time, order) in pop order
+  std::vector<std::uint64_t> at_1002;
+  const auto order_of = [](std::uint64_t arg) -> std::uint32_t {
+    if (arg == 50) return 7;
+    if (arg == 51) return 0;
+    return static_cast<std::uint32_t>(9 - (arg - 100) % 5);
+  };
+  while (q.next_time() < Time::ps(5'000)) {
+    const auto f = q.pop();
+    seen.emplace_back(f.time.picoseconds(), order_of(f.arg));
+    if (f.time == Time::ps(1'002)) at_1002.push_back(f.arg);
+  }
+  EXPECT_TRUE(std::is_sorted(seen.begin(), seen.end())) << "by time, then order key";
+  EXPECT_EQ(seen.size(), 22u);
+  // Order keys 9 - i % 5 for i = 1, 4, 7, ... (i % 3 == 1): equal keys keep push order, and the
+  // later pushes (50 with key 7, 51 with key 0) join by key, behind earlier equal keys.
+  EXPECT_EQ(at_1002, (std::vector<std::uint64_t>{51, 104, 119, 113, 107, 50, 101, 116, 110}));
 }
 
 TEST(EventQueue, EqualTimesInterleavedWithPushesKeepSchedulingOrder) {
@@ -288,15 +342,21 @@ TEST(EventQueue, ExtremeTimesUseTheTopBuckets) {
   EXPECT_EQ(q.floor(), Time::max());
 }
 
-// Differential test against a std::map keyed by (time, sequence): ~10^5 random operations
-// mixing push (with ties and wide spreads), pop, pop_due, cancel and reschedule, including
-// stale ids.
+// Differential test against a std::map keyed by (time, late, order key, sequence), late
+// meaning pushed at the floor itself (those run after the others of that time, in scheduling
+// order whatever their order key): ~10^5 random operations mixing push (with ties, a few order
+// keys and wide spreads), pop, pop_due, cancel and reschedule, including stale ids.
 TEST(EventQueue, MatchesReferenceUnderRandomOperations) {
   EventQueue q;
-  std::map<std::pair<std::int64_t, std::uint64_t>, std::uint64_t> reference;  // -> arg
+  using Key = std::tuple<std::int64_t, bool, std::uint32_t, std::uint64_t>;
+  struct Pending {
+    std::uint64_t arg;
+    std::uint32_t order;
+  };
+  std::map<Key, Pending> reference;
   struct Issued {
     EventId id;
-    std::pair<std::int64_t, std::uint64_t> key;
+    Key key;
   };
   std::vector<Issued> issued;  // every id ever handed out, fired or not
   std::uint64_t sequence = 0;
@@ -311,12 +371,17 @@ TEST(EventQueue, MatchesReferenceUnderRandomOperations) {
       default: return floor + static_cast<std::int64_t>(rng.uniform_int(0, 1ull << 40));
     }
   };
+  const auto key_of = [&](std::int64_t t, std::uint32_t order) {
+    const bool late = t == floor;
+    return Key{t, late, late ? 0u : order, sequence++};
+  };
+  const auto first_time = [&] { return std::get<0>(reference.begin()->first); };
   const auto check_pop = [&](const EventQueue::Fired& f) {
     ASSERT_FALSE(reference.empty());
     const auto it = reference.begin();
-    ASSERT_EQ(f.time.picoseconds(), it->first.first);
-    ASSERT_EQ(f.arg, it->second);
-    floor = it->first.first;
+    ASSERT_EQ(f.time.picoseconds(), std::get<0>(it->first));
+    ASSERT_EQ(f.arg, it->second.arg);
+    floor = std::get<0>(it->first);
     reference.erase(it);
   };
 
@@ -325,18 +390,19 @@ TEST(EventQueue, MatchesReferenceUnderRandomOperations) {
     if (op < 45) {
       const std::int64_t t = random_time();
       const std::uint64_t arg = rng.next();
-      const EventId id = q.push(Time::ps(t), noop, nullptr, arg);
-      reference[{t, sequence}] = arg;
-      issued.push_back({id, {t, sequence}});
-      ++sequence;
+      const auto order = static_cast<std::uint32_t>(rng.uniform_int(0, 3));
+      const EventId id = q.push(Time::ps(t), noop, nullptr, arg, order);
+      const Key key = key_of(t, order);
+      reference[key] = {arg, order};
+      issued.push_back({id, key});
     } else if (op < 75) {
       if (q.empty()) continue;
-      ASSERT_EQ(q.next_time().picoseconds(), reference.begin()->first.first);
+      ASSERT_EQ(q.next_time().picoseconds(), first_time());
       check_pop(q.pop());
     } else if (op < 82) {
       const std::int64_t limit = floor + static_cast<std::int64_t>(rng.uniform_int(0, 50'000));
       EventQueue::Fired f{};
-      const bool due = !reference.empty() && reference.begin()->first.first <= limit;
+      const bool due = !reference.empty() && first_time() <= limit;
       ASSERT_EQ(q.pop_due(Time::ps(limit), f), due);
       if (due) check_pop(f);
     } else if (op < 93) {
@@ -352,11 +418,11 @@ TEST(EventQueue, MatchesReferenceUnderRandomOperations) {
       const EventId moved = q.reschedule(victim.id, Time::ps(t));
       ASSERT_EQ(moved.valid(), !node.empty());
       if (!node.empty()) {
-        reference[{t, sequence}] = node.mapped();
+        const Key key = key_of(t, node.mapped().order);
+        reference[key] = node.mapped();
         const Issued retired = victim;  // its id is now stale
-        victim = {moved, {t, sequence}};
+        victim = {moved, key};
         issued.push_back(retired);
-        ++sequence;
       }
     }
     ASSERT_EQ(q.size(), reference.size());

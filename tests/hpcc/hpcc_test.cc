@@ -250,8 +250,8 @@ double first_over_median_fct(std::vector<FctRecord> records) {
 // HPCC with ns-3's defaults (RATE_AI 40 Mb/s here, MI_THRESH 0, FAST_REACT 1) does not share
 // fairly, in ns-3 either: ns-3's own 60-to-1 run finishes its first flow at 1.848 ms and its
 // median one at 2.670 ms (ratio 0.692: over its lifetime the first flow got ~1.4x the rate of
-// the median one); DCQCN on the same inputs gives 0.893. Loom reproduces the spread (0.733;
-// DCQCN 0.825), HPCC's wider than DCQCN's as in ns-3. With MI_THRESH 0 every update is
+// the median one); DCQCN on the same inputs gives 0.893. Loom reproduces the spread (0.681;
+// DCQCN 0.857), HPCC's wider than DCQCN's as in ns-3. With MI_THRESH 0 every update is
 // multiplicative (rate x eta / u, plus RATE_AI), so only the additive term pulls rates
 // together, by about N x RATE_AI / (eta x line rate) of the gap per RTT (2.5% here), against a
 // utilisation sampled from each ACK's telemetry; ns-3's UpdateRateHp does the same (rate, u and

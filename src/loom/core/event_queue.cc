@@ -6,6 +6,23 @@
 
 namespace loom {
 
+namespace {
+// Stable, in place, allocation-free: for the short ranges of runs and ties.
+template <class T, class Less>
+void insertion_sort(T* first, T* last, Less less) {
+  for (T* i = first + (first != last ? 1 : 0); i < last; ++i) {
+    if (!less(*i, *(i - 1))) continue;
+    const T item = *i;
+    T* j = i;
+    do {
+      *j = *(j - 1);
+      --j;
+    } while (j > first && less(item, *(j - 1)));
+    *j = item;
+  }
+}
+}  // namespace
+
 EventQueue::EventQueue() {
   for (auto& level : minimum_) std::fill(std::begin(level), std::end(level), ~std::uint64_t{0});
 }
@@ -27,7 +44,7 @@ EventId EventQueue::reschedule(EventId id, Time when) {
   const std::uint64_t old_key = record.key;
   const std::uint32_t generation = ++generations_[id.slot];
   record.key = key_of(when);
-  insert(Entry{record.key, record.fn, record.context, record.arg, id.slot, generation});
+  insert(Entry{record.key, record.fn, record.context, record.arg, id.slot, generation, record.order});
   note_stale(old_key);
   return EventId{id.slot, generation};
 }
@@ -105,7 +122,8 @@ void EventQueue::grow_slots(std::size_t events) {
 }
 
 std::size_t EventQueue::memory_bytes() const {
-  return pool_.memory_bytes() + (run_.capacity() + sort_scratch_.capacity()) * sizeof(Entry) +
+  return pool_.memory_bytes() +
+         (run_.capacity() + sort_scratch_.capacity() + tie_scratch_.capacity()) * sizeof(Entry) +
          slots_.capacity() * sizeof(Slot) +
          generations_.capacity() * sizeof(std::uint32_t) + in_use_.capacity() * sizeof(std::uint64_t);
 }
@@ -171,10 +189,13 @@ bool EventQueue::advance_in_window(std::uint64_t limit) {
     last_ = key;
     stale_current_ = stale;
     stale_in_[0][digit] = 0;
-    if (!bucket.empty()) {  // it follows the run's entries of this key
-      current_ = bucket;
-      bucket = Pool::List{};
+    if (!bucket.empty()) {
+      // The run's entries of this key were scheduled before the bucket's: merged in front of
+      // them and sorted together by order key.
+      for (; run_next_ != run_end_ && run_next_->key == key; pop_run_front()) pool_.push_back(current_, *run_next_);
+      pool_.consume(bucket, [this](const Entry& e) { pool_.push_back(current_, e); });
       mark_empty(0, digit);
+      order_current();
     }
     return true;
   }
@@ -195,19 +216,11 @@ void EventQueue::build_run(Pool::List& taken, std::uint32_t stale) {
       }
     });
   }
-  // The keys differ only in their low digit: sorting by it sorts them, stably.
+  // The keys differ only in their low digit: sorting by it sorts them, stably; then each
+  // group of equal keys is sorted stably by order key.
   const std::size_t n = run_.size();
   if (n <= kInsertionSort) {
-    for (std::size_t i = 1; i < n; ++i) {
-      if (run_[i].key >= run_[i - 1].key) continue;
-      const Entry e = run_[i];
-      std::size_t j = i;
-      do {
-        run_[j] = run_[j - 1];
-        --j;
-      } while (j > 0 && run_[j - 1].key > e.key);
-      run_[j] = e;
-    }
+    insertion_sort(run_.data(), run_.data() + n, before);
   } else {
     std::uint32_t start[kDigits] = {};
     for (const Entry& e : run_) ++start[digit_of(e.key, 0)];
@@ -216,6 +229,12 @@ void EventQueue::build_run(Pool::List& taken, std::uint32_t stale) {
     sort_scratch_.resize(n);
     for (const Entry& e : run_) sort_scratch_[start[digit_of(e.key, 0)]++] = e;
     run_.swap(sort_scratch_);
+    for (std::size_t i = 0; i + 1 < n;) {
+      std::size_t end = i + 1;
+      while (end < n && run_[end].key == run_[i].key) ++end;
+      if (end - i > 1) insertion_sort(run_.data() + i, run_.data() + end, before);
+      i = end;
+    }
   }
   run_next_ = run_.data();
   run_end_ = run_next_ + n;
@@ -261,6 +280,7 @@ bool EventQueue::refill(std::uint64_t limit) {
       // due now. current_ is empty here; settle_slow() skips its cancelled entries.
       current_ = taken;
       stale_current_ = stale;
+      order_current();
       return true;
     }
     if (taken.single()) {  // a lone entry is live (a lone cancelled one was cleared above)
@@ -284,9 +304,30 @@ bool EventQueue::refill(std::uint64_t limit) {
         }
       });
     }
+    order_current();  // the minimum's entries landed there
     return true;
   }
   return false;
+}
+
+void EventQueue::order_current() {
+  if (current_.empty() || current_.single()) return;
+  bool sorted = true;
+  std::uint32_t previous = 0;
+  pool_.for_each(current_, [&](const Entry& e) {
+    sorted = sorted && e.order >= previous;
+    previous = e.order;
+  });
+  if (sorted) return;  // the common case: one order key, or already in order
+  tie_scratch_.clear();
+  pool_.consume(current_, [this](const Entry& e) { tie_scratch_.push_back(e); });
+  const auto by_order = [](const Entry& a, const Entry& b) { return a.order < b.order; };
+  if (tie_scratch_.size() <= kInsertionSort) {
+    insertion_sort(tie_scratch_.data(), tie_scratch_.data() + tie_scratch_.size(), by_order);
+  } else {
+    std::stable_sort(tie_scratch_.begin(), tie_scratch_.end(), by_order);
+  }
+  for (const Entry& e : tie_scratch_) pool_.push_back(current_, e);
 }
 
 void EventQueue::note_stale(std::uint64_t key) {

@@ -1,7 +1,13 @@
 // The pending-event set of a discrete-event simulation: a monotone radix heap.
 //
-// Order: events leave by time, and events at equal times in the order they were scheduled
-// (push(), post() or reschedule()), so every run is deterministic.
+// Order: events leave by time. At equal times, the events pending when the queue reaches that
+// time (pops it first) leave by their order key (a 32-bit value given when scheduling, 0 by
+// default), equal keys in the order they were scheduled (push(), post() or reschedule()); events
+// scheduled at the floor itself after it was reached (zero delay) follow them, in scheduling
+// order. So the order of simultaneous events is fixed by their keys, not by which of their
+// causes ran first: a model that keys its events by what they belong to (a link, a queue pair)
+// runs each of them in the same order however their sources are interleaved, as a parallel
+// execution over several queues needs. Every run is deterministic.
 //
 // Monotonicity: a push may not be earlier than the time of the last popped event (the queue's
 // floor(), initially zero); times are never negative. Violations are bugs (LOOM_ASSERT). This
@@ -30,12 +36,15 @@
 // come first (they were scheduled before the window was entered), then `current` (a taken
 // level-0 bucket, then pushes at that key).
 //
-// Why ties come out in scheduling order without sequence numbers: the bucket of an entry
-// depends only on its key and `last`, so all entries with one key share a bucket. A push
+// Why ties come out in (order key, scheduling) order without sequence numbers: the bucket of an
+// entry depends only on its key and `last`, so all entries with one key share a bucket. A push
 // appends, and a redistribution moves all entries of a key together, keeping their order, into
 // a bucket that held none of that key. So within each bucket the entries of one key are always
-// in scheduling order, and `current` is consumed front to back. The run is sorted stably, and
-// every entry of its window pushed later goes to a level-0 bucket or `current`, behind it.
+// in scheduling order. When `last` moves to a key, its entries (all in one list then) become
+// `current` and are sorted stably by order key; later pushes at `last` append behind them. The
+// run is sorted stably by (key, order key); when `last` reaches a key of the run's window whose
+// level-0 bucket is not empty, the run's entries of that key (scheduled earlier) and the
+// bucket's are merged into `current` and sorted together.
 //
 // Complexity: push O(1). An entry only ever moves to a lower level, so it is moved at most
 // once per level below its first one: ceil(bit_width(when XOR floor) / 8) <= 8 times, at most
@@ -57,7 +66,7 @@
 // live ones by more than a small constant, all lists are compacted, so entries stay within
 // about twice the live count.
 //
-// Memory: entries (40 bytes: time and action) are stored by value in chunked lists drawn from
+// Memory: entries (48 bytes: time, order key and action) are stored by value in chunked lists drawn from
 // one ChunkPool, so memory follows the number of entries, not the largest size each bucket
 // ever had (with per-bucket vectors, every high bucket would in time hold capacity for all
 // events as the clock crosses powers of two); the run and its sorting scratch are two vectors
@@ -118,19 +127,20 @@ class EventQueue {
 
   EventQueue();
 
-  // Adds an event at `when` (>= floor()). fn must not be null. O(1).
-  EventId push(Time when, EventFn fn, void* context, std::uint64_t arg);
+  // Adds an event at `when` (>= floor()) with its order key among simultaneous events (see
+  // Order above). fn must not be null. O(1).
+  EventId push(Time when, EventFn fn, void* context, std::uint64_t arg, std::uint32_t order = 0);
   // As push() for an event that will never be cancelled or rescheduled: it takes no slot, so
   // it costs no slot bookkeeping and has no id. Ordered with pushed events as if pushed. O(1).
-  void post(Time when, EventFn fn, void* context, std::uint64_t arg);
+  void post(Time when, EventFn fn, void* context, std::uint64_t arg, std::uint32_t order = 0);
 
   // Removes a pending event. Returns false (and changes nothing) if `id` is invalid, has fired,
   // was cancelled or was rescheduled. O(1) amortised.
   bool cancel(EventId id);
 
-  // Moves a pending event to `when` (>= floor()), keeping its action. It counts as scheduled
-  // now, i.e. it runs after the events already scheduled at `when`. Returns the new id (the
-  // old one becomes stale), or an invalid id if `id` was not pending. O(1) amortised.
+  // Moves a pending event to `when` (>= floor()), keeping its action and order key. It counts
+  // as scheduled now, i.e. it runs after the events already scheduled at `when` with its order
+  // key. Returns the new id (the old one becomes stale), or an invalid id if `id` was not pending. O(1) amortised.
   EventId reschedule(EventId id, Time when);
 
   // True while the event named by `id` is pending.
@@ -160,7 +170,8 @@ class EventQueue {
   // A look ahead for prefetching: the event pop() would return next, when finding it takes at
   // most kPeekEntries entries (it is due at floor(), a run is under way, or the lowest
   // non-empty bucket is that small), else false. Changes nothing. Only a hint: while
-  // cancelled events are pending it may name one of them.
+  // cancelled events are pending it may name one of them, and among events of one time not
+  // yet reached it may name another than the first by order key.
   bool peek(Fired& out) const {
     const Entry* e = nullptr;
     const bool run = run_next_ != run_end_;
@@ -179,8 +190,7 @@ class EventQueue {
       const auto level = static_cast<unsigned>(std::countr_zero(level_mask_));
       const Pool::List& list = buckets_[level][lowest_digit(level)];
       // A level-0 bucket holds one key: its front is due first; elsewhere the earliest key is.
-      const auto earlier = [](const Entry& a, const Entry& b) { return a.key < b.key; };
-      e = level == 0 ? &pool_.front(list) : pool_.first_least(list, kPeekEntries, earlier);
+      e = level == 0 ? &pool_.front(list) : pool_.first_least(list, kPeekEntries, before);
     }
     if (e == nullptr) return false;
     out = Fired{Time::ps(static_cast<std::int64_t>(e->key)), e->fn, e->context, e->arg};
@@ -188,9 +198,10 @@ class EventQueue {
   }
 
   // Moves every pending event that `matches` selects by `delta` (negative too, as long as no
-  // moved event lands before floor()), keeping its id (slot and generation) and action. Moved
-  // events count as scheduled now at their new times: they run after events already due
-  // then; among themselves they keep their order. Returns how many moved. O(pending events)
+  // moved event lands before floor()), keeping its id (slot and generation), action and order
+  // key. Moved events count as scheduled now at their new times (Order above: after events of
+  // equal time and order key already pending; at floor(), after everything due then); among
+  // themselves they keep their order. Returns how many moved. O(pending events)
   // plus a sort of the moved ones: for rare whole-queue operations (packet fast-forward
   // shifting a partition's events), not for the hot path.
   using EventFilter = bool (*)(void* filter_context, const Fired& event);
@@ -210,7 +221,12 @@ class EventQueue {
     std::uint64_t arg;
     std::uint32_t slot;
     std::uint32_t generation;
+    std::uint32_t order;
   };
+  // Due first: the earlier key, then the smaller order key.
+  static bool before(const Entry& a, const Entry& b) {
+    return a.key < b.key || (a.key == b.key && a.order < b.order);
+  }
   // The identity behind an EventId (its generation, counting the events the slot has held and
   // their reschedules, is in generations_): the action is kept for reschedule(), the key for
   // finding the list a cancelled entry sits in; pop() reads the copy in the entry.
@@ -219,6 +235,7 @@ class EventQueue {
     void* context;
     std::uint64_t arg;
     std::uint64_t key;
+    std::uint32_t order;
   };
   static constexpr unsigned kDigitBits = 8;
   static constexpr unsigned kDigits = 1u << kDigitBits;
@@ -344,6 +361,8 @@ class EventQueue {
   bool advance_in_window(std::uint64_t limit);
   // Replaces the (empty) run by the live entries of a taken level-1 bucket, sorted by key.
   void build_run(Pool::List& taken, std::uint32_t stale);
+  // Sorts current_, the entries of a key last_ has just reached, stably by order key.
+  void order_current();
   void pop_run_front() { ++run_next_; }
   Fired take_head();
   // Removes cancelled entries from a list; returns how many.
@@ -359,6 +378,7 @@ class EventQueue {
   Entry* run_next_ = nullptr;                // the part not yet popped: [run_next_, run_end_)
   Entry* run_end_ = nullptr;
   std::vector<Entry> sort_scratch_;          // counting sort's output, swapped into run_
+  std::vector<Entry> tie_scratch_;           // order_current()'s buffer
   bool head_in_run_ = false;                 // where settle() found the head
   Pool::List buckets_[kLevels][kDigits];
   // Smallest key pushed into each bucket since it was last empty (cancelled entries included).
@@ -378,23 +398,25 @@ class EventQueue {
   std::size_t slot_limit_ = 0;         // live events allowed before the slots grow
 };
 
-inline EventId EventQueue::push(Time when, EventFn fn, void* context, std::uint64_t arg) {
+inline EventId EventQueue::push(Time when, EventFn fn, void* context, std::uint64_t arg,
+                                std::uint32_t order) {
   check_not_before_floor(when);
   LOOM_ASSERT(fn != nullptr, "event pushed without an action");
   const std::uint32_t slot = allocate_slot();
   const std::uint32_t generation = ++generations_[slot];
   const std::uint64_t key = key_of(when);
-  slots_[slot] = Slot{fn, context, arg, key};
-  insert(Entry{key, fn, context, arg, slot, generation});
+  slots_[slot] = Slot{fn, context, arg, key, order};
+  insert(Entry{key, fn, context, arg, slot, generation, order});
   ++live_;
   ++slotted_;
   return EventId{slot, generation};
 }
 
-inline void EventQueue::post(Time when, EventFn fn, void* context, std::uint64_t arg) {
+inline void EventQueue::post(Time when, EventFn fn, void* context, std::uint64_t arg,
+                             std::uint32_t order) {
   check_not_before_floor(when);
   LOOM_ASSERT(fn != nullptr, "event posted without an action");
-  insert(Entry{key_of(when), fn, context, arg, kNoSlot, 0});
+  insert(Entry{key_of(when), fn, context, arg, kNoSlot, 0, order});
   ++live_;
 }
 

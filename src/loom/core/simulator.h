@@ -1,7 +1,8 @@
 // The discrete-event kernel: a clock and the events scheduled against it.
 //
 // A Simulator owns one EventQueue and the current time now(). run() repeatedly takes the
-// earliest event (ties in scheduling order), advances now() to its time and calls its action.
+// earliest event (ties by order key, then scheduling order: EventQueue's Order), advances now()
+// to its time and calls its action.
 // Actions are plain function pointers with a context pointer and a 64-bit argument, or member
 // functions bound at compile time:
 //
@@ -50,57 +51,59 @@ class Simulator {
   // Current simulated time; starts at zero.
   Time now() const { return now_; }
 
-  // Schedules fn(context, arg) at `when` (>= now()). Returns an id for cancel()/reschedule().
-  EventId schedule_at(Time when, EventFn fn, void* context, std::uint64_t arg = 0) {
+  // Schedules fn(context, arg) at `when` (>= now()), with its order key among simultaneous
+  // events (EventQueue's Order). Returns an id for cancel()/reschedule().
+  EventId schedule_at(Time when, EventFn fn, void* context, std::uint64_t arg = 0, std::uint32_t order = 0) {
     LOOM_ASSERT(when >= now_, "event scheduled at " + to_string(when) + ", before now " +
                                   to_string(now_));
-    return queue_.push(when, fn, context, arg);
+    return queue_.push(when, fn, context, arg, order);
   }
   // Schedules fn(context, arg) at now() + delay (delay >= 0).
-  EventId schedule_in(Time delay, EventFn fn, void* context, std::uint64_t arg = 0) {
+  EventId schedule_in(Time delay, EventFn fn, void* context, std::uint64_t arg = 0, std::uint32_t order = 0) {
     LOOM_ASSERT(delay >= Time::zero(), "negative delay " + to_string(delay));
-    return queue_.push(now_ + delay, fn, context, arg);
+    return queue_.push(now_ + delay, fn, context, arg, order);
   }
 
   // Schedules (object->*Method)(arg), or (object->*Method)() for a method without parameters.
   template <auto Method, class T>
-  EventId schedule_at(Time when, T* object, std::uint64_t arg = 0) {
+  EventId schedule_at(Time when, T* object, std::uint64_t arg = 0, std::uint32_t order = 0) {
     static_assert(std::invocable<decltype(Method), T*, std::uint64_t> ||
                       std::invocable<decltype(Method), T*>,
                   "Method must be a member function of T taking (std::uint64_t) or ()");
-    return schedule_at(when, &detail::call_member<Method, T>, object, arg);
+    return schedule_at(when, &detail::call_member<Method, T>, object, arg, order);
   }
   template <auto Method, class T>
-  EventId schedule_in(Time delay, T* object, std::uint64_t arg = 0) {
+  EventId schedule_in(Time delay, T* object, std::uint64_t arg = 0, std::uint32_t order = 0) {
     static_assert(std::invocable<decltype(Method), T*, std::uint64_t> ||
                       std::invocable<decltype(Method), T*>,
                   "Method must be a member function of T taking (std::uint64_t) or ()");
-    return schedule_in(delay, &detail::call_member<Method, T>, object, arg);
+    return schedule_in(delay, &detail::call_member<Method, T>, object, arg, order);
   }
 
   // As schedule_at / schedule_in for events that will never be cancelled or rescheduled (no
-  // id, cheaper: EventQueue::post). Ordered with every other event by time, then scheduling.
-  void post_at(Time when, EventFn fn, void* context, std::uint64_t arg = 0) {
+  // id, cheaper: EventQueue::post). Ordered with every other event by time, order key, then
+  // scheduling.
+  void post_at(Time when, EventFn fn, void* context, std::uint64_t arg = 0, std::uint32_t order = 0) {
     LOOM_ASSERT(when >= now_, "event posted at " + to_string(when) + ", before now " + to_string(now_));
-    queue_.post(when, fn, context, arg);
+    queue_.post(when, fn, context, arg, order);
   }
-  void post_in(Time delay, EventFn fn, void* context, std::uint64_t arg = 0) {
+  void post_in(Time delay, EventFn fn, void* context, std::uint64_t arg = 0, std::uint32_t order = 0) {
     LOOM_ASSERT(delay >= Time::zero(), "negative delay " + to_string(delay));
-    queue_.post(now_ + delay, fn, context, arg);
+    queue_.post(now_ + delay, fn, context, arg, order);
   }
   template <auto Method, class T>
-  void post_at(Time when, T* object, std::uint64_t arg = 0) {
-    post_at(when, &detail::call_member<Method, T>, object, arg);
+  void post_at(Time when, T* object, std::uint64_t arg = 0, std::uint32_t order = 0) {
+    post_at(when, &detail::call_member<Method, T>, object, arg, order);
   }
   template <auto Method, class T>
-  void post_in(Time delay, T* object, std::uint64_t arg = 0) {
-    post_in(delay, &detail::call_member<Method, T>, object, arg);
+  void post_in(Time delay, T* object, std::uint64_t arg = 0, std::uint32_t order = 0) {
+    post_in(delay, &detail::call_member<Method, T>, object, arg, order);
   }
 
   // Removes a pending event; false if it already ran, was cancelled or the id is stale.
   bool cancel(EventId id) { return queue_.cancel(id); }
-  // Moves a pending event to `when` (>= now()) with the same action; it runs after events
-  // already scheduled at `when`. Returns the new id, or an invalid id if `id` was not pending.
+  // Moves a pending event to `when` (>= now()) with the same action and order key; it counts as
+  // scheduled now (after events already scheduled at `when` with its order key). Returns the new id, or an invalid id if `id` was not pending.
   EventId reschedule(EventId id, Time when);
   // Moves the pending events `matches` selects by `delta` (EventQueue::shift): ids stay valid;
   // none may land before now(). O(pending events).

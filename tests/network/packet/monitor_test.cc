@@ -161,11 +161,16 @@ TEST(FabricMonitor, WritesEveryCsvFile) {
   std::uint64_t drops = 0;
   const auto drop_lines = lines_of(read_all(dir / "packet_drops.csv"));
   EXPECT_EQ(drop_lines.front(), "time_us,link,src,dst,drops");
-  for (std::size_t i = 1; i < drop_lines.size(); ++i) {
+  const bool drops_capped = drop_lines.back()[0] == '#';
+  for (std::size_t i = 1; i < drop_lines.size() && drop_lines[i][0] != '#'; ++i) {
     EXPECT_NE(drop_lines[i].find(",0,switch.0,host.0.gpu.0,"), std::string::npos) << drop_lines[i];
     drops += std::stoull(drop_lines[i].substr(drop_lines[i].rfind(',') + 1));
   }
-  EXPECT_EQ(drops, c.drops);
+  if (drops_capped) {
+    EXPECT_LT(drops, c.drops);  // the rows past the cap hold the rest
+  } else {
+    EXPECT_EQ(drops, c.drops);
+  }
   std::uint64_t cnps = 0;
   const auto cnp_lines = lines_of(read_all(dir / "packet_cnps.csv"));
   EXPECT_EQ(cnp_lines.front(), "time_us,qp,tag,src,dst,cnps");

@@ -33,7 +33,7 @@ Fabric::Fabric(Simulator& simulator, const topology::Topology& topology, const P
     : simulator_(simulator), topology_(topology), params_((check_packet_params(params), params)),
       cc_(params.cc, params.nic.mtu),
       buffer_(topology, params.sw, nic_rate_of(topology, params)),
-      pool_(params.cc.kind == CcKind::kHpcc), random_(params.seed, "packet.fabric"),
+      pool_(params.cc.kind == CcKind::kHpcc),
       ports_(topology.link_count()), lossy_(topology.link_count()), link_bps_(topology.link_count()),
       paths_(params.packet_spraying) {
   const bool hpcc = params.cc.kind == CcKind::kHpcc;
@@ -41,7 +41,16 @@ Fabric::Fabric(Simulator& simulator, const topology::Topology& topology, const P
   ack_wire_ = params.nic.ack_bytes + (hpcc ? params.nic.int_header_bytes : 0);
   ack_control_ = params.nic.ack_high_priority;
   wrr_ = params.sw.scheduler == QueueScheduler::kWrr;
+  if (topology.link_count() >= (std::size_t{1} << kOrderIdBits)) {
+    throw UserError("packet mode supports fewer than 2^28 links; the topology has " +
+                    std::to_string(topology.link_count()));
+  }
+  ecn_random_.reserve(topology.link_count());
+  error_random_.reserve(topology.link_count());
   for (LinkId l = 0; l < topology.link_count(); ++l) {
+    const std::uint64_t link_seed = params.seed ^ mix64(std::uint64_t{l} + 1);
+    ecn_random_.emplace_back(link_seed, "packet.ecn");
+    error_random_.emplace_back(link_seed, "packet.link_error");
     EgressPort& port = ports_[l];
     port = make_egress_port(topology, l, params);
     link_bps_[l] = static_cast<double>(port.bps);

@@ -69,7 +69,11 @@
 // queue when its head leaves. Port records keep what every hop touches in one cache line and
 // each class queue in one line. No virtual calls per packet, no hashing per packet. The
 // listener is called once per QP.
-// Deterministic: one random stream (ECN, link errors) seeded from params.seed.
+// Deterministic, and independent of how simultaneous events at different nodes interleave (what
+// a parallel run over logical processes needs): simultaneous events run by an order key (their
+// kind, then the link or QP they belong to: order_key), and every random draw comes from a
+// stream of the port that draws it (ECN marking at the egress port, link errors at the far
+// end of the link), seeded from params.seed and the link id.
 #pragma once
 
 #include <cstdint>
@@ -208,6 +212,21 @@ class Fabric {
   friend class fastforward::FabricSkipper;  // moves a partition's state in time (fast-forward)
   friend class parallel::WindowProfiler;     // tells which node each event belongs to
 
+  // The order of simultaneous events (EventQueue's Order): by kind (PFC frames first, as they
+  // gate what a port may send), then by the link or QP the event belongs to. Each (kind, id)
+  // is scheduled by one node only (arrivals on a link by its sender, PFC frames by the link's
+  // receiver, a QP's timers by its sender), so every node sees its simultaneous events in the
+  // same order however the nodes that caused them were interleaved. The ids are permuted by a
+  // bijection drawn from the event's time (odd multiplier and offset mod 2^28), so that no link
+  // or QP always goes first in a symmetric fabric, where simultaneous arrivals are common.
+  enum class EventKind : std::uint32_t { kPfc = 1, kArrive, kTransmitDone, kWake, kDecrease, kIncrease, kTimeout };
+  static constexpr unsigned kOrderIdBits = 28;  // link and QP ids stay below 2^28
+  static std::uint32_t order_key(EventKind kind, std::uint32_t id, Time when) {
+    const std::uint64_t h = static_cast<std::uint64_t>(when.picoseconds()) * kGoldenGamma;  // top bits mixed
+    const auto permuted = static_cast<std::uint32_t>(id * ((h >> 32) | 1) + (h >> 40)) & ((1u << kOrderIdBits) - 1);
+    return (static_cast<std::uint32_t>(kind) << kOrderIdBits) | permuted;
+  }
+
   // event handlers
   void on_arrive(std::uint64_t packet);
   void on_transmit_done(std::uint64_t link);
@@ -240,6 +259,7 @@ class Fabric {
   void store_paths(QpId qp, std::span<const topology::LinkId> forward, std::span<const topology::LinkId> reverse);
   void finish_sender(QpId qp);
   void schedule_decrease(QpId qp, Time when);
+  void schedule_increase(QpId qp, Time when);
   bool qp_ref_live(std::uint64_t ref) const;
   std::uint64_t qp_ref(QpId qp) const { return qp | (std::uint64_t{qps_[qp].generation} << 32); }
 
@@ -249,7 +269,8 @@ class Fabric {
   CongestionControl cc_;
   SharedBuffer buffer_;
   PacketPool pool_;
-  RandomStream random_;
+  std::vector<RandomStream> ecn_random_;    // by link: ECN marking at its egress port
+  std::vector<RandomStream> error_random_;  // by link: link errors at its far end
   FabricListener* listener_ = nullptr;
   std::vector<EgressPort> ports_;  // by link id
   std::vector<std::uint8_t> lossy_;  // by link id: 1 if down or with an error rate

@@ -33,6 +33,9 @@ QpId Fabric::add_qp(const QpSpec& spec) {
   LOOM_ASSERT(first.nic != kNoNic, "queue pair starting at a forwarding node");
   QpId id;
   if (free_qps_.empty()) {
+    if (qps_.size() >= (std::size_t{1} << kOrderIdBits)) {
+      throw UserError("packet mode runs fewer than 2^28 queue pairs at once");
+    }
     id = static_cast<QpId>(qps_.size());
     qps_.emplace_back();
     paths_.grow();
@@ -85,7 +88,8 @@ QpId Fabric::add_qp(const QpSpec& spec) {
 
   Nic& nic = nics_[first.nic];
   nic.qps.push_back(id);
-  qp.timeout = simulator_.schedule_in<&Fabric::on_timeout>(params_.nic.retransmit_timeout, this, qp_ref(id));
+  const Time timeout = simulator_.now() + params_.nic.retransmit_timeout;
+  qp.timeout = simulator_.schedule_at<&Fabric::on_timeout>(timeout, this, qp_ref(id), order_key(EventKind::kTimeout, id, timeout));
   try_transmit(spec.forward.front());
   return id;
 }
@@ -179,7 +183,8 @@ PacketId Fabric::next_data_packet(LinkId link) {
   if (earliest != Time::max() && (!nic.wake_armed || nic.wake_at > earliest)) {
     nic.wake_at = earliest;
     nic.wake_armed = true;
-    simulator_.post_at<&Fabric::on_wake>(earliest, this, link | (std::uint64_t{++nic.wake_generation} << 32));
+    simulator_.post_at<&Fabric::on_wake>(earliest, this, link | (std::uint64_t{++nic.wake_generation} << 32),
+                                         order_key(EventKind::kWake, link, earliest));
   }
   return kNoPacket;
 }

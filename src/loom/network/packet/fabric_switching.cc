@@ -13,7 +13,8 @@ void Fabric::try_transmit(LinkId link) {
   if (simulator_.now() < port.busy_until) {
     if (!port.wake_pending) {
       port.wake_pending = true;
-      simulator_.post_at<&Fabric::on_transmit_done>(port.busy_until, this, link);
+      simulator_.post_at<&Fabric::on_transmit_done>(port.busy_until, this, link,
+                                                    order_key(EventKind::kTransmitDone, link, port.busy_until));
     }
     return;
   }
@@ -38,7 +39,7 @@ void Fabric::transmit(LinkId link, PacketId id) {
     ++counters_.data_packet_hops;
     if (port.forwarding_source) {
       const std::uint64_t queued = port.queue[packet.priority].bytes;
-      if (params_.sw.ecn && port.ecn_marks(queued, random_) && (packet.flags & kEcnCe) == 0) {
+      if (params_.sw.ecn && port.ecn_marks(queued, ecn_random_[link]) && (packet.flags & kEcnCe) == 0) {
         packet.flags |= kEcnCe;
         ++counters_.ecn_marks;
       }
@@ -51,11 +52,13 @@ void Fabric::transmit(LinkId link, PacketId id) {
   port.tx_bytes += packet.wire;
   const Time done = port.serialization(packet.wire);
   port.busy_until = simulator_.now() + done;
-  simulator_.post_in<&Fabric::on_arrive>(done + port.delay, this, id);
+  const Time arrival = simulator_.now() + done + port.delay;
+  simulator_.post_at<&Fabric::on_arrive>(arrival, this, id, order_key(EventKind::kArrive, link, arrival));
   // A NIC may have more data for its QPs; a switch port only if packets wait.
   if (!port.wake_pending && (port.nic != kNoNic || port.bytes != 0)) {
     port.wake_pending = true;
-    simulator_.post_at<&Fabric::on_transmit_done>(port.busy_until, this, link);
+    simulator_.post_at<&Fabric::on_transmit_done>(port.busy_until, this, link,
+                                                  order_key(EventKind::kTransmitDone, link, port.busy_until));
   }
 }
 
@@ -94,7 +97,7 @@ void Fabric::on_arrive(std::uint64_t packet_id) {
   const LinkId arrived_on = path[packet.hop];
   // The port record of the arrival link is cold here; a byte per link says whether to look.
   const bool faulty = lossy_[arrived_on] != 0 &&
-                      (ports_[arrived_on].down || random_.bernoulli(ports_[arrived_on].error_rate));
+                      (ports_[arrived_on].down || error_random_[arrived_on].bernoulli(ports_[arrived_on].error_rate));
   if (faulty || (rerouted_ && packet.route_epoch != qps_[packet.qp].route_epoch)) {
     drop(id, arrived_on);
     return;
@@ -170,7 +173,9 @@ void Fabric::send_pfc(LinkId link, std::uint32_t priority, bool pause) {
   const LinkId back = topology_.link(link).reverse;
   const Time delay = ports_[back].serialization(static_cast<std::uint32_t>(params_.sw.pause_frame_bytes)) +
                      topology_.link(back).latency;
-  simulator_.post_in<&Fabric::on_pfc>(delay, this, (std::uint64_t{link} << 4) | (priority << 1) | (pause ? 1 : 0));
+  const Time when = simulator_.now() + delay;
+  simulator_.post_at<&Fabric::on_pfc>(when, this, (std::uint64_t{link} << 4) | (priority << 1) | (pause ? 1 : 0),
+                                      order_key(EventKind::kPfc, link, when));
 }
 
 void Fabric::on_pfc(std::uint64_t frame) {

@@ -4,8 +4,12 @@
 
 namespace loom::network::packet {
 
+void Fabric::schedule_increase(QpId q, Time when) {
+  qps_[q].increase = simulator_.schedule_at<&Fabric::on_increase>(when, this, qp_ref(q), order_key(EventKind::kIncrease, q, when));
+}
+
 void Fabric::schedule_decrease(QpId q, Time when) {
-  qps_[q].decrease = simulator_.schedule_at<&Fabric::on_decrease>(when, this, qp_ref(q));
+  qps_[q].decrease = simulator_.schedule_at<&Fabric::on_decrease>(when, this, qp_ref(q), order_key(EventKind::kDecrease, q, when));
 }
 
 bool Fabric::qp_ref_live(std::uint64_t ref) const {
@@ -19,15 +23,14 @@ void Fabric::on_decrease(std::uint64_t ref) {
   Qp& qp = qps_[q];
   const Time next = cc_.on_decrease(qp.cc, simulator_.now());
   simulator_.cancel(qp.increase);
-  qp.increase = simulator_.schedule_at<&Fabric::on_increase>(next, this, ref);
+  schedule_increase(q, next);
 }
 
 void Fabric::on_increase(std::uint64_t ref) {
   if (!qp_ref_live(ref)) return;
   const auto q = static_cast<QpId>(ref & 0xffffffffu);
   Qp& qp = qps_[q];
-  const Time next = cc_.on_increase(qp.cc, simulator_.now());
-  qp.increase = simulator_.schedule_at<&Fabric::on_increase>(next, this, ref);
+  schedule_increase(q, cc_.on_increase(qp.cc, simulator_.now()));
   try_transmit(paths_.forward(q)[0]);
 }
 
@@ -50,7 +53,8 @@ void Fabric::on_timeout(std::uint64_t ref) {
       try_transmit(paths_.forward(q)[0]);
     }
   }
-  qp.timeout = simulator_.schedule_at<&Fabric::on_timeout>(qp.last_progress + rto, this, ref);
+  const Time next = qp.last_progress + rto;
+  qp.timeout = simulator_.schedule_at<&Fabric::on_timeout>(next, this, ref, order_key(EventKind::kTimeout, q, next));
 }
 
 }  // namespace loom::network::packet

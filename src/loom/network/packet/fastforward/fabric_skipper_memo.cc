@@ -61,8 +61,7 @@ void FabricSkipper::restore_cc(QpId q, const CcSnapshot& m, Time now) {
     s.decrease_origin = now + Time::ns(1);
     s.cnp_seen = false;
     s.decrease_armed = false;
-    qp.increase = fabric_.simulator_.schedule_at<&Fabric::on_increase>(now + fabric_.params_.cc.dcqcn.increase_timer,
-                                                                        &fabric_, fabric_.qp_ref(q));
+    fabric_.schedule_increase(q, now + fabric_.params_.cc.dcqcn.increase_timer);
   }
   s.rate = m.rate;
   s.target = m.target;
