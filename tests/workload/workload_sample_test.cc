@@ -19,11 +19,7 @@
 namespace loom::workload {
 namespace {
 
-void expect_counts_of(const Workload& built, const WorkloadCounts& counted) {
-  EXPECT_EQ(counted.nodes, built.node_count());
-  EXPECT_EQ(counted.dependencies, built.dependency_count());
-  EXPECT_EQ(counted.ranks, built.rank_count());
-}
+using synthesis::testing::expect_counts_of;
 
 // The sample's built ranks summarise as in the whole, and its critical path is the whole's.
 void expect_sample_agrees(const Workload& whole, const Workload& sample, const std::vector<std::uint32_t>& built) {
@@ -50,15 +46,8 @@ TEST(WorkloadSample, TrainingSamplesAgreeWithTheWholePlan) {
     TransformerConfig model;
     ParallelPlan plan;
   };
+  using synthesis::testing::plan;
   std::vector<Case> cases;
-  auto plan = [](std::uint32_t tp, std::uint32_t pp, std::uint32_t dp, std::uint32_t batch) {
-    ParallelPlan p;
-    p.tp = tp;
-    p.pp = pp;
-    p.dp = dp;
-    p.global_batch = batch;
-    return p;
-  };
   cases.push_back({"1f1b", synthesis::testing::small_gpt(), plan(2, 4, 4, 32)});
   ParallelPlan interleaved = plan(2, 2, 2, 8);
   interleaved.schedule = PipelineSchedule::kInterleaved;
@@ -161,24 +150,6 @@ TEST(WorkloadSample, SimaiSampleBuildsTheFirstRankOfEveryStageAndTheFirstRanks) 
   const simai::SimaiWorkload whole = simai::parse_simai(text, "mini.txt");
   expect_counts_of(whole.workload, sample.counts);
   expect_sample_agrees(whole.workload, sample.workload, sample.built_ranks);
-}
-
-TEST(WorkloadSample, AHundredThousandGpuPlanIsCountedFromOneRankPerStage) {
-  // GPT-175B on 102,400 GPUs (TP8 x PP16 x DP800): every DP replica of a stage adds the same
-  // nodes, so the count is 400 times that of DP2 with the same micro-batches per replica.
-  using namespace synthesis;
-  ParallelPlan plan;
-  plan.tp = 8;
-  plan.pp = 16;
-  plan.dp = 800;
-  plan.global_batch = 8 * 800;
-  const WorkloadCounts big = count_training(find_transformer("gpt-175b"), plan);
-  plan.dp = 2;
-  plan.global_batch = 8 * 2;
-  const WorkloadCounts small = count_training(find_transformer("gpt-175b"), plan);
-  EXPECT_EQ(big.ranks, 102'400u);
-  EXPECT_EQ(big.nodes, 400 * small.nodes);
-  EXPECT_EQ(big.dependencies, 400 * small.dependencies);
 }
 
 }  // namespace
