@@ -55,20 +55,25 @@ void print_rank(std::uint32_t rank, const workload::RankSummary& r) {
              r.nodes[1], r.nodes[2], r.nodes[3], flops_text(static_cast<double>(r.flops)), r.compute_time, traffic);
 }
 
-void show(const Workload& w, std::uint32_t per_rank_rows) {
+// What `show` prints of a workload of which `built` ranks' nodes are in `w` (ranks
+// 0 .. per_rank_rows - 1 among them), with the whole workload's `counts`.
+void show(const Workload& w, const workload::WorkloadCounts& counts, std::span<const std::uint32_t> built,
+          std::uint32_t per_rank_rows) {
   const workload::WorkloadSummary s = workload::summarize(w);
   fmt::print("{} ranks, {} nodes, {} dependencies, {} communicators, {:.1f} bytes per node in memory\n",
-             w.rank_count(), w.node_count(), s.dependencies, w.communicator_count(),
-             w.node_count() == 0 ? 0.0 : static_cast<double>(s.memory_bytes) / w.node_count());
+             w.rank_count(), counts.nodes, counts.dependencies, w.communicator_count(),
+             counts.nodes == 0 ? 0.0 : static_cast<double>(w.memory_bytes_holding(counts)) / counts.nodes);
   for (std::uint32_t r = 0; r < w.rank_count() && r < per_rank_rows; ++r) print_rank(r, s.ranks[r]);
   if (w.rank_count() > per_rank_rows) fmt::print("  ... {} more ranks\n", w.rank_count() - per_rank_rows);
-  fmt::print("critical path at infinite bandwidth: {}\n", workload::critical_path_length(w));
+  fmt::print("critical path at infinite bandwidth: {}\n", workload::critical_path_length(w, built));
 }
 
-workload::LoadedWorkload load(const std::string& file, const std::string& format, std::optional<std::uint32_t> ranks) {
+workload::LoadedWorkload load(const std::string& file, const std::string& format, std::optional<std::uint32_t> ranks,
+                              std::optional<std::uint32_t> sample = std::nullopt) {
   workload::LoadOptions options;
   options.format = workload::parse_file_format(format);
   options.simai_ranks = ranks;
+  options.sample = sample;
   workload::LoadedWorkload loaded = workload::load_workload(file, options);
   for (const workload::ImportWarning& warning : loaded.warnings) {
     fmt::print(stderr, "warning: {}\n", workload::to_string(warning));
@@ -76,12 +81,7 @@ workload::LoadedWorkload load(const std::string& file, const std::string& format
   return loaded;
 }
 
-struct Synthesised {
-  workload::synthesis::ParallelPlan plan;
-  Workload workload;
-};
-
-Synthesised synthesise(const WorkloadGenerateArguments& a) {
+workload::synthesis::ParallelPlan plan_of(const WorkloadGenerateArguments& a) {
   namespace syn = workload::synthesis;
   syn::ParallelPlan plan;
   plan.tp = a.tp;
@@ -103,16 +103,20 @@ Synthesised synthesise(const WorkloadGenerateArguments& a) {
   plan.overlap_grad_reduce = !a.no_overlap;
   plan.dp_bucket_bytes = parse_size(a.bucket);
   plan.iterations = a.iterations;
-  Workload w = syn::synthesize_training(syn::find_transformer(a.model), plan);
+  return plan;
+}
+
+// Compute durations and --scale, then the one-line description of the plan.
+void time_and_describe(Workload& w, const WorkloadGenerateArguments& a, const workload::synthesis::ParallelPlan& plan,
+                       std::uint64_t nodes) {
   workload::compute::Params params;
   params.gpu = workload::compute::find_gpu(a.gpu);
   params.dtype = plan.dtype;
   workload::compute::assign_durations(w, params);
   if (a.scale != 1.0) workload::scale_workload(w, a.scale);
   fmt::print("{}: tp {} cp {} pp {} dp {}, {} micro-batches of {}, {} schedule, {} ranks, {} nodes\n", a.model,
-             plan.tp, plan.cp, plan.pp, plan.dp, plan.micro_batches(), plan.micro_batch, syn::to_string(plan.schedule),
-             plan.ranks(), w.node_count());
-  return {plan, std::move(w)};
+             plan.tp, plan.cp, plan.pp, plan.dp, plan.micro_batches(), plan.micro_batch,
+             workload::synthesis::to_string(plan.schedule), plan.ranks(), nodes);
 }
 
 void print_memory(const WorkloadGenerateArguments& a, const workload::synthesis::ParallelPlan& plan) {
@@ -132,23 +136,30 @@ void print_memory(const WorkloadGenerateArguments& a, const workload::synthesis:
 
 int workload_generate_command(const WorkloadGenerateArguments& a) {
   if (a.output.empty()) throw UserError("workload generate: give the output with -o PREFIX");
-  const Synthesised s = synthesise(a);
-  print_memory(a, s.plan);
+  const workload::synthesis::ParallelPlan plan = plan_of(a);
+  Workload w = workload::synthesis::synthesize_training(workload::synthesis::find_transformer(a.model), plan);
+  time_and_describe(w, a, plan, w.node_count());
+  print_memory(a, plan);
   fmt::print("simulate with at least {} communication streams per rank\n", workload::synthesis::kCommStreams);
-  write_output(s.workload, a.output, a.format);
+  write_output(w, a.output, a.format);
   return 0;
 }
 
 int workload_show_command(const WorkloadShowArguments& a) {
   if (a.file.empty()) {
-    const Synthesised s = synthesise(a.plan);
-    show(s.workload, a.per_rank_rows);
-    print_memory(a.plan, s.plan);
+    // Only the ranks shown and one rank per stage are built: the others run a built rank's
+    // program (training_step.h), so the counts and the critical path need no more.
+    const workload::synthesis::ParallelPlan plan = plan_of(a.plan);
+    workload::synthesis::TrainingSample sample =
+        workload::synthesis::sample_training(workload::synthesis::find_transformer(a.plan.model), plan, a.per_rank_rows);
+    time_and_describe(sample.workload, a.plan, plan, sample.counts.nodes);
+    show(sample.workload, sample.counts, sample.built_ranks, a.per_rank_rows);
+    print_memory(a.plan, plan);
     return 0;
   }
-  const workload::LoadedWorkload loaded = load(a.file, a.format, a.ranks);
+  const workload::LoadedWorkload loaded = load(a.file, a.format, a.ranks, a.per_rank_rows);
   fmt::print("{} ({})\n", a.file, loaded.format);
-  show(loaded.workload, a.per_rank_rows);
+  show(loaded.workload, loaded.counts, loaded.built_ranks, a.per_rank_rows);
   return 0;
 }
 

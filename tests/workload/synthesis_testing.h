@@ -18,6 +18,23 @@ inline TransformerConfig small_gpt(std::uint32_t layers = 8, std::uint64_t s = 2
   return {"small-gpt", layers, 512, 8, 8, 2048, false, 1000, s, true};
 }
 
+// TP x PP x DP with `global_batch` sequences, everything else at its default.
+inline ParallelPlan plan(std::uint32_t tp, std::uint32_t pp, std::uint32_t dp, std::uint32_t global_batch) {
+  ParallelPlan p;
+  p.tp = tp;
+  p.pp = pp;
+  p.dp = dp;
+  p.global_batch = global_batch;
+  return p;
+}
+
+// Counts made without building (workload_counts.h) equal those of the built workload.
+inline void expect_counts_of(const Workload& built, const WorkloadCounts& counted) {
+  EXPECT_EQ(counted.nodes, built.node_count());
+  EXPECT_EQ(counted.dependencies, built.dependency_count());
+  EXPECT_EQ(counted.ranks, built.rank_count());
+}
+
 // Gives every compute node its A100 roofline duration.
 inline void time_on_a100(Workload& w) {
   compute::Params params;

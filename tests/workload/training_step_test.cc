@@ -16,14 +16,7 @@ using collective::CollectiveOp;
 // A small GPT: l = 8, h = 512, a = 8, ffn = 4h, V = 1000, s = 256.
 using testing::small_gpt;
 
-ParallelPlan plan(std::uint32_t tp, std::uint32_t pp, std::uint32_t dp, std::uint32_t global_batch) {
-  ParallelPlan p;
-  p.tp = tp;
-  p.pp = pp;
-  p.dp = dp;
-  p.global_batch = global_batch;
-  return p;
-}
+using testing::plan;
 
 std::uint64_t total_flops(const Workload& w) {
   std::uint64_t total = 0;

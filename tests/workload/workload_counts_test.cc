@@ -9,11 +9,7 @@
 namespace loom::workload {
 namespace {
 
-void expect_counts_of(const Workload& built, const WorkloadCounts& counted) {
-  EXPECT_EQ(counted.nodes, built.node_count());
-  EXPECT_EQ(counted.dependencies, built.dependency_count());
-  EXPECT_EQ(counted.ranks, built.rank_count());
-}
+using synthesis::testing::expect_counts_of;
 
 TEST(WorkloadCounts, TrainingCountsEqualTheBuiltDagForEveryScheduleAndIterationCount) {
   using namespace synthesis;
@@ -65,10 +61,7 @@ TEST(WorkloadCounts, MicrobenchmarkCountsEqualTheBuiltDag) {
 
 TEST(WorkloadCounts, CountingAHugeTrainingRunTakesNoMemory) {
   using namespace synthesis;
-  ParallelPlan plan;
-  plan.pp = 2;
-  plan.dp = 2;
-  plan.global_batch = 8;
+  ParallelPlan plan = synthesis::testing::plan(1, 2, 2, 8);
   plan.iterations = 1'000'000;
   const WorkloadCounts counts = count_training(synthesis::testing::small_gpt(), plan);
   plan.iterations = 1;
@@ -77,6 +70,18 @@ TEST(WorkloadCounts, CountingAHugeTrainingRunTakesNoMemory) {
   const WorkloadCounts two = count_training(synthesis::testing::small_gpt(), plan);
   EXPECT_EQ(counts.nodes, one.nodes + 999'999 * (two.nodes - one.nodes));
   EXPECT_EQ(counts.dependencies, one.dependencies + 999'999 * (two.dependencies - one.dependencies));
+}
+
+TEST(WorkloadCounts, AHundredThousandGpuPlanIsCountedFromOneRankPerStage) {
+  // GPT-175B on 102,400 GPUs (TP8 x PP16 x DP800): every DP replica of a stage adds the same
+  // nodes, so the count is 400 times that of DP2 with the same micro-batches per replica.
+  using namespace synthesis;
+  const TransformerConfig& gpt = find_transformer("gpt-175b");
+  const WorkloadCounts big = count_training(gpt, synthesis::testing::plan(8, 16, 800, 8 * 800));
+  const WorkloadCounts small = count_training(gpt, synthesis::testing::plan(8, 16, 2, 8 * 2));
+  EXPECT_EQ(big.ranks, 102'400u);
+  EXPECT_EQ(big.nodes, 400 * small.nodes);
+  EXPECT_EQ(big.dependencies, 400 * small.dependencies);
 }
 
 }  // namespace

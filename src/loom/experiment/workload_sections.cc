@@ -218,15 +218,14 @@ LoadedWorkloadSection read_trace(config::Reader& s, std::uint32_t gpu_count, con
   workload::LoadOptions options;
   options.format = parsed(s, "format", workload::parse_file_format, "auto");
   if (s.has("ranks")) options.simai_ranks = count(s, "ranks", 1);
-  // A node with its run state costs about the estimate of a lone node with one dependency.
-  options.max_nodes = static_cast<std::uint64_t>(static_cast<double>(budget.bytes()) /
-                                                 system::Runtime::estimated_bytes({1, 1, 0}));
   const double scale = s.optional<double>("scale", 1.0);
   if (!(scale > 0 && scale <= 1)) s.fail("scale", fmt::format("must be in (0, 1], got {}", scale));
   const ComputeSection compute = read_compute(s.child_or_empty("compute"), base_dir);
   s.finish();
   LoadedWorkloadSection out;
   try {
+    // A SimAI file is counted exactly before it is built (a Chakra trace is only known by reading it).
+    if (const auto counts = workload::count_workload(path.string(), options)) check_fits(s, "file", *counts, budget);
     workload::LoadedWorkload loaded = workload::load_workload(path.string(), options);
     compute.assign(loaded.workload);
     if (scale != 1.0) workload::scale_workload(loaded.workload, scale);

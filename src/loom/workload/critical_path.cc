@@ -19,7 +19,14 @@ struct Groups {
   std::vector<std::uint32_t> size;              // group -> members
 };
 
-Groups group_nodes(const Workload& w) {
+// `built[r]`: rank r's nodes are in the workload (empty: every rank's are). A collective's
+// group is its built members; a send or receive whose peer is not built is a group of one.
+Groups group_nodes(const Workload& w, const std::vector<bool>& built) {
+  auto is_built = [&](std::uint32_t rank) { return built.empty() || built[rank]; };
+  auto built_members = [&](CommunicatorId c) {
+    const auto& ranks = w.communicator(c).ranks;
+    return static_cast<std::uint32_t>(std::count_if(ranks.begin(), ranks.end(), is_built));
+  };
   Groups g;
   g.of_node.assign(w.node_count(), kNoGroup);
   std::map<std::pair<CommunicatorId, std::uint32_t>, std::uint32_t> instance;  // (comm, sequence) -> group
@@ -34,8 +41,11 @@ Groups group_nodes(const Workload& w) {
       const auto member = static_cast<std::size_t>(w.member_index(n.communicator, n.rank));
       const auto [it, added] =
           instance.try_emplace({n.communicator, count[member]++}, static_cast<std::uint32_t>(g.size.size()));
-      if (added) g.size.push_back(static_cast<std::uint32_t>(w.communicator(n.communicator).ranks.size()));
+      if (added) g.size.push_back(built_members(n.communicator));
       g.of_node[id] = it->second;
+    } else if ((n.kind == NodeKind::kSend || n.kind == NodeKind::kRecv) && !is_built(n.peer)) {
+      g.of_node[id] = static_cast<std::uint32_t>(g.size.size());
+      g.size.push_back(1);
     } else if (n.kind == NodeKind::kSend) {
       channels[{n.rank, n.peer, n.tag}].first.push_back(id);
     } else if (n.kind == NodeKind::kRecv) {
@@ -59,9 +69,16 @@ Groups group_nodes(const Workload& w) {
 
 }  // namespace
 
-Time critical_path_length(const Workload& w) {
+Time critical_path_length(const Workload& w) { return critical_path_length(w, {}); }
+
+Time critical_path_length(const Workload& w, std::span<const std::uint32_t> built_ranks) {
+  std::vector<bool> built;
+  if (!built_ranks.empty()) {
+    built.assign(w.rank_count(), false);
+    for (std::uint32_t r : built_ranks) built[r] = true;
+  }
   const std::uint32_t n = w.node_count();
-  const Groups groups = group_nodes(w);
+  const Groups groups = group_nodes(w, built);
   std::vector<std::uint32_t> offsets(n + 1, 0);
   for (NodeId id = 0; id < n; ++id) {
     for (NodeId d : w.deps(id)) ++offsets[d + 1];

@@ -154,8 +154,17 @@ void Workload::reserve(std::size_t nodes, std::size_t deps) {
 }
 
 std::size_t Workload::memory_bytes() const {
-  std::size_t total = nodes_.capacity() * sizeof(Node) + dep_offsets_.capacity() * sizeof(std::uint32_t) +
-                      dep_ids_.capacity() * sizeof(NodeId);
+  return nodes_.capacity() * sizeof(Node) + dep_offsets_.capacity() * sizeof(std::uint32_t) +
+         dep_ids_.capacity() * sizeof(NodeId) + shared_bytes();
+}
+
+std::size_t Workload::memory_bytes_holding(const WorkloadCounts& all) const {
+  return all.nodes * sizeof(Node) + (all.nodes + 1) * sizeof(std::uint32_t) + all.dependencies * sizeof(NodeId) +
+         shared_bytes();
+}
+
+std::size_t Workload::shared_bytes() const {
+  std::size_t total = 0;
   for (const Communicator& c : communicators_) {
     total += sizeof(Communicator) + c.ranks.capacity() * sizeof(std::uint32_t) + c.name.capacity() + c.group.capacity();
   }

@@ -20,6 +20,7 @@
 #include "loom/collective/collective.h"
 #include "loom/core/time.h"
 #include "loom/core/units.h"
+#include "loom/workload/workload_counts.h"
 
 namespace loom::workload {
 
@@ -129,9 +130,13 @@ class Workload {
 
   // Heap bytes held by nodes, dependencies, communicators and labels (capacity, not size).
   std::size_t memory_bytes() const;
+  // The same for this workload's communicators and labels with `all`'s nodes and dependencies
+  // held exactly (a workload of which only some ranks were built, as if all were).
+  std::size_t memory_bytes_holding(const WorkloadCounts& all) const;
   std::uint64_t dependency_count() const { return dep_ids_.size(); }
 
  private:
+  std::size_t shared_bytes() const;  // communicators and labels
   std::uint32_t rank_count_;
   std::vector<Node> nodes_;
   std::vector<std::uint32_t> dep_offsets_{0};  // CSR: deps of node i are dep_ids_[offsets[i], offsets[i+1])

@@ -1,6 +1,7 @@
 #include "loom/workload/workload_files.h"
 
 #include <filesystem>
+#include <numeric>
 
 #include <fmt/format.h>
 
@@ -32,10 +33,26 @@ std::optional<std::string> multi_rank_prefix(const std::string& path) {
   return prefix;
 }
 
-}  // namespace
+// A Chakra trace: a prefix, one rank's file of a multi-rank trace, or a lone file.
+LoadedWorkload load_chakra(const std::string& path) {
+  if (path.ends_with(".et") && !std::filesystem::exists(path + ".0.et")) {
+    if (const std::optional<std::string> prefix = multi_rank_prefix(path)) {
+      chakra::ChakraTrace t = chakra::read_chakra(*prefix);
+      t.warnings.insert(t.warnings.begin(),
+                        ImportWarning{path, fmt::format("one rank's file of the {}-rank trace '{}'; loaded every rank "
+                                                        "({}.0.et .. {}.{}.et)",
+                                                        t.files.size(), *prefix, *prefix, *prefix,
+                                                        t.files.size() - 1)});
+      return {std::move(t.workload), std::move(t.warnings), "chakra", {}, {}};
+    }
+    chakra::ChakraTrace t = chakra::read_chakra_files({path});
+    return {std::move(t.workload), std::move(t.warnings), "chakra", {}, {}};
+  }
+  chakra::ChakraTrace t = chakra::read_chakra(path);
+  return {std::move(t.workload), std::move(t.warnings), "chakra", {}, {}};
+}
 
-LoadedWorkload load_workload(const std::string& path, const LoadOptions& options) {
-  FileFormat format = options.format;
+FileFormat format_of(const std::string& path, FileFormat format) {
   if (format == FileFormat::kAuto) {
     if (path.ends_with(".txt")) {
       format = FileFormat::kSimai;
@@ -47,28 +64,36 @@ LoadedWorkload load_workload(const std::string& path, const LoadOptions& options
                                   path, path));
     }
   }
-  if (format == FileFormat::kSimai) {
-    simai::Options simai_options;
-    simai_options.rank_count = options.simai_ranks;
-    simai_options.max_nodes = options.max_nodes;
-    simai::SimaiWorkload s = simai::read_simai(path, simai_options);
-    return {std::move(s.workload), std::move(s.warnings), "simai"};
+  return format;
+}
+
+simai::Options simai_options(const LoadOptions& options) {
+  simai::Options out;
+  out.rank_count = options.simai_ranks;
+  out.max_nodes = options.max_nodes;
+  out.sample = options.sample;
+  return out;
+}
+
+}  // namespace
+
+LoadedWorkload load_workload(const std::string& path, const LoadOptions& options) {
+  if (format_of(path, options.format) == FileFormat::kSimai) {
+    simai::SimaiWorkload s = simai::read_simai(path, simai_options(options));
+    return {std::move(s.workload), std::move(s.warnings), "simai", s.counts, std::move(s.built_ranks)};
   }
-  if (path.ends_with(".et") && !std::filesystem::exists(path + ".0.et")) {
-    if (const std::optional<std::string> prefix = multi_rank_prefix(path)) {
-      chakra::ChakraTrace t = chakra::read_chakra(*prefix);
-      t.warnings.insert(t.warnings.begin(),
-                        ImportWarning{path, fmt::format("one rank's file of the {}-rank trace '{}'; loaded every rank "
-                                                        "({}.0.et .. {}.{}.et)",
-                                                        t.files.size(), *prefix, *prefix, *prefix,
-                                                        t.files.size() - 1)});
-      return {std::move(t.workload), std::move(t.warnings), "chakra"};
-    }
-    chakra::ChakraTrace t = chakra::read_chakra_files({path});
-    return {std::move(t.workload), std::move(t.warnings), "chakra"};
-  }
-  chakra::ChakraTrace t = chakra::read_chakra(path);
-  return {std::move(t.workload), std::move(t.warnings), "chakra"};
+  LoadedWorkload out = load_chakra(path);
+  out.counts = {out.workload.node_count(), out.workload.dependency_count(), out.workload.rank_count()};
+  out.built_ranks.resize(out.workload.rank_count());
+  std::iota(out.built_ranks.begin(), out.built_ranks.end(), 0u);
+  return out;
+}
+
+std::optional<WorkloadCounts> count_workload(const std::string& path, const LoadOptions& options) {
+  if (format_of(path, options.format) != FileFormat::kSimai) return std::nullopt;
+  simai::Options counting = simai_options(options);
+  counting.count_only = true;
+  return simai::read_simai(path, counting).counts;
 }
 
 }  // namespace loom::workload

@@ -14,6 +14,7 @@
 
 #include "loom/workload/import_warnings.h"
 #include "loom/workload/workload.h"
+#include "loom/workload/workload_counts.h"
 
 namespace loom::workload {
 
@@ -27,15 +28,24 @@ struct LoadOptions {
   // SimAI text: a file that would expand to more nodes is refused before anything is built
   // (simai::Options::max_nodes).
   std::uint64_t max_nodes = 0xfffffffeull;
+  // SimAI text: build only a sample of the ranks (simai::Options::sample); other formats load
+  // every rank.
+  std::optional<std::uint32_t> sample;
 };
 
 struct LoadedWorkload {
   Workload workload;
   std::vector<ImportWarning> warnings;
   std::string format;  // "chakra" or "simai"
+  WorkloadCounts counts;                   // of every rank, built or not
+  std::vector<std::uint32_t> built_ranks;  // ascending: the ranks whose nodes `workload` holds
 };
 
 // UserError if the format cannot be told from the path, or from the loader.
 LoadedWorkload load_workload(const std::string& path, const LoadOptions& options = {});
+
+// What load_workload would build, counted without building it: SimAI text files (from one rank
+// per stage, simai_text.h). Empty for Chakra traces, whose nodes are only known by reading them.
+std::optional<WorkloadCounts> count_workload(const std::string& path, const LoadOptions& options = {});
 
 }  // namespace loom::workload

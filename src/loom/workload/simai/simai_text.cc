@@ -1,6 +1,8 @@
 #include "loom/workload/simai/simai_text.h"
 
 #include <algorithm>
+#include <array>
+#include <numeric>
 #include <charconv>
 #include <fstream>
 #include <sstream>
@@ -237,8 +239,42 @@ class Builder {
     make_groups();
   }
 
-  void build(const std::vector<Line>& lines, std::uint32_t iterations) {
-    for (std::uint32_t r = 0; r < h_.all_gpus; ++r) build_rank(r, lines, iterations);
+  void build(const std::vector<Line>& lines, std::uint32_t iterations, const std::vector<std::uint32_t>& ranks) {
+    for (std::uint32_t r : ranks) build_rank(r, lines, iterations);
+  }
+
+  // What build() would add for every rank, exactly. Ranks of one stage add the same nodes, and
+  // iterations after the first the same as the second (only the first's forwards wait for no
+  // update), so one rank per stage and one and two iterations give the count of any size.
+  WorkloadCounts count(const std::vector<Line>& lines, std::uint32_t iterations) {
+    counting_ = true;
+    WorkloadCounts total;
+    total.ranks = h_.all_gpus;
+    const std::uint64_t ranks_per_stage = std::uint64_t{h_.tp} * dp_;
+    for (std::uint32_t stage = 0; stage < h_.pp; ++stage) {
+      const auto [n1, d1] = count_rank(rank_of(0, 0, stage), lines, 1);
+      std::uint64_t n = n1, d = d1;
+      if (iterations > 1) {
+        const auto [n2, d2] = count_rank(rank_of(0, 0, stage), lines, 2);
+        n += (n2 - n1) * (iterations - 1);
+        d += (d2 - d1) * (iterations - 1);
+      }
+      total.nodes += n * ranks_per_stage;
+      total.dependencies += d * ranks_per_stage;
+    }
+    counting_ = false;
+    return total;
+  }
+
+  // The first rank of every stage, then ranks 0 .. first - 1: a sample whose programs stand for
+  // every rank's (the ranks of a stage differ only in their groups and peers).
+  std::vector<std::uint32_t> sample(std::uint32_t first) const {
+    std::vector<std::uint32_t> ranks;
+    for (std::uint32_t stage = 0; stage < h_.pp; ++stage) ranks.push_back(rank_of(0, 0, stage));
+    for (std::uint32_t r = 0; r < std::min(first, h_.all_gpus); ++r) ranks.push_back(r);
+    std::sort(ranks.begin(), ranks.end());
+    ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+    return ranks;
   }
 
  private:
@@ -291,28 +327,53 @@ class Builder {
   }
 
   // Adds `node` depending on those of `deps` that exist.
+  // In a counting pass only counts it, returning a stand-in id.
   NodeId add(Node node, std::initializer_list<NodeId> deps) {
     deps_.clear();
     for (NodeId d : deps) {
       if (d != kNone) deps_.push_back(d);
     }
-    return w_.add_node(node, deps_);
+    if (!counting_) return w_.add_node(node, deps_);
+    counted_deps_ += deps_.size();
+    return static_cast<NodeId>(counted_nodes_++ % kNone);
   }
 
-  NodeId compute(std::uint32_t rank, Time duration, const std::string& label, std::uint16_t layer, std::uint16_t mb,
+  std::pair<std::uint64_t, std::uint64_t> count_rank(std::uint32_t rank, const std::vector<Line>& lines,
+                                                     std::uint32_t iterations) {
+    counted_nodes_ = counted_deps_ = 0;
+    build_rank(rank, lines, iterations);
+    return {counted_nodes_, counted_deps_};
+  }
+
+  // Line i's label of `kind`, interned on first use (so ids come in the order the nodes first
+  // use them); none in a counting pass.
+  enum LabelKind : std::uint8_t { kFwd, kFwdComm, kIg, kIgComm, kWg, kWgComm, kUpdate, kLabelKinds };
+  LabelId label(const std::vector<Line>& lines, std::size_t i, LabelKind kind) {
+    if (counting_) return 0;
+    if (labels_.size() != lines.size()) labels_.assign(lines.size(), {});
+    std::optional<LabelId>& id = labels_[i][kind];
+    if (!id) {
+      static constexpr std::array<std::string_view, kLabelKinds> kSuffix = {".fwd", ".fwd.comm", ".ig", ".ig.comm",
+                                                                           ".wg",  ".wg.comm",  ".update"};
+      id = w_.intern_label(lines[i].name + std::string(kSuffix[kind]));
+    }
+    return *id;
+  }
+
+  NodeId compute(std::uint32_t rank, Time duration, LabelId label, std::uint16_t layer, std::uint16_t mb,
                  NodeId after, NodeId also = kNone) {
     Node n;
     n.kind = NodeKind::kCompute;
     n.rank = rank;
     n.duration = duration;
-    n.label = w_.intern_label(label);
+    n.label = label;
     n.layer = layer;
     n.micro_batch = mb;
     n.iteration = iteration_;
     return add(n, {after, also});
   }
 
-  NodeId comm(std::uint32_t rank, const Comm& c, bool weight_grad, const std::string& label, std::uint16_t layer,
+  NodeId comm(std::uint32_t rank, const Comm& c, bool weight_grad, LabelId label, std::uint16_t layer,
               std::uint16_t mb, NodeId after) {
     Node n;
     n.kind = NodeKind::kCollective;
@@ -321,7 +382,7 @@ class Builder {
     n.communicator = group(rank, c.group, weight_grad);
     n.bytes = c.bytes;
     n.stream = weight_grad ? 1 : 0;
-    n.label = w_.intern_label(label);
+    n.label = label;
     n.layer = layer;
     n.micro_batch = mb;
     n.iteration = iteration_;
@@ -336,8 +397,10 @@ class Builder {
     n.peer = peer;
     n.tag = tag;
     n.bytes = h_.pp_comm;
-    n.label = w_.intern_label(fmt::format("pp.{}.{}", kind == NodeKind::kSend ? "send" : "recv",
-                                          tag == 0 ? "activation" : "gradient"));
+    if (!counting_) {
+      n.label = w_.intern_label(fmt::format("pp.{}.{}", kind == NodeKind::kSend ? "send" : "recv",
+                                            tag == 0 ? "activation" : "gradient"));
+    }
     n.micro_batch = mb;
     n.iteration = iteration_;
     return add(n, {after});
@@ -357,8 +420,8 @@ class Builder {
           const Line& l = lines[i];
           const auto layer = static_cast<std::uint16_t>(i);
           // The first forward of a layer waits for its weights to be updated (previous iteration).
-          last = compute(rank, l.fwd, l.name + ".fwd", layer, m, last, mb == 0 ? updates[i] : kNone);
-          if (l.fwd_comm.op) last = comm(rank, l.fwd_comm, false, l.name + ".fwd.comm", layer, m, last);
+          last = compute(rank, l.fwd, label(lines, i, kFwd), layer, m, last, mb == 0 ? updates[i] : kNone);
+          if (l.fwd_comm.op) last = comm(rank, l.fwd_comm, false, label(lines, i, kFwdComm), layer, m, last);
         }
         if (pp_comm && stage + 1 < h_.pp) p2p(rank, NodeKind::kSend, rank + stride, 0, m, last);
       }
@@ -368,12 +431,12 @@ class Builder {
         for (std::size_t i = lines.size(); i-- > 0;) {
           const Line& l = lines[i];
           const auto layer = static_cast<std::uint16_t>(i);
-          last = compute(rank, l.ig, l.name + ".ig", layer, m, last);
-          if (l.ig_comm.op) last = comm(rank, l.ig_comm, false, l.name + ".ig.comm", layer, m, last);
-          last = compute(rank, l.wg, l.name + ".wg", layer, m, last);
+          last = compute(rank, l.ig, label(lines, i, kIg), layer, m, last);
+          if (l.ig_comm.op) last = comm(rank, l.ig_comm, false, label(lines, i, kIgComm), layer, m, last);
+          last = compute(rank, l.wg, label(lines, i, kWg), layer, m, last);
           if (mb + 1 == h_.ga && l.wg_comm.op) {
-            const NodeId reduced = comm(rank, l.wg_comm, true, l.name + ".wg.comm", layer, m, last);
-            updates[i] = compute(rank, l.update, l.name + ".update", layer, m, reduced);
+            const NodeId reduced = comm(rank, l.wg_comm, true, label(lines, i, kWgComm), layer, m, last);
+            updates[i] = compute(rank, l.update, label(lines, i, kUpdate), layer, m, reduced);
           }
         }
         if (pp_comm && stage > 0) p2p(rank, NodeKind::kSend, rank - stride, 1, m, last);
@@ -388,6 +451,9 @@ class Builder {
   std::uint32_t iteration_ = 0;
   std::vector<CommunicatorId> tp_of_, dp_of_, ep_of_, dpep_of_;
   std::vector<NodeId> deps_;
+  std::vector<std::array<std::optional<LabelId>, kLabelKinds>> labels_;
+  bool counting_ = false;
+  std::uint64_t counted_nodes_ = 0, counted_deps_ = 0;
 };
 
 }  // namespace
@@ -407,8 +473,19 @@ SimaiWorkload parse_simai(std::string_view text, std::string_view name, const Op
     throw UserError(fmt::format("{}: {} layer lines, at most {} are supported", name, layers.size(), kNoIndex));
   }
   check_size(header, layers.size(), options, name);
-  SimaiWorkload out{Workload(header.all_gpus), header, {}};
-  Builder(out.workload, header).build(layers, options.iterations);
+  SimaiWorkload out{Workload(header.all_gpus), header, {}, {}, {}};
+  Builder builder(out.workload, header);
+  out.counts = builder.count(layers, options.iterations);
+  if (options.count_only) {
+    // no ranks built
+  } else if (options.sample) {
+    out.built_ranks = builder.sample(*options.sample);
+  } else {
+    out.built_ranks.resize(header.all_gpus);
+    std::iota(out.built_ranks.begin(), out.built_ranks.end(), 0u);
+    out.workload.reserve(out.counts.nodes, out.counts.dependencies);  // exact: no spare capacity
+  }
+  builder.build(layers, options.iterations, out.built_ranks);
   out.warnings = log.finish();
   return out;
 }

@@ -38,6 +38,7 @@
 
 #include "loom/workload/import_warnings.h"
 #include "loom/workload/workload.h"
+#include "loom/workload/workload_counts.h"
 
 namespace loom::workload::simai {
 
@@ -54,17 +55,27 @@ struct Options {
   // Refuse files that would expand to more nodes than this (a bound computed from the header
   // before building; default: what a Workload's 32-bit node ids can name).
   std::uint64_t max_nodes = 0xfffffffeull;
+  // Build only a sample of the ranks: the first rank of every pipeline stage and ranks
+  // 0 .. sample - 1 (`loom workload show` of a file too large to build). Every rank of a stage
+  // runs the same program, in its own groups and with its own peers.
+  std::optional<std::uint32_t> sample;
+  // Build no rank: only the counts and the communicators (the size check before a run).
+  bool count_only = false;
 };
 
 struct SimaiWorkload {
-  Workload workload;
+  Workload workload;                   // every communicator; the nodes of built_ranks
   Header header;                       // after defaults and overrides
   std::vector<ImportWarning> warnings;
+  WorkloadCounts counts;               // of every rank, built or not
+  std::vector<std::uint32_t> built_ranks;  // ascending; every rank unless Options::sample
 };
 
 // UserError "name:line: ..." for malformed input: an unknown policy or comm type, a missing or
 // non-numeric field, a layer count that disagrees with the lines present, groups that do not
 // divide the rank count.
+// The counts come from one rank per stage, so they cost O(pp x ga x layer lines) whatever the
+// rank count.
 SimaiWorkload parse_simai(std::string_view text, std::string_view name, const Options& options = {});
 SimaiWorkload read_simai(const std::string& path, const Options& options = {});
 

@@ -463,6 +463,17 @@ WorkloadCounts count_training(const TransformerConfig& model, const ParallelPlan
   return count_with(model, plan, scratch);
 }
 
+TrainingSample sample_training(const TransformerConfig& model, const ParallelPlan& plan, std::uint32_t first) {
+  TrainingSample out{Workload(plan.ranks()), count_training(model, plan), {}};
+  for (std::uint32_t stage = 0; stage < plan.pp; ++stage) out.built_ranks.push_back(plan.rank(0, 0, stage));
+  for (std::uint32_t r = 0; r < std::min(first, plan.ranks()); ++r) out.built_ranks.push_back(r);
+  std::sort(out.built_ranks.begin(), out.built_ranks.end());
+  out.built_ranks.erase(std::unique(out.built_ranks.begin(), out.built_ranks.end()), out.built_ranks.end());
+  Orchestrator orchestrator(model, plan, out.workload);
+  for (std::uint32_t r : out.built_ranks) orchestrator.build_rank(r);
+  return out;
+}
+
 Workload synthesize_training(const TransformerConfig& model, const ParallelPlan& plan) {
   validate(plan, model);
   Workload w(plan.ranks());

@@ -35,6 +35,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "loom/workload/synthesis/parallel_plan.h"
 #include "loom/workload/synthesis/transformer_config.h"
@@ -59,5 +60,16 @@ Workload synthesize_training(const TransformerConfig& model, const ParallelPlan&
 // one rank per pipeline stage, one and two iterations. Validates as synthesize_training does.
 // O(nodes of two iterations of pp ranks) time; memory for the communicators only.
 WorkloadCounts count_training(const TransformerConfig& model, const ParallelPlan& plan);
+
+// The plan described without building every rank (`loom workload show` at any size): the exact
+// counts of the whole, and a workload with every communicator but only the nodes of the first
+// rank of each stage and of ranks 0 .. first - 1. The ranks of a stage run the same program in
+// their own groups and with their own peers. O(nodes of the built ranks).
+struct TrainingSample {
+  Workload workload;
+  WorkloadCounts counts;
+  std::vector<std::uint32_t> built_ranks;  // ascending
+};
+TrainingSample sample_training(const TransformerConfig& model, const ParallelPlan& plan, std::uint32_t first);
 
 }  // namespace loom::workload::synthesis
