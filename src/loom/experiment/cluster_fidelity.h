@@ -24,7 +24,13 @@
 // Cables that are down (fabric_changes) are taken down at time zero of every simulation, so
 // routes avoid them; the fabric state is part of what is remembered. A job with training data
 // elsewhere first stages it (staging_time), simulated alone: co-runners' traffic does not slow
-// the staging, nor the staging them.
+// the staging, nor the staging them. Every staging flow leaves through the NIC of the data
+// host's first GPU toward GPUs that run nothing yet, so alone is exact when no running job
+// sends or receives through that NIC or the links from it to the job's hosts. It is optimistic
+// when the data host runs a job (that NIC carries the job's traffic too), when the job's hosts
+// are shared with running jobs (their NICs), or when running jobs load the same leaf uplinks or
+// spines; and the running jobs are not slowed during the staging window, which they would be
+// on those same links.
 #pragma once
 
 #include <map>
