@@ -115,6 +115,22 @@ TEST_F(BrokenRows, JobCsvSkipsAndCountsOrRejectsWithFileAndLine) {
   }
 }
 
+TEST_F(BrokenRows, AShareOfAGpuNeedsAOneGpuJob) {
+  const fs::path file = write("shares.csv",
+                              "id,submit,gpus,duration,gpu_milli\n"
+                              "a,0,1,60,500\n"
+                              "b,0,2,60,500\n"
+                              "c,0,2,60,1000\n");
+  const Imported imported = read_job_csv(file, BadRows::kSkip);
+  ASSERT_EQ(imported.jobs.size(), 2u);
+  EXPECT_TRUE(imported.jobs[0].shares_gpu());
+  EXPECT_FALSE(imported.jobs[1].shares_gpu());
+  ASSERT_EQ(imported.log.bad_rows(), 1u);
+  ASSERT_FALSE(imported.log.warnings().empty());
+  EXPECT_NE(imported.log.warnings()[0].find(file.string() + ":3: gpu_milli 500 is a share of one GPU"), std::string::npos)
+      << imported.log.warnings()[0];
+}
+
 TEST_F(BrokenRows, MissingColumnsAndFilesAreUserErrors) {
   EXPECT_THROW(read_job_csv(write("nocol.csv", "id,submit,gpus\na,0,1\n"), BadRows::kSkip), UserError);
   EXPECT_THROW(read_job_csv("/nonexistent/jobs.csv", BadRows::kSkip), UserError);

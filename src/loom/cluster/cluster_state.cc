@@ -2,11 +2,19 @@
 
 #include "loom/core/error.h"
 
+#include <algorithm>
+
 namespace loom::cluster {
+
+namespace {
+constexpr JobId kShared = kNoJob - 1;
+}  // namespace
 
 ClusterState::ClusterState(const Machines& machines)
     : machines_(&machines),
       job_(machines.gpu_count, kNoJob),
+      sharers_(machines.gpu_count),
+      used_milli_(machines.gpu_count, 0),
       gpu_down_(machines.gpu_count, false),
       host_down_(machines.hosts.size(), false),
       host_drains_(machines.hosts.size(), 0),
@@ -102,6 +110,59 @@ void ClusterState::add_drain(std::uint32_t host, int delta) {
 void ClusterState::set_spare(std::uint32_t host, bool spare) {
   spare_[host] = spare;
   recount(host);
+}
+
+}  // namespace loom::cluster
+
+namespace loom::cluster {
+
+std::vector<JobId> ClusterState::jobs_on(std::uint32_t gpu) const {
+  if (job_[gpu] == kShared) return sharers_[gpu];
+  if (job_[gpu] == kNoJob) return {};
+  return {job_[gpu]};
+}
+
+std::uint32_t ClusterState::best_share_fit(std::uint32_t milli) const {
+  for (auto it = room_.lower_bound({milli, 0}); it != room_.end(); ++it) {
+    const std::uint32_t g = it->second;
+    const std::uint32_t h = machines_->host_of_gpu[g];
+    if (!is_down(g) && host_drains_[h] == 0 && !spare_[h]) return g;
+  }
+  return kNoJob;
+}
+
+void ClusterState::assign_share(std::uint32_t gpu, JobId job, std::uint32_t milli) {
+  LOOM_ASSERT(milli > 0 && milli < 1000, "a share is between 1 and 999 millis");
+  if (job_[gpu] == kShared) {
+    LOOM_ASSERT(used_milli_[gpu] + milli <= 1000, "a share on a GPU without room for it");
+    room_.erase({1000 - used_milli_[gpu], gpu});
+    shared_free_milli_ -= 1000 - used_milli_[gpu];
+  } else {
+    LOOM_ASSERT(is_available(gpu), "placing a share on an unavailable GPU");
+    job_[gpu] = kShared;
+  }
+  sharers_[gpu].push_back(job);
+  used_milli_[gpu] += milli;
+  shared_free_milli_ += 1000 - used_milli_[gpu];
+  if (used_milli_[gpu] < 1000) room_.emplace(1000 - used_milli_[gpu], gpu);
+  recount(machines_->host_of_gpu[gpu]);
+}
+
+void ClusterState::release_share(std::uint32_t gpu, JobId job, std::uint32_t milli) {
+  std::vector<JobId>& jobs = sharers_[gpu];
+  const auto it = std::find(jobs.begin(), jobs.end(), job);
+  LOOM_ASSERT(job_[gpu] == kShared && it != jobs.end(), "releasing a share the GPU does not hold");
+  jobs.erase(it);
+  room_.erase({1000 - used_milli_[gpu], gpu});
+  shared_free_milli_ -= 1000 - used_milli_[gpu];
+  used_milli_[gpu] -= milli;
+  if (jobs.empty()) {
+    job_[gpu] = kNoJob;
+  } else {
+    shared_free_milli_ += 1000 - used_milli_[gpu];
+    room_.emplace(1000 - used_milli_[gpu], gpu);
+  }
+  recount(machines_->host_of_gpu[gpu]);
 }
 
 }  // namespace loom::cluster

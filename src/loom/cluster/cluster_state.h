@@ -4,10 +4,15 @@
 // A GPU is *available* (a placement may take it) when it runs no job, has not failed, and its
 // host is up, not drained for maintenance and not a hot spare. Counts are updated in
 // O(GPUs of the host) per change, as are the cluster-wide counts per GPU state (Counts).
+//
+// A GPU may instead hold several shares (jobs of one GPU with gpu_milli < 1000) whose millis
+// add up to at most 1000; it is then busy (no whole job may take it) and the unused millis of
+// such GPUs are counted apart (shared_free_milli), so that GPU time can be told in fractions.
 // Not thread-safe.
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <span>
 #include <vector>
 
@@ -41,7 +46,13 @@ class ClusterState {
   bool is_available(std::uint32_t gpu) const;
   const GpuCounts& counts() const { return counts_; }
 
-  JobId job_on(std::uint32_t gpu) const { return job_[gpu]; }
+  // The jobs on a GPU: its whole job, or its shares (a copy: interrupting them changes it).
+  std::vector<JobId> jobs_on(std::uint32_t gpu) const;
+  // The GPU with the least room left that still has `milli` unused among GPUs holding shares
+  // (best fit; lowest index on ties), or kNoJob when none has.
+  std::uint32_t best_share_fit(std::uint32_t milli) const;
+  // Unused millis on GPUs that hold shares.
+  std::uint64_t shared_free_milli() const { return shared_free_milli_; }
   // Whether the GPU itself failed, or its host is down.
   bool is_down(std::uint32_t gpu) const;
   bool is_drained(std::uint32_t gpu) const { return host_drains_[machines_->host_of_gpu[gpu]] > 0; }
@@ -52,6 +63,9 @@ class ClusterState {
   void assign(std::span<const std::uint32_t> gpus, JobId job);
   // Frees the GPUs of a job.
   void release(std::span<const std::uint32_t> gpus);
+  // Puts a share of `milli` of `job` on `gpu`: available, or holding shares with that room.
+  void assign_share(std::uint32_t gpu, JobId job, std::uint32_t milli);
+  void release_share(std::uint32_t gpu, JobId job, std::uint32_t milli);
   void set_gpu_down(std::uint32_t gpu, bool down);
   void set_host_down(std::uint32_t host, bool down);
   // Drains nest: a host drained twice is back after both end.
@@ -62,7 +76,11 @@ class ClusterState {
   void recount(std::uint32_t host);
 
   const Machines* machines_;
-  std::vector<JobId> job_;
+  std::vector<JobId> job_;  // kShared when the GPU holds shares
+  std::vector<std::vector<JobId>> sharers_;
+  std::vector<std::uint32_t> used_milli_;
+  std::set<std::pair<std::uint32_t, std::uint32_t>> room_;  // (unused milli > 0, GPU) of shared GPUs
+  std::uint64_t shared_free_milli_ = 0;
   std::vector<bool> gpu_down_;
   std::vector<bool> host_down_;
   std::vector<int> host_drains_;

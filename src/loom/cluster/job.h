@@ -30,8 +30,8 @@ struct Job {
   std::string id;                 // unique, for reports
   Span submit;                    // arrival time
   std::uint32_t gpus = 1;         // gang size, >= 1
-  // Per-GPU share requested by a GPU-sharing job (1000 = a whole GPU). Job mode gives such a
-  // job a whole GPU; the share is kept for reports.
+  // Per-GPU share requested by a GPU-sharing job (1000 = a whole GPU). A one-GPU job with
+  // less than 1000 is a share: it runs on a GPU beside other shares (cluster_state.h).
   std::uint32_t gpu_milli = 1000;
   std::int64_t priority = 0;      // larger runs first under the priority scheduler
   std::string user;               // user or queue
@@ -52,6 +52,10 @@ struct Job {
   // Trace replays: the wait the trace itself recorded (scheduled - creation), for comparison.
   std::optional<Span> trace_wait;
   SourceLocation where;           // where the job was defined, for errors
+
+  bool shares_gpu() const { return gpus == 1 && gpu_milli < 1000; }
+  // GPUs held, in fractions of a GPU for a share.
+  double gpu_fraction() const { return shares_gpu() ? gpu_milli / 1000.0 : gpus; }
 };
 
 // Jobs from several sources, plus what loading them warned about.

@@ -89,6 +89,12 @@ class Engine final : public SchedulerContext {
   std::span<const JobId> running() const override { return running_; }
   const std::set<std::pair<Span, JobId>>& running_by_end() const override { return ends_; }
   Span started_at(JobId id) const override { return job_state_[id].run_start; }
+  bool fits(JobId id) const override {
+    const Job& job = jobs_[id];
+    if (!job.shares_gpu()) return job.gpus <= state_.available();
+    return state_.available() > 0 || state_.best_share_fit(job.gpu_milli) != kNoJob;
+  }
+  bool has_room() const override { return state_.available() > 0 || state_.shared_free_milli() > 0; }
   void start(JobId id) override;
   void preempt(JobId id) override { interrupt(id, RunSpan::Ending::kPreempted); }
 
@@ -306,8 +312,10 @@ void Engine::accumulate(Span until) {
   const double dt = (until - accounted_).seconds();
   if (dt <= 0) return;
   const GpuCounts& c = state_.counts();
-  result_.busy_gpu_s += c.busy * dt;
-  result_.idle_gpu_s += c.idle * dt;
+  // A GPU holding shares is busy only by the millis they use; the rest of it is idle.
+  const double shared_free = static_cast<double>(state_.shared_free_milli()) / 1000.0;
+  result_.busy_gpu_s += (c.busy - shared_free) * dt;
+  result_.idle_gpu_s += (c.idle + shared_free) * dt;
   result_.down_gpu_s += c.down * dt;
   result_.drained_gpu_s += c.drained * dt;
   result_.spare_gpu_s += c.spare * dt;
@@ -319,7 +327,8 @@ void Engine::accumulate(Span until) {
 void Engine::take_sample() {
   sample_due_ = false;
   result_.samples.push_back(Sample{now_, state_.counts(), static_cast<std::uint32_t>(scheduler_->queue_length()),
-                                   static_cast<std::uint32_t>(running_.size())});
+                                   static_cast<std::uint32_t>(running_.size()),
+                                   static_cast<double>(state_.shared_free_milli()) / 1000.0});
 }
 
 void Engine::handle(const Event& e) {
@@ -365,12 +374,22 @@ void Engine::enqueue(JobId id) {
 void Engine::start(JobId id) {
   JobState& s = job_state_[id];
   const Job& job = jobs_[id];
-  LOOM_ASSERT(s.status == Status::kQueued && state_.available() >= job.gpus, "starting a job that cannot start");
+  LOOM_ASSERT(s.status == Status::kQueued && fits(id), "starting a job that cannot start");
   scheduler_->dequeued(id);
-  placement_->place(state_, job.gpus, placed_);
+  // A share goes where shares leave the least room (best fit), else where the policy puts a job.
+  const std::uint32_t beside = job.shares_gpu() ? state_.best_share_fit(job.gpu_milli) : kNoJob;
+  if (beside != kNoJob) {
+    placed_.assign(1, beside);
+  } else {
+    placement_->place(state_, job.gpus, placed_);
+  }
   LOOM_ASSERT(placed_.size() == job.gpus, "placement returned a partial gang");
   std::sort(placed_.begin(), placed_.end());
-  state_.assign(placed_, id);
+  if (job.shares_gpu()) {
+    state_.assign_share(placed_[0], id, job.gpu_milli);
+  } else {
+    state_.assign(placed_, id);
+  }
   s.gpus = placed_;
   s.status = Status::kRunning;
   s.run_start = now_;
@@ -414,7 +433,11 @@ void Engine::interrupt(JobId id, RunSpan::Ending why) {
     ++result_.runs.back().gpus;
     last = h;
   }
-  state_.release(s.gpus);
+  if (jobs_[id].shares_gpu()) {
+    state_.release_share(s.gpus[0], id, jobs_[id].gpu_milli);
+  } else {
+    state_.release(s.gpus);
+  }
   const JobId moved = running_.back();
   running_[s.running_index] = moved;
   job_state_[moved].running_index = s.running_index;
@@ -475,8 +498,7 @@ void Engine::fail_component(std::uint32_t component, Span repair, bool random) {
     state_.set_gpu_down(first, true);
   }
   for (std::uint32_t g = first; g < first + count; ++g) {
-    const JobId victim = state_.job_on(g);
-    if (victim != kNoJob) interrupt(victim, RunSpan::Ending::kFailed);
+    for (const JobId victim : state_.jobs_on(g)) interrupt(victim, RunSpan::Ending::kFailed);
   }
   push(until, EventType::kRepair, component, epoch);
 }
@@ -507,8 +529,7 @@ void Engine::drain(std::uint32_t index, int delta) {
     if (delta > 0) {
       const Host& host = machines_.hosts[h];
       for (std::uint32_t g = host.first_gpu; g < host.first_gpu + host.gpus; ++g) {
-        const JobId victim = state_.job_on(g);
-        if (victim != kNoJob) interrupt(victim, RunSpan::Ending::kPreempted);
+        for (const JobId victim : state_.jobs_on(g)) interrupt(victim, RunSpan::Ending::kPreempted);
       }
     }
     state_.add_drain(h, delta);

@@ -16,8 +16,8 @@
 // checkpoint writes at wall speed (checkpoint.h: the run clock).
 //
 // Accounting, exact on the event times: GPU-seconds busy, idle, down, drained and spare add
-// up to GPUs x makespan; each job's time on GPUs = its work + lost work + overhead (restarts
-// and checkpoint writes), per GPU.
+// up to GPUs x makespan, in fractions of a GPU where shares leave a GPU partly unused; each
+// job's time on GPUs = its work + lost work + overhead (restarts and checkpoint writes), per GPU.
 #pragma once
 
 #include <chrono>
@@ -75,6 +75,7 @@ struct Sample {
   GpuCounts gpus;
   std::uint32_t queued = 0;
   std::uint32_t running = 0;
+  double shared_free = 0;  // GPUs' worth unused on GPUs holding shares (counted busy in `gpus`)
 };
 
 // One rollback: the job's safe (checkpointed) work before and after, and the work lost.

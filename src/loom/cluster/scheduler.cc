@@ -12,7 +12,7 @@ namespace loom::cluster {
 JobId Scheduler::start_in_order(SchedulerContext& context) {
   while (!queue_.empty()) {
     const JobId id = queue_.begin()->second;
-    if (context.job(id).gpus > context.available_gpus()) return id;
+    if (!context.fits(id)) return id;
     context.start(id);
   }
   return kNoJob;
@@ -81,7 +81,7 @@ class EasyBackfill final : public Scheduler {
   void schedule(SchedulerContext& context) override {
     const JobId head = start_in_order(context);
     if (head == kNoJob) return;
-    if (context.available_gpus() == 0) return;
+    if (!context.has_room()) return;
     // The head's reservation: the earliest expected end at which enough GPUs are free.
     const std::uint32_t need = context.job(head).gpus;
     std::uint32_t free_then = context.available_gpus();

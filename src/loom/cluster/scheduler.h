@@ -14,7 +14,9 @@
 //                  at most `backfill_depth` queued jobs behind the head (as Slurm's
 //                  bf_max_job_test), which bounds the cost of a pass when thousands wait
 // Gangs are all or nothing: a job starts only when `gpus` GPUs are available, and any set of
-// available GPUs will do (placement chooses which).
+// available GPUs will do (placement chooses which). A share (a one-GPU job of gpu_milli < 1000)
+// fits where a GPU holding shares has room for it, or on an available GPU; priority and
+// easy-backfill count it as one GPU in their arithmetic of GPUs freed.
 //
 // The engine (job_mode.h) tells the scheduler when jobs join and leave the queue and calls
 // schedule() once after every batch of events at the same time.
@@ -45,7 +47,12 @@ class SchedulerContext {
   virtual std::span<const JobId> running() const = 0;
   virtual const std::set<std::pair<Span, JobId>>& running_by_end() const = 0;
   virtual Span started_at(JobId running) const = 0;
-  // Places and starts a queued job; requires available_gpus() >= its gpus.
+  // Whether a queued job can start now: `gpus` available GPUs, or for a share (Job::shares_gpu)
+  // room on a GPU holding shares or one available GPU.
+  virtual bool fits(JobId id) const = 0;
+  // Whether any job could start: an available GPU or room beside shares.
+  virtual bool has_room() const = 0;
+  // Places and starts a queued job; requires fits(id).
   virtual void start(JobId id) = 0;
   // Stops a running job (it loses work since its last checkpoint) and requeues it.
   virtual void preempt(JobId id) = 0;
@@ -69,15 +76,15 @@ class Scheduler {
   // Starts jobs in queue order until one does not fit; returns that one, or kNoJob.
   JobId start_in_order(SchedulerContext& context);
   // Offers every queued job after `after` (kNoJob: from the first; in order) to `try_start`, which may start it, while
-  // GPUs are available. Jobs asking for more GPUs than are available are skipped.
+  // any job could start. Jobs that do not fit are skipped.
   // At most `depth` jobs are looked at.
   template <class TryStart>
   void scan_after(JobId after, SchedulerContext& context, TryStart try_start,
                   std::size_t depth = static_cast<std::size_t>(-1)) {
     auto it = after == kNoJob ? queue_.begin() : std::next(queue_.find({keys_[after], after}));
-    for (; it != queue_.end() && context.available_gpus() > 0 && depth > 0; --depth) {
+    for (; it != queue_.end() && context.has_room() && depth > 0; --depth) {
       const JobId id = (it++)->second;  // advance first: starting the job erases its entry
-      if (context.job(id).gpus <= context.available_gpus()) try_start(id);
+      if (context.fits(id)) try_start(id);
     }
   }
 

@@ -79,6 +79,10 @@ Imported read_job_csv(const std::filesystem::path& file, BadRows bad_rows, const
       if (!m || *m == 0 || *m > 1000) {
         out.log.bad(rows.where(), fmt::format("gpu_milli '{}' is not an integer in 1..1000", rows.field(*milli)));
         ok = false;
+      } else if (*m < 1000 && job.gpus != 1) {
+        out.log.bad(rows.where(), fmt::format("gpu_milli {} is a share of one GPU, but the job asks for {} GPUs", *m,
+                                              job.gpus));
+        ok = false;
       } else {
         job.gpu_milli = *m;
       }

@@ -4,11 +4,12 @@
 // Job CSV (Loom's own): header with columns
 //   id, submit, gpus, duration                      required; times in seconds (decimals allowed)
 //   priority, user, checkpoint_interval, checkpoint_cost, restart_cost, gpu_milli   optional
-// An empty optional field takes its default (0, "", 0 s, 1000).
+// An empty optional field takes its default (0, "", 0 s, 1000). gpu_milli below 1000 (a
+// share of one GPU, cluster_state.h) needs gpus = 1.
 //
 // Alibaba GPU 2023 (openb_pod_list_*.csv): submit = creation_time, duration = deletion_time -
-// scheduled_time, GPUs = num_gpu (a pod with num_gpu = 1 and gpu_milli < 1000 shares a GPU:
-// gpu_milli is kept, job mode gives it a whole GPU), priority from qos (LS 3, Guaranteed 2,
+// scheduled_time, GPUs = num_gpu (a pod with num_gpu = 1 and gpu_milli < 1000 is a share of a
+// GPU), priority from qos (LS 3, Guaranteed 2,
 // Burstable 1, BE 0), user = qos, trace_wait = scheduled_time - creation_time. CPU-only pods
 // (num_gpu = 0) and pods never scheduled (pod_phase Pending, no scheduled_time, hence no run
 // time) are counted as left out.

@@ -19,23 +19,26 @@ namespace {
 
 constexpr std::int64_t kPhaseSteps = 32;
 
+// Cluster GPUs are numbered host by host (cluster/machines.h); topology ranks need not be.
+std::vector<std::uint32_t> ranks_of(const topology::Topology& topology, const cluster::Machines& machines) {
+  std::vector<std::vector<std::uint32_t>> ranks_of_host(topology.host_count());
+  for (std::uint32_t r = 0; r < topology.gpu_count(); ++r) ranks_of_host[topology.host_of_rank(r)].push_back(r);
+  std::vector<std::uint32_t> rank_of_gpu(machines.gpu_count);
+  for (std::uint32_t g = 0; g < machines.gpu_count; ++g) {
+    const std::uint32_t h = machines.host_of_gpu[g];
+    rank_of_gpu[g] = ranks_of_host[h][g - machines.hosts[h].first_gpu];
+  }
+  return rank_of_gpu;
+}
+
 cluster::Span to_span(Time t) { return cluster::Span::ns(std::llround(static_cast<double>(t.picoseconds()) / 1000.0)); }
 
 }  // namespace
 
 NetworkIterationModel::NetworkIterationModel(const ClusterNetwork& network, const cluster::Machines& machines,
                                              const std::vector<cluster::Job>& jobs)
-    : network_(network), machines_(machines), jobs_(jobs) {
-  // Cluster GPUs are numbered host by host (cluster/machines.h); topology ranks need not be.
-  const topology::Topology& topology = network.topology;
-  std::vector<std::vector<std::uint32_t>> ranks_of_host(topology.host_count());
-  for (std::uint32_t r = 0; r < topology.gpu_count(); ++r) ranks_of_host[topology.host_of_rank(r)].push_back(r);
-  rank_of_gpu_.resize(machines.gpu_count);
-  for (std::uint32_t g = 0; g < machines.gpu_count; ++g) {
-    const std::uint32_t h = machines.host_of_gpu[g];
-    rank_of_gpu_[g] = ranks_of_host[h][g - machines.hosts[h].first_gpu];
-  }
-}
+    : network_(network), machines_(machines), jobs_(jobs), rank_of_gpu_(ranks_of(network.topology, machines)),
+      shapes_(network.topology, machines, rank_of_gpu_) {}
 
 cluster::Span NetworkIterationModel::reference_time(const cluster::Job& job) {
   const auto found = network_.workloads.find(job.workload);
@@ -58,7 +61,22 @@ cluster::Span NetworkIterationModel::reference_time(const cluster::Job& job) {
 
 std::vector<cluster::Span> NetworkIterationModel::iteration_times(std::span<const cluster::PlacedJob> jobs) {
   std::vector<cluster::Span> times(jobs.size());
+  std::map<std::vector<std::uint32_t>, std::vector<cluster::Span>> asked;
   for (const std::vector<std::size_t>& group : cluster::interacting_groups(machines_, jobs)) {
+    // The same jobs on the same GPUs on the same fabric as at the last question keep their
+    // times: they run on in the phases they settled into (the co-runners elsewhere changed).
+    std::vector<std::uint32_t> identity{fabric_version_};
+    for (const std::size_t i : group) {
+      identity.push_back(jobs[i].id);
+      identity.insert(identity.end(), jobs[i].gpus.begin(), jobs[i].gpus.end());
+      identity.push_back(topology::kNone);
+    }
+    if (const auto found = running_groups_.find(identity); found != running_groups_.end()) {
+      ++remembered_;
+      for (std::size_t k = 0; k < group.size(); ++k) times[group[k]] = found->second[k];
+      asked.emplace(std::move(identity), std::move(found->second));
+      continue;
+    }
     std::vector<Member> members;
     for (const std::size_t i : group) {
       const cluster::Job& job = jobs_[jobs[i].id];
@@ -70,9 +88,11 @@ std::vector<cluster::Span> NetworkIterationModel::iteration_times(std::span<cons
       members.push_back(Member{&network_.workloads.at(job.workload).workload, job.workload, jobs[i].gpus,
                                Time::ps(offset_ps)});
     }
-    const std::vector<cluster::Span> group_times = times_of(members);
+    std::vector<cluster::Span> group_times = times_of(members);
     for (std::size_t k = 0; k < group.size(); ++k) times[group[k]] = group_times[k];
+    asked.emplace(std::move(identity), std::move(group_times));
   }
+  running_groups_ = std::move(asked);
   return times;
 }
 
@@ -84,6 +104,7 @@ std::vector<cluster::Span> NetworkIterationModel::fabric_change_times() const {
 
 void NetworkIterationModel::apply_fabric_change(std::size_t index) {
   const FabricChange& change = network_.fabric_changes[index];
+  ++fabric_version_;
   for (const topology::LinkId link : change.links) {
     const auto at = std::lower_bound(down_.begin(), down_.end(), link);
     const bool is_down = at != down_.end() && *at == link;
@@ -160,11 +181,19 @@ system::RunResult NetworkIterationModel::run(const workload::Workload& workload)
 }
 
 std::vector<cluster::Span> NetworkIterationModel::times_of(const std::vector<Member>& group) {
+  // With every cable up, equivalent placements meet (placement_shape.h); with cables down,
+  // where each job is matters, so its GPUs do.
   std::string key = fabric_key();
-  for (const Member& m : group) {
-    key += fmt::format("{}+{}", m.name, m.offset.picoseconds());
-    for (const std::uint32_t g : m.gpus) key += fmt::format(",{}", g);
-    key += ';';
+  for (const Member& m : group) key += fmt::format("{}+{};", m.name, m.offset.picoseconds());
+  if (down_.empty()) {
+    std::vector<std::span<const std::uint32_t>> gpus;
+    for (const Member& m : group) gpus.push_back(m.gpus);
+    shapes_.append_key(gpus, key);
+  } else {
+    for (const Member& m : group) {
+      for (const std::uint32_t g : m.gpus) key += fmt::format(",{}", g);
+      key += ';';
+    }
   }
   if (const auto found = memo_.find(key); found != memo_.end()) {
     ++remembered_;

@@ -12,15 +12,25 @@
 // job runs one iteration more than it is measured over, so that each measured iteration has
 // its co-runners beside it. (Phases matter: two identical ring all-reduces sharing an uplink
 // lock into a period that depends on their offset, by ~3% between offsets of 1/2 and 3/4.)
-// The cluster engine then jumps to the next job event with those times. A group's times are
-// remembered by (workload, GPUs and rounded phase of each member), so an unchanged situation
-// is never simulated twice; a job's reference time is its workload alone on GPUs 0..gpus-1 (a
-// packed placement on an empty cluster).
+// The cluster engine then jumps to the next job event with those times. A group whose jobs,
+// GPUs and fabric are those of a group at the previous question keeps its times (its jobs run
+// on in the phases they settled into; a change elsewhere does not concern them). Otherwise a
+// group's times are remembered by (workload and rounded phase of each member, the group's
+// placement shape: placement_shape.h), so an unchanged situation is never simulated twice and
+// the same arrangement on equally built hosts elsewhere is not simulated again; while any
+// cable is down, by each member's exact GPUs instead. A job's reference time is its workload
+// alone on GPUs 0..gpus-1 (a packed placement on an empty cluster).
 //
 // Cables that are down (fabric_changes) are taken down at time zero of every simulation, so
 // routes avoid them; the fabric state is part of what is remembered. A job with training data
 // elsewhere first stages it (staging_time), simulated alone: co-runners' traffic does not slow
-// the staging, nor the staging them.
+// the staging, nor the staging them. Every staging flow leaves through the NIC of the data
+// host's first GPU toward GPUs that run nothing yet, so alone is exact when no running job
+// sends or receives through that NIC or the links from it to the job's hosts. It is optimistic
+// when the data host runs a job (that NIC carries the job's traffic too), when the job's hosts
+// are shared with running jobs (their NICs), or when running jobs load the same leaf uplinks or
+// spines; and the running jobs are not slowed during the staging window, which they would be
+// on those same links.
 #pragma once
 
 #include <map>
@@ -33,6 +43,7 @@
 #include "loom/cluster/iteration_model.h"
 #include "loom/cluster/machines.h"
 #include "loom/experiment/network_section.h"
+#include "loom/experiment/placement_shape.h"
 #include "loom/system/runtime.h"
 #include "loom/topology/topology.h"
 #include "loom/workload/workload.h"
@@ -99,8 +110,12 @@ class NetworkIterationModel final : public cluster::IterationModel {
   const cluster::Machines& machines_;
   const std::vector<cluster::Job>& jobs_;
   std::vector<std::uint32_t> rank_of_gpu_;  // cluster GPU -> topology GPU (rank)
+  PlacementShapes shapes_;
   std::vector<topology::LinkId> down_;       // cables down now, ascending
+  std::uint32_t fabric_version_ = 0;         // fabric changes applied
   std::map<std::string, std::vector<cluster::Span>> memo_;
+  // The groups of the last question, by (fabric version, then each member's id and GPUs).
+  std::map<std::vector<std::uint32_t>, std::vector<cluster::Span>> running_groups_;
   std::uint64_t simulations_ = 0;
   std::uint64_t remembered_ = 0;
   std::uint64_t events_ = 0;

@@ -29,7 +29,7 @@ nlohmann::json make_cluster_summary(const ClusterRunInfo& info, const cluster::M
   std::uint64_t preemptions = 0, job_failures = 0;
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     const cluster::JobRecord& r = result.jobs[i];
-    const double gpus = jobs[i].gpus;
+    const double gpus = jobs[i].gpu_fraction();
     lost_gpu_s += r.lost_work.seconds() * gpus;
     overhead_gpu_s += r.overhead.seconds() * gpus;
     preemptions += r.preemptions;

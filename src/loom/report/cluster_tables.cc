@@ -34,8 +34,9 @@ WrittenFile print_jobs_csv(std::ostream& out, const std::vector<cluster::Job>& j
     const std::string jct = r.end ? seconds_text(*r.end - job.submit) : "";
     const std::string iteration = r.iteration_time > cluster::Span::zero() ? seconds_text(r.iteration_time) : "";
     fmt::print(out, "{},{},{},{},{},{},{},{},{},{},{},{},{:.6f},{:.6f},{},{}\n", csv_quote(job.id), csv_quote(job.user),
-               seconds_text(job.submit), start, end, seconds_text(r.wait), jct, job.gpus, r.hosts, r.leaves,
-               r.preemptions, r.failures, r.lost_work.hours() * job.gpus, r.overhead.hours() * job.gpus, iteration,
+               seconds_text(job.submit), start, end, seconds_text(r.wait), jct, job.gpu_fraction(), r.hosts, r.leaves,
+               r.preemptions, r.failures, r.lost_work.hours() * job.gpu_fraction(),
+               r.overhead.hours() * job.gpu_fraction(), iteration,
                job.trace_wait ? seconds_text(*job.trace_wait) : "");
   }
   return written;
@@ -48,7 +49,9 @@ WrittenFile print_cluster_csv(std::ostream& out, const cluster::JobModeResult& r
   written.dropped = result.samples.size() - written.rows;
   for (std::size_t i = 0; i < written.rows; ++i) {
     const cluster::Sample& s = result.samples[i];
-    fmt::print(out, "{},{},{},{},{},{},{},{},{}\n", seconds_text(s.at), s.gpus.busy, s.gpus.idle, s.gpus.stranded,
+    // Busy and idle in GPUs, fractional where shares leave GPUs partly unused.
+    fmt::print(out, "{},{},{},{},{},{},{},{},{}\n", seconds_text(s.at), s.gpus.busy - s.shared_free,
+               s.gpus.idle + s.shared_free, s.gpus.stranded,
                s.gpus.down, s.gpus.drained, s.gpus.spare, s.queued, s.running);
   }
   return written;
