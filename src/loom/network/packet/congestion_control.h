@@ -63,6 +63,7 @@ struct CcState {
   Time alpha_tick;            // last applied alpha tick
   Time decrease_origin;       // the decrease grid
   std::uint32_t stage = 0;    // increase periods since the last decrease
+  std::uint32_t cuts = 0;     // decrease runs begun: the first decrease, and each one after an increase
   bool cnp_seen = false;      // a CNP arrived since the last alpha tick
   bool dcqcn_started = false;
   bool decrease_armed = false;
