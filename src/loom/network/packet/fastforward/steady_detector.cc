@@ -51,9 +51,13 @@ void SteadyDetector::sample(QpId qp, std::uint64_t received, Time now, std::uint
     w.primed = true;
     return;
   }
-  if (cut) {
+  if (w.since_mark != std::numeric_limits<std::uint32_t>::max()) ++w.since_mark;
+  if (cut && w.since_mark >= std::max(length_ / 2, kMinCycleSamples)) {
     marks_[std::size_t{qp} * kMarks + w.marks % kMarks] = {now, received};
     ++w.marks;
+    w.since_mark = 0;
+  }
+  if (cut) {
     w.since_cut = 0;
   } else if (w.since_cut != std::numeric_limits<std::uint32_t>::max()) {
     ++w.since_cut;

@@ -23,8 +23,9 @@
 //
 // Cycles (rate-only DCQCN): a QP whose rate saw-tooths between rate cuts is judged over whole
 // cycles instead: a cycle runs from the first sample after one cut to the first sample after
-// the next (`cuts` counts them, CcState::cuts), its rate is the in-order bytes gained over
-// it / its length. The QP is cycle-steady when its last kCycles cycle rates agree within
+// a later one (`cuts` counts them, CcState::cuts), at least max(l / 2, 8) samples on (so that
+// shorter cycles are taken several at a time, whole), and its rate is the in-order bytes
+// gained over it / its length. The QP is cycle-steady when its last kCycles cycle rates agree within
 // theta and the cycle now open is no longer than 1.5 x the
 // longest of them (a longer one: the cuts stopped, the rate is climbing); a skip credits the
 // bytes of those whole cycles / their time, which a window on a stretch of the sawtooth
@@ -67,6 +68,9 @@ class SteadyDetector {
   double mean_rate(QpId qp, std::uint32_t samples = 0) const;
 
   static constexpr std::uint32_t kCycles = 2;
+  // A cycle spans at least max(l / 2, this many) samples: shorter ones are taken several at a
+  // time (a sample of a fast sawtooth holds part of a cycle).
+  static constexpr std::uint32_t kMinCycleSamples = 8;
   // Samples since the last one that saw a cut (UINT32_MAX when none since reset).
   std::uint32_t samples_since_cut(QpId qp) const { return windows_[qp].since_cut; }
   // Rate over the last kCycles whole cycles, bit/s, when qp is cycle-steady; else 0.
@@ -82,6 +86,7 @@ class SteadyDetector {
     std::uint32_t cuts = 0;   // CcState::cuts at the previous sample
     std::uint32_t marks = 0;  // cycle marks taken since reset
     std::uint32_t since_cut = std::numeric_limits<std::uint32_t>::max();
+    std::uint32_t since_mark = std::numeric_limits<std::uint32_t>::max();
   };
   struct Mark {
     Time time;
