@@ -21,13 +21,8 @@
 namespace loom::network::packet {
 namespace {
 
+using testing::Outcome;
 using testing::Star;
-
-struct Outcome {
-  std::vector<Time> done;
-  std::uint64_t events = 0;
-  fastforward::FastForwardCounters counters;
-};
 
 PacketParams rate_only(bool fast_forward, std::uint64_t seed) {
   PacketParams p;
@@ -53,11 +48,7 @@ Outcome run(std::uint32_t senders, const Scenario& scenario, bool fast_forward, 
 }
 
 double worst_error(const Outcome& reference, const Outcome& other) {
-  double worst = 0;
-  for (std::size_t i = 0; i < reference.done.size(); ++i) {
-    worst = std::max(worst, std::abs(other.done[i].seconds() / reference.done[i].seconds() - 1));
-  }
-  return worst;
+  return testing::worst_fct_error(reference.done, other.done);
 }
 
 double mean_error(const Outcome& reference, const Outcome& other) {
