@@ -15,6 +15,8 @@
 // rate <- (rate + target) / 2; the next adds rate_ai to target (additive increase), later ones
 // rate_hai (hyper-additive), each followed by rate <- (rate + target) / 2. alpha is evaluated
 // lazily at whole ticks ((1 - g)^n for n quiet ticks), so no event runs per alpha tick.
+// `cuts` counts decrease runs (the first decrease, and each one after an increase): the
+// sawtooth cycles packet fast-forward judges rate-only DCQCN by.
 //
 // HPCC (Li et al., SIGCOMM'19). Each data packet collects per switch hop (time, bytes sent,
 // queue bytes, line rate B); the ACK carries them back. Per hop, with the previous sample:

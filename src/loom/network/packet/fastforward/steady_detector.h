@@ -25,11 +25,11 @@
 // cycles instead: a cycle runs from the first sample after one cut to the first sample after
 // a later one (`cuts` counts them, CcState::cuts), at least max(l / 2, 8) samples on (so that
 // shorter cycles are taken several at a time, whole), and its rate is the in-order bytes
-// gained over it / its length. The QP is cycle-steady when its last kCycles cycle rates agree within
-// theta and the cycle now open is no longer than 1.5 x the
-// longest of them (a longer one: the cuts stopped, the rate is climbing); a skip credits the
-// bytes of those whole cycles / their time, which a window on a stretch of the sawtooth
-// would not (it saw the flat top of a cycle, or the trough after a cut).
+// gained over it / its length. The QP is cycle-steady when its last kCycles cycle rates
+// agree within theta and the cycle now open is no longer than 1.5 x the longest of them (a
+// longer one: the cuts stopped, the rate is climbing); a skip credits the bytes of those
+// whole cycles / their time, which a window on a stretch of the sawtooth would not (it saw
+// the flat top of a cycle, or the trough after a cut).
 //
 // Memory: l doubles and kCycles + 1 cycle marks per QP slot. steady() is O(l); sample() O(1).
 #pragma once
