@@ -3,8 +3,8 @@
 // times are one draw of a process whose seed alone moves them by a few percent; a skip, which
 // draws fewer marks, ends up on another draw. Fast-forward is held to what it can reproduce:
 // the mean completion time and every flow's within 0.5% of the full run's, or, where the full
-// run's own seed moves them more, within that (the most two other seeds moved them); a lone
-// flow at line rate (no CNP) within 0.5%.
+// run's own seed moves them more, within twice that (the most two other seeds moved them); a
+// lone flow at line rate (no CNP) within 0.5%.
 // Before skips were judged over whole sawtooth cycles the 8-to-1 incast's mean erred -0.85%
 // (the window saw a saturated stretch of the cycle) and a flow climbing back after its
 // partner left was frozen mid-climb (12.5% on the late arrival).
@@ -103,8 +103,10 @@ void expect_within_the_seed_spread(const char* name, std::uint32_t senders, cons
               static_cast<unsigned long long>(fast.counters.skips),
               static_cast<unsigned long long>(fast.counters.skip_backs));
   EXPECT_GE(fast.counters.skips, 1u) << name;
-  EXPECT_LT(mean_error(full, fast), std::max(0.005, mean_spread)) << name;
-  EXPECT_LT(worst_error(full, fast), std::max(0.005, spread)) << name;
+  // Twice the spread: fast-forward is a third draw, as likely as each other seed to be the
+  // farthest from seed 1.
+  EXPECT_LT(mean_error(full, fast), std::max(0.005, 2 * mean_spread)) << name;
+  EXPECT_LT(worst_error(full, fast), std::max(0.005, 2 * spread)) << name;
 }
 
 TEST(FastForwardRateOnlyDcqcn, ALoneFlowAtLineRateIsSkippedExactly) {
