@@ -100,15 +100,6 @@ NetworkSection read_network(config::Reader s, const topology::Topology& topology
     p.packet.seed = seed;
     read_profile(packet, base_dir, section);
     read_table(packet, p.packet, network::packet::check_packet_params);
-    if (p.packet.fast_forward.enabled && p.packet.cc.kind == network::packet::CcKind::kDcqcn &&
-        !p.packet.window_on()) {
-      // Rate-only DCQCN swings at its timer period, longer than the steady window: measured
-      // FCT errors of 3-16% where windowed DCQCN stays within 0.5%.
-      section.warnings.push_back(
-          "network.packet.fast_forward with rate-only DCQCN (no network.packet.window, DCQCN's default): "
-          "fast-forward is not yet accurate there (FCT errors of 3-16% measured); set network.packet.window: "
-          "true, or turn fast-forward off for packet-exact results");
-    }
   } else if (s.has("packet")) {
     s.fail("packet", "applies to network.mode packet only");
   }

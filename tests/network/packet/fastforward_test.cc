@@ -15,13 +15,8 @@
 namespace loom::network::packet {
 namespace {
 
+using testing::Outcome;
 using testing::Star;
-
-struct Outcome {
-  std::vector<Time> done;
-  std::uint64_t events = 0;
-  fastforward::FastForwardCounters counters;
-};
 
 PacketParams params_for(CcKind cc, bool fast_forward, double threshold) {
   PacketParams p;
@@ -45,13 +40,7 @@ Outcome incast(CcKind cc, std::uint32_t senders, Bytes bytes, bool fast_forward,
   return out;
 }
 
-double worst_error(const Outcome& full, const Outcome& fast) {
-  double worst = 0;
-  for (std::size_t i = 0; i < full.done.size(); ++i) {
-    worst = std::max(worst, std::abs(fast.done[i].seconds() / full.done[i].seconds() - 1));
-  }
-  return worst;
-}
+double worst_error(const Outcome& full, const Outcome& fast) { return testing::worst_fct_error(full.done, fast.done); }
 
 struct Case {
   CcKind cc;

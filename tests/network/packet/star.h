@@ -2,12 +2,15 @@
 // 100 Gb/s with 1 us latency, and a PacketBackend driver that records completion times.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "loom/core/simulator.h"
+#include "loom/network/packet/fastforward/fast_forward.h"
 #include "loom/network/packet/packet_backend.h"
 #include "loom/topology/routing.h"
 
@@ -54,5 +57,21 @@ struct Star {
   std::unique_ptr<PacketBackend> backend;
   Recorder recorder;
 };
+
+// What a fast-forward test's run produced: completion times, events, fast-forward's counters.
+struct Outcome {
+  std::vector<Time> done;
+  std::uint64_t events = 0;
+  fastforward::FastForwardCounters counters;
+};
+
+// The largest relative difference of `other`'s completion times from `reference`'s.
+inline double worst_fct_error(const std::vector<Time>& reference, const std::vector<Time>& other) {
+  double worst = 0;
+  for (std::size_t i = 0; i < reference.size(); ++i) {
+    worst = std::max(worst, std::abs(other[i].seconds() / reference[i].seconds() - 1));
+  }
+  return worst;
+}
 
 }  // namespace loom::network::packet::testing

@@ -84,6 +84,7 @@ Time CongestionControl::dcqcn_cnp(CcState& s, Time now) const {
 
 Time CongestionControl::on_decrease(CcState& s, Time now) const {
   advance_alpha(s, now);
+  if (s.stage != 0 || s.cuts == 0) ++s.cuts;
   if (params_.dcqcn.clamp_target_rate || s.stage != 0) s.target = s.rate;
   s.rate = clamp(s, s.rate * (1 - s.alpha / 2));
   s.stage = 0;

@@ -15,6 +15,8 @@
 // rate <- (rate + target) / 2; the next adds rate_ai to target (additive increase), later ones
 // rate_hai (hyper-additive), each followed by rate <- (rate + target) / 2. alpha is evaluated
 // lazily at whole ticks ((1 - g)^n for n quiet ticks), so no event runs per alpha tick.
+// `cuts` counts decrease runs (the first decrease, and each one after an increase): the
+// sawtooth cycles packet fast-forward judges rate-only DCQCN by.
 //
 // HPCC (Li et al., SIGCOMM'19). Each data packet collects per switch hop (time, bytes sent,
 // queue bytes, line rate B); the ACK carries them back. Per hop, with the previous sample:
@@ -63,6 +65,7 @@ struct CcState {
   Time alpha_tick;            // last applied alpha tick
   Time decrease_origin;       // the decrease grid
   std::uint32_t stage = 0;    // increase periods since the last decrease
+  std::uint32_t cuts = 0;     // decrease runs begun: the first decrease, and each one after an increase
   bool cnp_seen = false;      // a CNP arrived since the last alpha tick
   bool dcqcn_started = false;
   bool decrease_armed = false;

@@ -44,6 +44,20 @@ class FabricSkipper {
   // DCQCN: whether `qp` has had a CNP (before the first, no DCQCN timer runs and its rate
   // stays where it started).
   bool dcqcn_started(QpId qp) const { return fabric_.qps_[qp].cc.dcqcn_started; }
+  // DCQCN: rate cuts begun so far (CcState::cuts).
+  std::uint32_t cuts(QpId qp) const { return fabric_.qps_[qp].cc.cuts; }
+  // Whether qp's CC rate is within `fraction` of its line rate.
+  bool near_line_rate(QpId qp, double fraction) const {
+    const CcState& cc = fabric_.qps_[qp].cc;
+    return cc.line_rate - cc.rate <= fraction * cc.line_rate;
+  }
+  // Whether qp's CC rate holds it back: its goodput (bit/s of payload), on the wire, is
+  // within `fraction` of the rate it is paced at.
+  bool rate_bound(QpId qp, double goodput, double fraction) const {
+    const double mtu = static_cast<double>(fabric_.params_.nic.mtu);
+    const double wire = goodput * (mtu + static_cast<double>(fabric_.data_header_)) / mtu;
+    return wire >= (1 - fraction) * fabric_.qps_[qp].cc.rate;
+  }
   // Bytes `qp` has not yet sent for the first time.
   std::uint64_t unsent(QpId qp) const { return fabric_.qps_[qp].size - fabric_.qps_[qp].sent_high; }
   std::uint64_t received(QpId qp) const { return fabric_.qps_[qp].rcv_nxt; }

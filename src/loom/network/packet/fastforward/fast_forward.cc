@@ -22,6 +22,7 @@ FastForward::FastForward(Simulator& simulator, Fabric& fabric, const PacketParam
                 static_cast<double>(params.nic.mtu) * 8 / params.fast_forward.interval.seconds()),
       interval_(params.fast_forward.interval), threshold_(params.fast_forward.threshold) {
   if (params.cc.kind == CcKind::kDcqcn && params.window_on()) quiet_window_ = std::min<std::uint32_t>(8, detector_.length());
+  sawtooth_ = params.cc.kind == CcKind::kDcqcn && !params.window_on();
   if (params.packet_spraying) {
     throw UserError("network.packet.fast_forward.enabled with network.packet.packet_spraying: not supported "
                     "(a sprayed queue pair's telemetry hops differ per packet); turn one of them off");
@@ -117,7 +118,9 @@ void FastForward::on_sample() {
   for (PartitionId id = 0; id < partitions_.id_limit(); ++id) {
     if (!partitions_.live(id) || skipping(id)) continue;
     any = true;
-    for (const QpId q : partitions_.partition(id).qps) detector_.sample(q, skipper_.received(q), now);
+    for (const QpId q : partitions_.partition(id).qps) {
+      detector_.sample(q, skipper_.received(q), now, skipper_.cuts(q));
+    }
     try_skip(id);
   }
   sampling_ = false;
@@ -127,7 +130,7 @@ void FastForward::on_sample() {
 void FastForward::try_skip(PartitionId id) {
   const Partition& partition = partitions_.partition(id);
   for (const QpId q : partition.qps) {
-    if (!detector_.steady(q, samples_for(q)) || !skipper_.can_skip(q)) return;
+    if (steady_rate(q) == 0 || !skipper_.can_skip(q)) return;
   }
   for (const LinkId l : partition.ports) {
     if (!skipper_.port_quiet(l)) return;
@@ -139,7 +142,7 @@ void FastForward::try_skip(PartitionId id) {
   skip.qps = partition.qps;
   skip.rates.clear();
   for (const QpId q : partition.qps) {
-    const double rate = detector_.mean_rate(q, samples_for(q));
+    const double rate = steady_rate(q);
     const double room = static_cast<double>(skipper_.unsent(q)) - margin(rate);
     if (room < mtu) return;
     span_s = std::min(span_s, room * 8 / rate);
@@ -190,6 +193,18 @@ void FastForward::start_skip(PartitionId id, Time span) {
 
 std::uint32_t FastForward::samples_for(QpId qp) const {
   return quiet_window_ != 0 && !skipper_.dcqcn_started(qp) ? quiet_window_ : detector_.length();
+}
+
+double FastForward::steady_rate(QpId qp) const {
+  const std::uint32_t samples = samples_for(qp);
+  const double rate = detector_.steady(qp, samples) ? detector_.mean_rate(qp, samples) : 0;
+  if (!sawtooth_ || !skipper_.dcqcn_started(qp)) return rate;
+  if (const double cycles = detector_.cycle_rate(qp); cycles > 0) return cycles;
+  // No sawtooth (yet): steady only if no cut is in the window and the climb towards line
+  // rate is over or does not hold the QP back.
+  if (detector_.samples_since_cut(qp) < samples) return 0;
+  if (skipper_.near_line_rate(qp, threshold_ / 16) || !skipper_.rate_bound(qp, rate, threshold_)) return rate;
+  return 0;
 }
 
 void FastForward::on_skip_end(std::uint64_t partition) {

@@ -12,7 +12,10 @@
 //
 // Windows: l samples (window_samples), or 8 for a DCQCN QP that has had no CNP while the
 // window is on (no DCQCN timer runs before the first CNP: the QP sends at a fixed rate, held
-// by its window).
+// by its window). Rate-only DCQCN: a QP that has had a CNP saw-tooths (cut by CNPs, raised
+// every increase_timer), and its rate is steady only over whole cycles between cuts
+// (SteadyDetector::cycle_rate), or, with no cut for l samples, once it is back within
+// theta / 16 of its line rate; in between it climbs, deterministically but not steadily.
 //
 // Interrupts. A QP starting on a port of a skipping partition, a cable going down or up, or a
 // link changing rate ends the skip at that moment (skip-back): the partition is shifted back
@@ -149,6 +152,8 @@ class FastForward {
   void add_qp(QpId qp);
   // Samples qp's steadiness is judged over.
   std::uint32_t samples_for(QpId qp) const;
+  // qp's steady rate (bit/s), the rate a skip credits it at; 0 when it is not steady.
+  double steady_rate(QpId qp) const;
 
   Simulator& simulator_;
   Fabric& fabric_;
@@ -160,6 +165,8 @@ class FastForward {
   // DCQCN with the window on: samples that suffice for a QP that has had no CNP (window-bound
   // at a fixed rate, no timer running); 0 when it does not apply.
   std::uint32_t quiet_window_ = 0;
+  // Rate-only DCQCN: a QP that has had a CNP is judged over whole sawtooth cycles.
+  bool sawtooth_ = false;
   bool sampling_ = false;
   std::vector<Skip> skips_;  // by partition id
   std::unique_ptr<TransientMemo> memo_;  // params.fast_forward.memo

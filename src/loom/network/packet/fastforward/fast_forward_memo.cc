@@ -133,7 +133,7 @@ void FastForward::record_transient(PartitionId id) {
   for (std::size_t i = 0; i < t.qps.size(); ++i) {
     const QpId q = t.qps[i];
     outcome.flows.push_back({(skipper_.sent(q) - t.sent[i]) / mtu * mtu, skipper_.received(q) - t.received[i],
-                             detector_.mean_rate(q, samples_for(q)), skipper_.cc_snapshot(q)});
+                             steady_rate(q), skipper_.cc_snapshot(q)});
   }
   if (memo_->store(t.digest, std::move(outcome))) ++counters_.memo_stored;
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "loom/core/error.h"
 
@@ -33,19 +34,33 @@ void SteadyDetector::reset(QpId qp) {
   if (qp >= windows_.size()) {
     windows_.resize(qp + 1);
     rates_.resize(windows_.size() * length_);
+    marks_.resize(windows_.size() * kMarks);
   }
   windows_[qp] = Window{};
 }
 
-void SteadyDetector::sample(QpId qp, std::uint64_t received, Time now) {
+void SteadyDetector::sample(QpId qp, std::uint64_t received, Time now, std::uint32_t cuts) {
   Window& w = windows_[qp];
   const Time interval = now - w.last_time;
   const std::uint64_t gained = received - w.last_received;
+  const bool cut = cuts != w.cuts;
   w.last_received = received;
   w.last_time = now;
+  w.cuts = cuts;
   if (!w.primed || interval <= Time::zero()) {
     w.primed = true;
     return;
+  }
+  if (w.since_mark != std::numeric_limits<std::uint32_t>::max()) ++w.since_mark;
+  if (cut && w.since_mark >= std::max(length_ / 2, kMinCycleSamples)) {
+    marks_[std::size_t{qp} * kMarks + w.marks % kMarks] = {now, received};
+    ++w.marks;
+    w.since_mark = 0;
+  }
+  if (cut) {
+    w.since_cut = 0;
+  } else if (w.since_cut != std::numeric_limits<std::uint32_t>::max()) {
+    ++w.since_cut;
   }
   rates_[std::size_t{qp} * length_ + w.next] = static_cast<double>(gained) * 8 / interval.seconds();
   w.next = (w.next + 1) % length_;
@@ -84,6 +99,30 @@ bool SteadyDetector::steady(QpId qp, std::uint32_t samples) const {
     older += newest(qp, n - 1 - k);
   }
   return std::abs(newer - older) / half < threshold_ / 4 * mean + resolution_ / half;
+}
+
+double SteadyDetector::cycle_rate(QpId qp) const {
+  const Window& w = windows_[qp];
+  if (w.marks < kMarks) return 0;
+  double low = std::numeric_limits<double>::infinity();
+  double high = 0;
+  Time longest;
+  for (std::uint32_t k = 0; k < kCycles; ++k) {
+    const Mark& end = mark(qp, k);
+    const Mark& start = mark(qp, k + 1);
+    const double rate = static_cast<double>(end.received - start.received) * 8 / (end.time - start.time).seconds();
+    low = std::min(low, rate);
+    high = std::max(high, rate);
+    longest = std::max(longest, end.time - start.time);
+  }
+  const Mark& first = mark(qp, kCycles);
+  const Mark& last = mark(qp, 0);
+  const Time span = last.time - first.time;
+  const double mean = static_cast<double>(last.received - first.received) * 8 / span.seconds();
+  // A cycle holds thousands of packets: whole-packet counting does not matter here.
+  if (mean <= 0 || high - low >= threshold_ * mean) return 0;
+  if ((w.last_time - last.time) * 2 > longest * 3) return 0;
+  return mean;
 }
 
 }  // namespace loom::network::packet::fastforward

@@ -21,10 +21,21 @@
 // within theta / 4 of the mean (plus a packet per half). This goes beyond Wormhole: a slowly
 // converging QP (HPCC's additive pull) passes the spread test but would be frozen mid-way.
 //
-// Memory: l doubles per QP slot. steady() is O(l); sample() O(1).
+// Cycles (rate-only DCQCN): a QP whose rate saw-tooths between rate cuts is judged over whole
+// cycles instead: a cycle runs from the first sample after one cut to the first sample after
+// a later one (`cuts` counts them, CcState::cuts), at least max(l / 2, 8) samples on (so that
+// shorter cycles are taken several at a time, whole), and its rate is the in-order bytes
+// gained over it / its length. The QP is cycle-steady when its last kCycles cycle rates
+// agree within theta and the cycle now open is no longer than 1.5 x the longest of them (a
+// longer one: the cuts stopped, the rate is climbing); a skip credits the bytes of those
+// whole cycles / their time, which a window on a stretch of the sawtooth would not (it saw
+// the flat top of a cycle, or the trough after a cut).
+//
+// Memory: l doubles and kCycles + 1 cycle marks per QP slot. steady() is O(l); sample() O(1).
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "loom/core/time.h"
@@ -48,12 +59,22 @@ class SteadyDetector {
   // covers a whole sampling interval).
   void reset(QpId qp);
   // Samples qp at `now`: `received` is its receiver's in-order bytes; adds the rate since the
-  // previous sample.
-  void sample(QpId qp, std::uint64_t received, Time now);
+  // previous sample. `cuts` (CcState::cuts) having moved since the previous sample closes a
+  // cycle here.
+  void sample(QpId qp, std::uint64_t received, Time now, std::uint32_t cuts = 0);
   // Over the last `samples` (<= length()) samples; 0 or more than length() means length().
   bool steady(QpId qp, std::uint32_t samples = 0) const;
   // Mean of those samples, bit/s (0 before there are that many).
   double mean_rate(QpId qp, std::uint32_t samples = 0) const;
+
+  static constexpr std::uint32_t kCycles = 2;
+  // A cycle spans at least max(l / 2, this many) samples: shorter ones are taken several at a
+  // time (a sample of a fast sawtooth holds part of a cycle).
+  static constexpr std::uint32_t kMinCycleSamples = 8;
+  // Samples since the last one that saw a cut (UINT32_MAX when none since reset).
+  std::uint32_t samples_since_cut(QpId qp) const { return windows_[qp].since_cut; }
+  // Rate over the last kCycles whole cycles, bit/s, when qp is cycle-steady; else 0.
+  double cycle_rate(QpId qp) const;
 
  private:
   struct Window {
@@ -62,7 +83,20 @@ class SteadyDetector {
     bool primed = false;      // a baseline sample was taken
     std::uint32_t count = 0;  // samples taken since reset, capped at length_
     std::uint32_t next = 0;   // ring position of the next sample
+    std::uint32_t cuts = 0;   // CcState::cuts at the previous sample
+    std::uint32_t marks = 0;  // cycle marks taken since reset
+    std::uint32_t since_cut = std::numeric_limits<std::uint32_t>::max();
+    std::uint32_t since_mark = std::numeric_limits<std::uint32_t>::max();
   };
+  struct Mark {
+    Time time;
+    std::uint64_t received = 0;
+  };
+  static constexpr std::uint32_t kMarks = kCycles + 1;
+  // The k-th newest cycle mark (k = 0: the newest).
+  const Mark& mark(QpId qp, std::uint32_t k) const {
+    return marks_[std::size_t{qp} * kMarks + (windows_[qp].marks - 1 - k) % kMarks];
+  }
   const double* ring(QpId qp) const { return rates_.data() + std::size_t{qp} * length_; }
   // The k-th newest sample (k = 0: the newest).
   double newest(QpId qp, std::uint32_t k) const {
@@ -75,6 +109,7 @@ class SteadyDetector {
   std::uint32_t length_;
   std::vector<Window> windows_;  // by QP id
   std::vector<double> rates_;    // by QP id, length_ each
+  std::vector<Mark> marks_;      // by QP id, kMarks each
 };
 
 }  // namespace loom::network::packet::fastforward

@@ -56,7 +56,8 @@ struct TransientOutcome {
 
 class TransientMemo {
  public:
-  static constexpr std::uint32_t kFormatVersion = 1;
+  // 2: rate-only DCQCN rates are whole-cycle means.
+  static constexpr std::uint32_t kFormatVersion = 2;
 
   explicit TransientMemo(std::string context);
 
