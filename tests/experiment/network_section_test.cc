@@ -343,5 +343,22 @@ TEST(NetworkSection, SimaiProfileDefaultsAndOverrides) {
               HasSubstr("loom_bad_simai.conf:2: NVLS_MAGIC 3: expected a key of HPCC's config.txt"));
 }
 
+// Fast-forward on rate-only DCQCN is not yet within the full run's own spread: with DCQCN's
+// rate-only default it warns, once, and with the window or another CC it does not.
+TEST(NetworkSection, FastForwardOnRateOnlyDcqcnWarns) {
+  const auto warnings = [](const std::string& packet) {
+    std::size_t count = 0;
+    for (const std::string& w : load_text(packet_experiment(packet)).warnings) {
+      count += w.find("fast-forward errs up to about 0.5%") != std::string::npos ? 1 : 0;
+    }
+    return count;
+  };
+  EXPECT_EQ(warnings("fast_forward: {enabled: true}"), 1u);
+  EXPECT_EQ(warnings("cc: dcqcn, fast_forward: {enabled: true}"), 1u);
+  EXPECT_EQ(warnings("cc: dcqcn, window: true, fast_forward: {enabled: true}"), 0u);
+  EXPECT_EQ(warnings("cc: hpcc, fast_forward: {enabled: true}"), 0u);
+  EXPECT_EQ(warnings("cc: dcqcn"), 0u);
+}
+
 }  // namespace
 }  // namespace loom::experiment
