@@ -6,6 +6,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -314,6 +315,31 @@ TEST(Experiment, AStoppedRunWritesWhatRanAndWhyItStopped) {
   const nlohmann::json whole = nlohmann::json::parse(read_file(run(load(document)).summary_path));
   EXPECT_EQ(whole.at("complete"), true);
   EXPECT_FALSE(whole.contains("stop_reason"));
+}
+
+// The run keeps only the transfers flows.csv will hold (and ties at the last start), so the
+// capped file is the unlimited file's first rows and the rest are counted, not kept in memory.
+TEST(Experiment, FlowsCsvRowCapAlsoBoundsTheTransferLog) {
+  const fs::path all = scratch_dir("flows_all"), capped = scratch_dir("flows_capped");
+  const Outcome whole = run_text(default_experiment_text(), {"output.dir=" + all.string()});
+  const Outcome five = run_text(default_experiment_text(), {"output.dir=" + capped.string(), "output.max_rows=5"});
+  ASSERT_GT(whole.result.transfers, 5u);
+  EXPECT_EQ(five.result.transfers, whole.result.transfers);
+  EXPECT_LT(five.result.transfer_log.size(), whole.result.transfer_log.size());
+  EXPECT_EQ(five.result.transfer_log.size() + five.result.transfers_not_logged, whole.result.transfers);
+  std::istringstream lines(read_file(all / "flows.csv"));
+  std::string first_rows;
+  for (std::string line; first_rows.size() < 1u << 20 && std::getline(lines, line);) {
+    first_rows += line + "\n";
+    if (std::count(first_rows.begin(), first_rows.end(), '\n') == 6) break;  // header and 5 rows
+  }
+  EXPECT_EQ(read_file(capped / "flows.csv"), first_rows);
+  const nlohmann::json summary = nlohmann::json::parse(read_file(five.summary_path));
+  for (const nlohmann::json& output : summary.at("outputs")) {
+    if (output.at("file") == "flows.csv") {
+      EXPECT_EQ(output.at("rows_left_out"), whole.result.transfers - 5);
+    }
+  }
 }
 
 TEST(Experiment, PacketModeRunsTheSameExperiment) {

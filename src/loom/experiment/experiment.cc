@@ -120,6 +120,7 @@ Experiment load(config::Document& document, const MemoryBudget& budget) {
     o.report = read_output_report(output);
     output.finish();
     e.runtime.record_transfers = o.flows;
+    e.runtime.transfer_log_limit = o.max_rows;  // flows.csv keeps no more
   }
   root.finish();
   warn_of_short_sampling(e);

@@ -63,7 +63,7 @@ WrittenFile print_collectives_csv(std::ostream& out, const workload::Workload& w
 }
 
 WrittenFile print_flows_csv(std::ostream& out, const system::RunResult& result, std::uint64_t max_rows) {
-  return print_table(out,
+  WrittenFile written = print_table(out,
                      "src_rank,dst_rank,src_node,dst_node,size_bytes,start_ns,fct_ns,ideal_fct_ns,slowdown",
                      result.transfer_log.size(), max_rows, [&](std::uint64_t i) {
                        const system::TransferRecord& t = result.transfer_log[i];
@@ -80,6 +80,8 @@ WrittenFile print_flows_csv(std::ostream& out, const system::RunResult& result, 
                                           t.bytes, nanoseconds(t.start), nanoseconds(fct), nanoseconds(t.ideal),
                                           slowdown);
                      });
+  written.dropped += result.transfers_not_logged;
+  return written;
 }
 
 WrittenFile print_ranks_csv(std::ostream& out, const system::Metrics& metrics, std::uint64_t max_rows) {

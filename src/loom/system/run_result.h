@@ -72,6 +72,7 @@ struct RunResult {
   // When recorded (RuntimeOptions): ordered by start, then source and destination rank and
   // node, bytes, end and ideal time (transfers starting together in a canonical order).
   std::vector<TransferRecord> transfer_log;
+  std::uint64_t transfers_not_logged = 0;  // past RuntimeOptions::transfer_log_limit
   std::uint64_t transfers = 0;
   Bytes bytes_moved = 0;
   std::uint64_t events = 0;               // simulator events processed

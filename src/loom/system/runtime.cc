@@ -179,7 +179,7 @@ void Runtime::close_interrupted_run() {
   for (std::uint32_t slot : free_in_flight_) free[slot] = true;
   std::vector<bool> unfinished(result_.transfer_log.size(), false);
   for (std::uint32_t slot = 0; slot < in_flight_.size(); ++slot) {
-    if (!free[slot]) unfinished[in_flight_[slot].log_index] = true;
+    if (!free[slot] && in_flight_[slot].log_index != kNotLogged) unfinished[in_flight_[slot].log_index] = true;
   }
   std::size_t kept = 0;
   for (std::size_t i = 0; i < result_.transfer_log.size(); ++i) {
@@ -339,9 +339,15 @@ void Runtime::issue(const network::TransferRequest& request, std::uint32_t src_r
   in_flight_[slot] = what;
   in_flight_[slot].request = request;
   if (options_.record_transfers) {
-    in_flight_[slot].log_index = result_.transfer_log.size();
-    result_.transfer_log.push_back({request.src, request.dst, src_rank, dst_rank, request.bytes,
-                                    simulator_.now(), Time::zero(), backend_.ideal_time(request)});
+    std::vector<TransferRecord>& log = result_.transfer_log;
+    if (log.size() < options_.transfer_log_limit || log.back().start == simulator_.now()) {
+      in_flight_[slot].log_index = log.size();
+      log.push_back({request.src, request.dst, src_rank, dst_rank, request.bytes, simulator_.now(), Time::zero(),
+                     backend_.ideal_time(request)});
+    } else {
+      in_flight_[slot].log_index = kNotLogged;
+      ++result_.transfers_not_logged;
+    }
   }
   result_.transfers += 1;
   result_.bytes_moved += request.bytes;
@@ -365,7 +371,7 @@ void Runtime::deliver(std::uint32_t slot) {
 void Runtime::on_transfer_complete(std::uint64_t cookie) {
   const auto slot = static_cast<std::uint32_t>(cookie);
   const InFlight& done = in_flight_[slot];
-  if (options_.record_transfers) result_.transfer_log[done.log_index].end = simulator_.now();
+  if (options_.record_transfers && done.log_index != kNotLogged) result_.transfer_log[done.log_index].end = simulator_.now();
   if (done.send != kNoNode) {
     const NodeId send = done.send;
     const NodeId recv = done.recv;

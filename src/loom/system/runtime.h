@@ -68,6 +68,11 @@ struct RuntimeOptions {
   std::uint64_t flow_hash_seed = 0;  // salts every transfer's ECMP hash (the experiment seed)
   std::uint32_t comm_streams = 2;    // communication streams per rank (node.stream < this)
   bool record_transfers = false;     // fill RunResult::transfer_log
+  // The most transfers the log keeps: those with the earliest starts, and every transfer
+  // starting at the same instant as the last one kept, so that the first transfer_log_limit
+  // of the canonically ordered log are those of an unlimited log. The others are counted in
+  // RunResult::transfers_not_logged. (A CSV of max_rows rows needs no more.)
+  std::uint64_t transfer_log_limit = ~std::uint64_t{0};
   // Priority of each communication stream as its transfers' bandwidth weight on contended
   // links (TransferRequest::weight); missing entries weigh 1.
   std::vector<double> stream_weights;

@@ -12,6 +12,7 @@ namespace loom::system {
 
 using workload::NodeId;
 inline constexpr std::uint32_t kNoInstance = 0xffffffffu;
+inline constexpr std::uint64_t kNotLogged = ~std::uint64_t{0};  // a transfer past the log's limit
 
 struct Runtime::Stream {
   std::vector<NodeId> queue;  // ready nodes in the order they became ready
@@ -32,7 +33,7 @@ struct Runtime::InFlight {
   NodeId recv = kNoNode;
   collective::Transfer transfer;
   network::TransferRequest request;     // what goes to the backend
-  std::uint64_t log_index = 0;
+  std::uint64_t log_index = 0;  // kNotLogged past the log's limit
 };
 
 struct Runtime::Instance {
