@@ -65,46 +65,58 @@ TEST(FabricMonitor, RejectsBadParameters) {
   }
 }
 
-// A 1 ps interval on 2 ports fills 10-row files after 5 samples; sampling then stops for good
-// instead of running 8 million more samples through the rest of the flow.
-TEST(FabricMonitor, StopsSamplingWhenEveryFileIsFull) {
+// One 100 KB flow watched every picosecond with 10-row files; `setup` picks kinds and ports.
+// Returns the monitor's results and the events the run took beside the flow's own.
+struct TinyIntervalRun {
+  Time stopped_at;
+  std::size_t queues, throughput, cnps, drops;
+  std::uint64_t dropped_queue_rows;
+  std::uint64_t events;
+};
+
+template <typename Setup>
+TinyIntervalRun run_with_tiny_interval(Setup setup) {
   PacketParams p;
   testing::Star star(1, p);
   MonitorParams m;
   m.options.interval = Time::ps(1);
-  m.options.queues = m.options.throughput = true;
   m.options.max_rows = 10;
-  m.ports = {star.topo.out_links(star.senders[0])[0], star.bottleneck};
+  setup(star, m);
   FabricMonitor monitor(star.simulator, star.backend->fabric(), m);
   monitor.start();
   const std::uint64_t before = star.simulator.events_processed();
-  ASSERT_NE(star.incast(100'000)[0], Time::max());
-  EXPECT_EQ(monitor.stopped_at(), Time::ps(5));
-  EXPECT_EQ(monitor.queues().size(), 10u);
-  EXPECT_EQ(monitor.throughput().size(), 10u);
-  EXPECT_EQ(monitor.dropped_rows().queues, 0u);
+  EXPECT_NE(star.incast(100'000)[0], Time::max());
+  return {monitor.stopped_at(),      monitor.queues().size(), monitor.throughput().size(),
+          monitor.cnps().size(),     monitor.drops().size(),  monitor.dropped_rows().queues,
+          star.simulator.events_processed() - before};
+}
+
+// A 1 ps interval on 2 ports fills 10-row files after 5 samples; sampling then stops for good
+// instead of running 8 million more samples through the rest of the flow.
+TEST(FabricMonitor, StopsSamplingWhenEveryFileIsFull) {
+  const TinyIntervalRun r = run_with_tiny_interval([](testing::Star& star, MonitorParams& m) {
+    m.options.queues = m.options.throughput = true;
+    m.ports = {star.topo.out_links(star.senders[0])[0], star.bottleneck};
+  });
+  EXPECT_EQ(r.stopped_at, Time::ps(5));
+  EXPECT_EQ(r.queues, 10u);
+  EXPECT_EQ(r.throughput, 10u);
+  EXPECT_EQ(r.dropped_queue_rows, 0u);
   // The flow's own events (a few per packet of 100) and 5 samples, not one per picosecond.
-  EXPECT_LT(star.simulator.events_processed() - before, 100'000u);
+  EXPECT_LT(r.events, 100'000u);
 }
 
 // CNP and drop rows are written only for intervals with events, so their files may never fill:
 // sampling still stops after max_rows intervals, as links.csv does.
 TEST(FabricMonitor, SparseKindsStopAfterMaxRowsIntervals) {
-  PacketParams p;
-  testing::Star star(1, p);
-  MonitorParams m;
-  m.options.interval = Time::ps(1);
-  m.options.cnps = m.options.drops = true;
-  m.options.max_rows = 10;
-  m.ports = {star.bottleneck};
-  FabricMonitor monitor(star.simulator, star.backend->fabric(), m);
-  monitor.start();
-  const std::uint64_t before = star.simulator.events_processed();
-  ASSERT_NE(star.incast(100'000)[0], Time::max());
-  EXPECT_EQ(monitor.stopped_at(), Time::ps(10));
-  EXPECT_TRUE(monitor.cnps().empty());
-  EXPECT_TRUE(monitor.drops().empty());
-  EXPECT_LT(star.simulator.events_processed() - before, 100'000u);
+  const TinyIntervalRun r = run_with_tiny_interval([](testing::Star& star, MonitorParams& m) {
+    m.options.cnps = m.options.drops = true;
+    m.ports = {star.bottleneck};
+  });
+  EXPECT_EQ(r.stopped_at, Time::ps(10));
+  EXPECT_EQ(r.cnps, 0u);
+  EXPECT_EQ(r.drops, 0u);
+  EXPECT_LT(r.events, 100'000u);
 }
 
 std::string read_all(const std::filesystem::path& path) {
