@@ -9,6 +9,7 @@
 #include <fstream>
 #include <string>
 
+#include "loom/experiment/cluster_experiment.h"
 #include "loom/experiment/experiment.h"
 #include "fixtures.h"
 #include "loom/system/runtime.h"
@@ -104,6 +105,27 @@ TEST(MemoryBudgetCheck, ASimaiFileIsCountedExactlyAndRefusedAtItsKeyBeforeBuildi
   EXPECT_THAT(refusal(text, MemoryBudget(std::uint64_t{1} << 30, "test budget")),
               AllOf(HasSubstr("exp.yaml:2:31: workload.file: needs about " + readable_bytes(estimate)),
                     HasSubstr("for 82934784 workload nodes on 9216 ranks and their run state")));
+}
+
+// A cluster experiment's workloads are checked against the run's budget (`loom run
+// --max-memory`), not the machine's.
+TEST(MemoryBudgetCheck, AClusterWorkloadIsRefusedUnderTheRunsBudget) {
+  constexpr const char* kCluster = R"(topology: {hosts: 2, gpus_per_host: 4}
+cluster:
+  mode: analytical
+  workloads:
+    big: {type: microbenchmark, collectives: [{op: all-reduce, size: 1MiB, repeat: 100000}]}
+  jobs:
+    - {id: a, gpus: 8, workload: big, iterations: 1}
+)";
+  const auto load_under = [&](const MemoryBudget& budget) {
+    config::Document document = config::Document::parse(kCluster, "cluster.yaml");
+    load_cluster(document, budget);
+  };
+  EXPECT_THAT(loom::testing::user_error_of([&] { load_under(MemoryBudget(std::uint64_t{16} << 20, "test budget")); }),
+              AllOf(HasSubstr("cluster.yaml:5:46: cluster.workloads.big.collectives: needs about"),
+                    HasSubstr("more than the memory budget of 16.0 MiB (test budget)")));
+  EXPECT_NO_THROW(load_under(MemoryBudget(std::uint64_t{64} << 30, "test budget")));
 }
 
 }  // namespace
