@@ -1,0 +1,61 @@
+// The windowed executor on `loom hpcc`'s runs of the fat320 fixtures (60-to-1 incast; DCQCN with
+// PFC, HPCC), and of the DCQCN configuration under every other CC: fct.txt and pfc.txt byte for
+// byte, counters and events as a serial run's.
+#include <gtest/gtest.h>
+
+#include <optional>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "loom/hpcc/hpcc_config.h"
+#include "loom/hpcc/hpcc_inputs.h"
+#include "loom/hpcc/hpcc_run.h"
+#include "fixtures.h"
+
+namespace loom::hpcc {
+namespace {
+
+using network::packet::CcKind;
+
+std::string text_of(const HpccRunResult& r) {
+  std::ostringstream out;
+  write_fct(out, r.fct);
+  write_pfc(out, r.pfc);
+  const network::packet::FabricCounters& c = r.counters;
+  out << c.data_packets << ' ' << c.data_packet_hops << ' ' << c.control_packets << ' ' << c.retransmitted_bytes
+      << ' ' << c.delivered_bytes << ' ' << c.drops << ' ' << c.ecn_marks << ' ' << c.cnps << ' ' << c.nacks << ' '
+      << c.timeouts << ' ' << c.pauses << ' ' << c.resumes << ' ' << r.events << ' ' << r.unfinished << '\n';
+  return out.str();
+}
+
+TEST(HpccWindowed, FatTreeFixturesEqualSerialForEveryCc) {
+  const std::string dir = loom::testing::fixture_path("hpcc/inputs/fat320/").string();
+  LOOM_SKIP_WITHOUT_FIXTURE(dir);
+  const topology::Topology topo = parse_hpcc_topology(read_text_file(dir + "fat.txt", "topology"), dir + "fat.txt");
+  const auto flows =
+      parse_hpcc_flows(read_text_file(dir + "incast60_fat320.txt", "flows"), dir + "incast60_fat320.txt", topo);
+  const std::vector<std::pair<std::string, std::optional<CcKind>>> cases = {
+      {"dcqcn", std::nullopt}, {"hp95", std::nullopt}, {"dcqcn", CcKind::kTimely}, {"dcqcn", CcKind::kDctcp},
+      {"dcqcn", CcKind::kNone}};
+  for (const auto& [name, cc] : cases) {
+    const std::string file = dir + "config_fat_incast60_fat320_" + name + ".txt";
+    HpccConfig config = parse_hpcc_config(read_text_file(file, "config"), file);
+    if (cc) config.params.cc.kind = *cc;
+    const std::string what = name + (cc ? " as " + std::string(to_string(*cc)) : "");
+    const HpccRunResult serial = run_hpcc(config, topo, flows);
+    ASSERT_EQ(serial.fct.size(), flows.size()) << what;
+    if (name == "dcqcn" && !cc) {
+      EXPECT_FALSE(serial.pfc.empty()) << what;
+    }
+    config.params.lp_delay_threshold = Time::ps(1);  // every host and switch an LP
+    const HpccRunResult windowed = run_hpcc(config, topo, flows);
+    ASSERT_TRUE(windowed.windows) << what;
+    EXPECT_GT(windowed.windows->windows, 1000u) << what;
+    EXPECT_EQ(text_of(serial), text_of(windowed)) << what;
+  }
+}
+
+}  // namespace
+}  // namespace loom::hpcc
