@@ -26,6 +26,7 @@
 #include <array>
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,7 @@
 #include "loom/hpcc/hpcc_inputs.h"
 #include "loom/network/packet/packet_backend.h"
 #include "loom/network/packet/parallel/window_profiler.h"
+#include "loom/network/packet/parallel/windowed_executor.h"
 #include "loom/topology/routing.h"
 
 namespace loom::bench {
@@ -320,6 +322,94 @@ void profile_windows(benchmark::State& state, const Load& load, CcKind kind, boo
   }
 }
 
+// The same load run serially and by the windowed executor on one thread (network/packet/
+// parallel/windowed_executor.h, LPs as profile_windows's), with the flows as queue pairs of a
+// driver of their own (the executor runs fixed lists of flows; a transfer's completion would
+// call back into the runtime). The outputs are the same (the fingerprint counters show it); the
+// ratio of the two is the executor's own cost on one thread: per-LP queues, window ends and
+// handing events to other LPs' queues, what threads have to win back.
+class QpStarter final : public network::packet::FabricListener {
+ public:
+  QpStarter(const Load& load, const topology::Routing& routing, network::packet::PacketBackend& backend)
+      : load_(load), routing_(routing), backend_(backend) {}
+  void start(std::uint64_t index) {
+    const TimedFlow& f = load_.flows[index];
+    forward_.clear();
+    reverse_.clear();
+    routing_.route(f.src, f.dst, index, forward_);
+    routing_.route(f.dst, f.src, index, reverse_);
+    network::packet::QpSpec spec;
+    spec.forward = forward_;
+    spec.reverse = reverse_;
+    spec.bytes = f.bytes;
+    spec.tag = index;
+    backend_.start_queue_pair(spec, *this);
+  }
+  std::size_t done = 0;
+
+ private:
+  void on_qp_delivered(network::packet::QpId, std::uint64_t) override {}
+  void on_qp_acked(network::packet::QpId, std::uint64_t) override { ++done; }
+  const Load& load_;
+  const topology::Routing& routing_;
+  network::packet::PacketBackend& backend_;
+  std::vector<topology::LinkId> forward_, reverse_;
+};
+
+double user_seconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_utime.tv_sec) + static_cast<double>(usage.ru_utime.tv_usec) * 1e-6;
+}
+
+void windowed_run(benchmark::State& state, const Load& load, CcKind kind, bool windowed) {
+  if (load.flows.empty()) {
+    state.SkipWithError("fixture shared/fixtures/hpcc/inputs/fat320 not found");
+    return;
+  }
+  PacketParams params;
+  params.cc.kind = kind;
+  params.nic.window = true;
+  const topology::Routing routing(*load.topology);
+  const network::packet::parallel::LpPartition lps =
+      network::packet::parallel::partition_by_delay(*load.topology, Time::ps(1));
+  std::uint64_t events = 0, windows = 0, handed_over = 0;
+  double user = 0;
+  network::packet::FabricCounters last;
+  for (auto _ : state) {
+    Simulator simulator;
+    network::packet::PacketBackend backend(simulator, *load.topology, routing, params);
+    std::optional<network::packet::parallel::WindowedExecutor> executor;
+    if (windowed) executor.emplace(simulator, backend.fabric(), lps);
+    QpStarter starter(load, routing, backend);
+    for (std::size_t i = 0; i < load.flows.size(); ++i) {
+      simulator.schedule_at<&QpStarter::start>(load.flows[i].start, &starter, i);
+    }
+    const double before = user_seconds();
+    if (executor) {
+      executor->run_until(Time::max());
+      events = executor->events_processed();
+      windows = executor->stats().windows;
+      handed_over = executor->stats().handed_over;
+    } else {
+      simulator.run();
+      events = simulator.events_processed();
+    }
+    user += user_seconds() - before;
+    last = backend.fabric().counters();
+    if (starter.done != load.flows.size()) state.SkipWithError("flows did not complete");
+  }
+  const double runs = static_cast<double>(state.iterations());
+  state.SetItemsProcessed(static_cast<std::int64_t>(events) * state.iterations());
+  state.counters["events"] = static_cast<double>(events);
+  state.counters["windows"] = static_cast<double>(windows);
+  state.counters["handed_over"] = static_cast<double>(handed_over);
+  state.counters["user_s"] = user / runs;
+  state.counters["ns_per_event"] = user / runs / static_cast<double>(events) * 1e9;
+  state.counters["ecn_marks"] = static_cast<double>(last.ecn_marks);
+  state.counters["data_packet_hops"] = static_cast<double>(last.data_packet_hops);
+}
+
 }  // namespace
 
 void register_packet_benchmarks(Registry& registry) {
@@ -349,6 +439,16 @@ void register_packet_benchmarks(Registry& registry) {
                  [k](benchmark::State& s) { profile_windows(s, websearch30(incast), k, true); })
         ->Unit(benchmark::kMillisecond)
         ->Iterations(1);
+    const std::string serial = fmt::format("packet/windowed/websearch30_fat320/{}/serial", name);
+    registry.add(serial, [k](benchmark::State& s) { windowed_run(s, websearch30(incast), k, false); })
+        ->Unit(benchmark::kMillisecond)
+        ->Iterations(1);
+    registry.add(fmt::format("packet/windowed/websearch30_fat320/{}/one_thread", name),
+                 [k](benchmark::State& s) { windowed_run(s, websearch30(incast), k, true); })
+        ->Unit(benchmark::kMillisecond)
+        ->Iterations(1);
+    registry.add_ratio(fmt::format("packet windowed executor on one thread, its cost (serial events/s over its), WebSearch fat320, {}", name),
+                       serial, fmt::format("packet/windowed/websearch30_fat320/{}/one_thread", name));
   }
 }
 

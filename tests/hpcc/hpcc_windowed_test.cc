@@ -3,6 +3,7 @@
 // byte, counters and events as a serial run's.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -12,6 +13,7 @@
 #include "loom/hpcc/hpcc_config.h"
 #include "loom/hpcc/hpcc_inputs.h"
 #include "loom/hpcc/hpcc_run.h"
+#include "loom/network/packet/monitor_csv.h"
 #include "fixtures.h"
 
 namespace loom::hpcc {
@@ -55,6 +57,40 @@ TEST(HpccWindowed, FatTreeFixturesEqualSerialForEveryCc) {
     EXPECT_GT(windowed.windows->windows, 1000u) << what;
     EXPECT_EQ(text_of(serial), text_of(windowed)) << what;
   }
+}
+
+// Monitors sample at driver events (global steps between windows): every packet_*.csv file of
+// the DCQCN fixture, sampled every 10 us, as a serial run writes it.
+TEST(HpccWindowed, MonitorFilesEqualSerial) {
+  const std::string dir = loom::testing::fixture_path("hpcc/inputs/fat320/").string();
+  LOOM_SKIP_WITHOUT_FIXTURE(dir);
+  const topology::Topology topo = parse_hpcc_topology(read_text_file(dir + "fat.txt", "topology"), dir + "fat.txt");
+  const auto flows =
+      parse_hpcc_flows(read_text_file(dir + "incast60_fat320.txt", "flows"), dir + "incast60_fat320.txt", topo);
+  const std::string file = dir + "config_fat_incast60_fat320_dcqcn.txt";
+  HpccConfig config = parse_hpcc_config(read_text_file(file, "config"), file);
+  network::packet::enable_monitors("all", config.params.monitor);
+  config.params.monitor.interval = Time::us(10);
+  const std::filesystem::path out = std::filesystem::temp_directory_path() / "loom_hpcc_windowed_monitor_test";
+  std::filesystem::remove_all(out);
+  std::filesystem::create_directories(out / "serial");
+  std::filesystem::create_directories(out / "windowed");
+  const HpccRunResult serial = run_hpcc(config, topo, flows, out / "serial");
+  config.params.lp_delay_threshold = Time::ps(1);
+  const HpccRunResult windowed = run_hpcc(config, topo, flows, out / "windowed");
+  ASSERT_EQ(serial.monitor_files.size(), 6u);
+  ASSERT_EQ(windowed.monitor_files.size(), 6u);
+  std::size_t with_rows = 0;  // all but packet_drops.csv: the fixture drops nothing
+  for (const network::OutputFile& f : serial.monitor_files) {
+    const std::string name = f.path.filename().string();
+    with_rows += f.rows > 0 ? 1 : 0;
+    EXPECT_EQ(read_text_file(f.path.string(), "serial monitor"),
+              read_text_file((out / "windowed" / name).string(), "windowed monitor"))
+        << name;
+  }
+  EXPECT_EQ(with_rows, 5u);
+  EXPECT_EQ(text_of(serial), text_of(windowed));
+  std::filesystem::remove_all(out);
 }
 
 }  // namespace

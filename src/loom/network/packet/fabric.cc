@@ -48,6 +48,8 @@ Fabric::Fabric(Simulator& simulator, const topology::Topology& topology, const P
   node_sim_.assign(topology.node_count(), &simulator);
   src_sim_.assign(topology.link_count(), &simulator);
   dst_sim_.assign(topology.link_count(), &simulator);
+  far_lp_.assign(topology.link_count(), kSameLp);
+  near_lp_.assign(topology.link_count(), kSameLp);
   ecn_random_.reserve(topology.link_count());
   error_random_.reserve(topology.link_count());
   for (LinkId l = 0; l < topology.link_count(); ++l) {
@@ -63,34 +65,6 @@ Fabric::Fabric(Simulator& simulator, const topology::Topology& topology, const P
       nics_.emplace_back();
     }
   }
-}
-
-void Fabric::use_lp_simulators(std::span<Simulator* const> by_node) {
-  LOOM_ASSERT(by_node.size() == topology_.node_count(), "one simulator per node expected");
-  LOOM_ASSERT(qps_.empty(), "the fabric's simulators change only before its first queue pair");
-  node_sim_.assign(by_node.begin(), by_node.end());
-  for (LinkId l = 0; l < topology_.link_count(); ++l) {
-    src_sim_[l] = node_sim_[topology_.link(l).src];
-    dst_sim_[l] = node_sim_[topology_.link(l).dst];
-  }
-  windowed_ = true;
-}
-
-void Fabric::end_window() {
-  if (pfc_ordered_ == pfc_events_.size()) return;
-  // Each port's events are in its own order already, and simultaneous events of two ports have
-  // different keys, so (time, key) restores the serial order (PFC frames are never scheduled
-  // with zero delay, so a serial run takes each instant's frames by key).
-  const auto key = [this](const PfcEvent& e) {
-    return std::pair{e.time, order_key(EventKind::kPfc, e.link, e.time)};
-  };
-  std::stable_sort(pfc_events_.begin() + static_cast<std::ptrdiff_t>(pfc_ordered_), pfc_events_.end(),
-                   [&](const PfcEvent& a, const PfcEvent& b) { return key(a) < key(b); });
-  if (pfc_events_.size() > pfc_limit_) {
-    pfc_events_dropped_ += pfc_events_.size() - pfc_limit_;
-    pfc_events_.resize(pfc_limit_);
-  }
-  pfc_ordered_ = pfc_events_.size();
 }
 
 void Fabric::set_link_rate(LinkId link, Bandwidth rate) {

@@ -138,13 +138,16 @@ class Fabric {
     pfc_limit_ = limit;
   }
 
-  // Runs each node's events on the simulator `by_node[node]` (one per logical process of a
+  // Runs node n's events on the simulator `by_lp[lp_of_node[n]]` (one per logical process of a
   // windowed run, parallel/windowed_executor.h) instead of the one given at construction, which
-  // keeps the events of the fabric's drivers. Before any queue pair starts. The PAUSE/RESUME log
-  // then takes each window's events as they come and puts them in the serial order (time, then
-  // the order key of their events) at end_window(), which the executor calls between windows.
-  void use_lp_simulators(std::span<Simulator* const> by_node);
+  // keeps the events of the fabric's drivers. Before any queue pair starts. Events for another
+  // LP (packets and PFC frames over a cable between LPs) are held until end_window(), which the
+  // executor calls between windows: it hands them to their LPs' queues, LP by LP, and puts the
+  // window's PAUSE/RESUME log entries in the serial order (time, then their events' order key).
+  void use_lp_simulators(std::span<Simulator* const> by_lp, std::span<const std::uint32_t> lp_of_node);
   void end_window();
+  // Events handed between LPs since use_lp_simulators.
+  std::uint64_t handed_over() const { return handed_over_; }
   // The simulator that runs `node`'s events (its clock is the node's time during them).
   const Simulator& simulator_at(topology::NodeId node) const { return *node_sim_[node]; }
 
@@ -277,10 +280,30 @@ class Fabric {
   Simulator& at_src(topology::LinkId link) const { return *src_sim_[link]; }
   Simulator& at_dst(topology::LinkId link) const { return *dst_sim_[link]; }
   Simulator& at_sender(QpId qp) const { return *src_sim_[paths_.forward(qp)[0]]; }
+  // Schedules fn at `lp` (another LP than the caller's) once the window ends.
+  void hand_over(std::uint32_t lp, Time when, EventFn fn, std::uint64_t arg, std::uint32_t order) {
+    handoffs_.push_back(HandOff{when, arg, fn, lp, order});
+  }
+  void deliver_handoffs();
+  // An event one LP schedules at another, held until the window's end.
+  struct HandOff {
+    Time when;
+    std::uint64_t arg;
+    EventFn fn;
+    std::uint32_t lp, order;
+  };
 
   Simulator& simulator_;  // the drivers' (and, unless use_lp_simulators, every node's)
   std::vector<Simulator*> node_sim_;  // by node id
   std::vector<Simulator*> src_sim_, dst_sim_;  // by link id: its source's, its destination's
+  // Windowed: by link id, the LP of its destination when that differs from its source's, else
+  // kSameLp (always, in a serial run).
+  static constexpr std::uint32_t kSameLp = ~0u;
+  std::vector<std::uint32_t> far_lp_, near_lp_;  // ... and of its source, for PFC frames
+  std::vector<Simulator*> lp_sim_;
+  std::vector<HandOff> handoffs_, handoff_scratch_;
+  std::vector<std::uint32_t> handoff_count_;  // per LP, scratch
+  std::uint64_t handed_over_ = 0;
   const topology::Topology& topology_;
   PacketParams params_;
   CongestionControl cc_;

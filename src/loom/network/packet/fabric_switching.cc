@@ -55,7 +55,12 @@ void Fabric::transmit(LinkId link, PacketId id) {
   const Time done = port.serialization(packet.wire);
   port.busy_until = here.now() + done;
   const Time arrival = here.now() + done + port.delay;
-  at_dst(link).post_at<&Fabric::on_arrive>(arrival, this, id, order_key(EventKind::kArrive, link, arrival));
+  const std::uint32_t key = order_key(EventKind::kArrive, link, arrival);
+  if (far_lp_[link] == kSameLp) [[likely]] {
+    at_dst(link).post_at<&Fabric::on_arrive>(arrival, this, id, key);
+  } else {
+    hand_over(far_lp_[link], arrival, &detail::call_member<&Fabric::on_arrive, Fabric>, id, key);
+  }
   // A NIC may have more data for its QPs; a switch port only if packets wait.
   if (!port.wake_pending && (port.nic != kNoNic || port.bytes != 0)) {
     port.wake_pending = true;
@@ -178,8 +183,13 @@ void Fabric::send_pfc(LinkId link, std::uint32_t priority, bool pause) {
                      topology_.link(back).latency;
   // Sent by the node `link` leads to, taking effect at the node it comes from.
   const Time when = at_dst(link).now() + delay;
-  at_src(link).post_at<&Fabric::on_pfc>(when, this, (std::uint64_t{link} << 4) | (priority << 1) | (pause ? 1 : 0),
-                                      order_key(EventKind::kPfc, link, when));
+  const std::uint64_t frame = (std::uint64_t{link} << 4) | (priority << 1) | (pause ? 1 : 0);
+  const std::uint32_t key = order_key(EventKind::kPfc, link, when);
+  if (near_lp_[link] == kSameLp) {
+    at_src(link).post_at<&Fabric::on_pfc>(when, this, frame, key);
+  } else {
+    hand_over(near_lp_[link], when, &detail::call_member<&Fabric::on_pfc, Fabric>, frame, key);
+  }
 }
 
 void Fabric::on_pfc(std::uint64_t frame) {

@@ -10,7 +10,8 @@
 namespace loom::network::packet::parallel {
 
 WindowedExecutor::WindowedExecutor(Simulator& global, Fabric& fabric, const LpPartition& partition)
-    : global_(global), fabric_(fabric), partition_(partition), next_(partition.lp_count, Time::max()) {
+    : global_(global), fabric_(fabric), partition_(partition), next_(partition.lp_count, Time::max()),
+      pending_(partition.lp_count, 0), stale_(partition.lp_count, 1) {
   LOOM_ASSERT(partition.lp_of_node.size() == fabric.topology().node_count(), "LP partition of another topology");
   if (partition.lp_count < 2 || partition.lookahead == Time::max()) {
     throw UserError(fmt::format("windowed packet execution over LPs ({}): {} LP, so nothing runs in windows; "
@@ -18,16 +19,23 @@ WindowedExecutor::WindowedExecutor(Simulator& global, Fabric& fabric, const LpPa
                                 partition.rule, partition.lp_count));
   }
   lps_.reserve(partition.lp_count);
-  for (LpId lp = 0; lp < partition.lp_count; ++lp) lps_.push_back(std::make_unique<Simulator>());
-  std::vector<Simulator*> by_node(partition.lp_of_node.size());
-  for (std::size_t n = 0; n < by_node.size(); ++n) by_node[n] = lps_[partition.lp_of_node[n]].get();
-  fabric_.use_lp_simulators(by_node);
+  std::vector<Simulator*> by_lp;
+  for (LpId lp = 0; lp < partition.lp_count; ++lp) {
+    lps_.push_back(std::make_unique<Simulator>());
+    by_lp.push_back(lps_.back().get());
+  }
+  fabric_.use_lp_simulators(by_lp, partition.lp_of_node);
 }
 
 Time WindowedExecutor::next_lp_event() {
   Time earliest = Time::max();
   for (LpId lp = 0; lp < lps_.size(); ++lp) {
-    next_[lp] = lps_[lp]->next_event_time();
+    const std::size_t pending = lps_[lp]->pending();
+    if (stale_[lp] != 0 || pending != pending_[lp]) {
+      next_[lp] = lps_[lp]->next_event_time();
+      pending_[lp] = pending;
+      stale_[lp] = 0;
+    }
     earliest = std::min(earliest, next_[lp]);
   }
   return earliest;
@@ -36,7 +44,10 @@ Time WindowedExecutor::next_lp_event() {
 void WindowedExecutor::run_window(Time end) {
   const Time last = end - Time::ps(1);
   for (LpId lp = 0; lp < lps_.size(); ++lp) {
-    if (next_[lp] < end) lps_[lp]->run_until(last);
+    if (next_[lp] < end) {
+      lps_[lp]->run_until(last);
+      stale_[lp] = 1;
+    }
   }
   fabric_.end_window();
   ++windows_;
@@ -53,6 +64,7 @@ void WindowedExecutor::run_until(Time limit) {
       // Driver events come first at their instant (order key 0), with every LP's clock there.
       for (const std::unique_ptr<Simulator>& lp : lps_) lp->advance_to(start);
       global_.run_until(start);
+      std::fill(stale_.begin(), stale_.end(), 1);
       ++global_steps_;
       continue;
     }
@@ -73,6 +85,7 @@ WindowStats WindowedExecutor::stats() const {
   WindowStats s;
   s.windows = windows_;
   s.global_steps = global_steps_;
+  s.handed_over = fabric_.handed_over();
   for (const std::unique_ptr<Simulator>& lp : lps_) s.lp_events.push_back(lp->events_processed());
   return s;
 }

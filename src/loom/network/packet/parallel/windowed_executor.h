@@ -9,7 +9,7 @@
 // run alone between windows with every LP's clock at their time. A window starts at the
 // earliest pending event T and runs each LP's events before min(T + lookahead, the next global
 // step); an event one LP schedules at another lands at or after T + lookahead (lp_partition.h),
-// so it waits in that LP's queue for a later window.
+// so the fabric holds it and hands it to that LP's queue when the window ends.
 //
 // Exactness (the outputs equal a serial run's, byte for byte): every node sees its events in the
 // serial order, because simultaneous events are ordered by the fabric's order key, which does
@@ -40,6 +40,7 @@ namespace loom::network::packet::parallel {
 struct WindowStats {
   std::uint64_t windows = 0;        // windows that ran fabric events
   std::uint64_t global_steps = 0;   // instants of driver events between windows
+  std::uint64_t handed_over = 0;    // packets and PFC frames handed to another LP
   std::vector<std::uint64_t> lp_events;  // events per LP
 };
 
@@ -62,7 +63,9 @@ class WindowedExecutor {
  private:
   // Runs every LP's events before `end`.
   void run_window(Time end);
-  // The earliest pending event of any LP (Time::max() when none).
+  // The earliest pending event of any LP (Time::max() when none). An LP's earliest event is
+  // looked up again only when it may have changed: it ran, its pending count changed (another LP
+  // handed it events; only an LP's own events cancel its events), or a global step ran.
   Time next_lp_event();
 
   Simulator& global_;
@@ -70,6 +73,8 @@ class WindowedExecutor {
   const LpPartition& partition_;
   std::vector<std::unique_ptr<Simulator>> lps_;
   std::vector<Time> next_;  // per LP: its earliest pending event, as of the last look
+  std::vector<std::size_t> pending_;  // per LP: its pending events then
+  std::vector<std::uint8_t> stale_;   // per LP: ran since, so next_ must be looked up
   std::uint64_t windows_ = 0, global_steps_ = 0;
 };
 
