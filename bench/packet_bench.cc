@@ -9,6 +9,9 @@
 //    reach a steady state, run in full and with packet fast-forward (network/packet/
 //    fastforward); the ratio printed is fast-forward's speed-up in data-packet hops per second
 //    (credited hops count as hops), and completion_ms_sum shows the FCTs agree.
+// Also (network/packet/parallel/README.md): pdes_profile/* profiles serial runs as windows over
+// LPs would split them, and windowed/websearch30_fat320/* runs that load serially and with the
+// windowed executor on one thread (items: events), printing the executor's cost as a ratio.
 // Each for DCQCN and HPCC. Items are data-packet hops (a data packet crossing one link), the
 // unit in which ns-3's speed is quoted (0.2-0.4 M/s for HPCC's ns-3 on these machines).
 // Counters: events/s, hops/s, bytes per in-flight packet and per QP, fabric heap at the end,
@@ -260,6 +263,17 @@ struct Starter {
   std::uint64_t next = 0;
 };
 
+// False (and the benchmark skipped) when the fixture the load comes from is absent.
+bool has_flows(benchmark::State& state, const Load& load) {
+  if (load.flows.empty()) state.SkipWithError("fixture shared/fixtures/hpcc/inputs/fat320 not found");
+  return !load.flows.empty();
+}
+
+// Every node its own LP, except a host's GPU and NIC (a zero-delay cable in HPCC topologies).
+network::packet::parallel::LpPartition lps_of(const Load& load) {
+  return network::packet::parallel::partition_by_delay(*load.topology, Time::ps(1));
+}
+
 // The run profiled as window-synchronous parallel execution would split it (network/packet/
 // parallel/README.md): every node its own LP, except that a host's GPU and NIC (a zero-delay
 // cable in HPCC topologies) share one. Counters: windows, packets handed between LPs, and per
@@ -269,16 +283,12 @@ struct Starter {
 // with c_e the serial run's wall time per event, c_sync a 2-thread barrier round measured here,
 // W events, R windows, X cross-LP packets.
 void profile_windows(benchmark::State& state, const Load& load, CcKind kind, bool window) {
-  if (load.flows.empty()) {
-    state.SkipWithError("fixture shared/fixtures/hpcc/inputs/fat320 not found");
-    return;
-  }
+  if (!has_flows(state, load)) return;
   PacketParams params;
   params.cc.kind = kind;
   params.nic.window = window || kind == CcKind::kHpcc;
   const topology::Routing routing(*load.topology);
-  const network::packet::parallel::LpPartition lps =
-      network::packet::parallel::partition_by_delay(*load.topology, Time::ps(1));
+  const network::packet::parallel::LpPartition lps = lps_of(load);
   constexpr std::array<std::uint32_t, 5> kThreads = {1, 2, 16, 64, 256};
   network::packet::parallel::WindowProfile profile;
   double seconds = 0;
@@ -363,16 +373,12 @@ double user_seconds() {
 }
 
 void windowed_run(benchmark::State& state, const Load& load, CcKind kind, bool windowed) {
-  if (load.flows.empty()) {
-    state.SkipWithError("fixture shared/fixtures/hpcc/inputs/fat320 not found");
-    return;
-  }
+  if (!has_flows(state, load)) return;
   PacketParams params;
   params.cc.kind = kind;
   params.nic.window = true;
   const topology::Routing routing(*load.topology);
-  const network::packet::parallel::LpPartition lps =
-      network::packet::parallel::partition_by_delay(*load.topology, Time::ps(1));
+  const network::packet::parallel::LpPartition lps = lps_of(load);
   std::uint64_t events = 0, windows = 0, handed_over = 0;
   double user = 0;
   network::packet::FabricCounters last;
@@ -439,16 +445,16 @@ void register_packet_benchmarks(Registry& registry) {
                  [k](benchmark::State& s) { profile_windows(s, websearch30(incast), k, true); })
         ->Unit(benchmark::kMillisecond)
         ->Iterations(1);
-    const std::string serial = fmt::format("packet/windowed/websearch30_fat320/{}/serial", name);
-    registry.add(serial, [k](benchmark::State& s) { windowed_run(s, websearch30(incast), k, false); })
-        ->Unit(benchmark::kMillisecond)
-        ->Iterations(1);
-    registry.add(fmt::format("packet/windowed/websearch30_fat320/{}/one_thread", name),
-                 [k](benchmark::State& s) { windowed_run(s, websearch30(incast), k, true); })
-        ->Unit(benchmark::kMillisecond)
-        ->Iterations(1);
-    registry.add_ratio(fmt::format("packet windowed executor on one thread, its cost (serial events/s over its), WebSearch fat320, {}", name),
-                       serial, fmt::format("packet/windowed/websearch30_fat320/{}/one_thread", name));
+    const std::string windowed = fmt::format("packet/windowed/websearch30_fat320/{}/", name);
+    for (const bool on : {false, true}) {
+      registry.add(windowed + (on ? "one_thread" : "serial"),
+                   [k, on](benchmark::State& s) { windowed_run(s, websearch30(incast), k, on); })
+          ->Unit(benchmark::kMillisecond)
+          ->Iterations(1);
+    }
+    registry.add_ratio(
+        fmt::format("packet windowed executor on one thread, its cost (serial events/s over its), WebSearch fat320, {}", name),
+        windowed + "serial", windowed + "one_thread");
   }
 }
 

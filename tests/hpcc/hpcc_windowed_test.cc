@@ -32,27 +32,36 @@ std::string text_of(const HpccRunResult& r) {
   return out.str();
 }
 
+const std::string kFat320 = loom::testing::fixture_path("hpcc/inputs/fat320/").string();
+
+// The fixture's topology and its 60-to-1 incast.
+struct Fat320 {
+  topology::Topology topology = parse_hpcc_topology(read_text_file(kFat320 + "fat.txt", "topology"), kFat320 + "fat.txt");
+  std::vector<HpccFlow> flows = parse_hpcc_flows(read_text_file(kFat320 + "incast60_fat320.txt", "flows"),
+                                                 kFat320 + "incast60_fat320.txt", topology);
+  static HpccConfig config(const std::string& cc) {
+    const std::string file = kFat320 + "config_fat_incast60_fat320_" + cc + ".txt";
+    return parse_hpcc_config(read_text_file(file, "config"), file);
+  }
+};
+
 TEST(HpccWindowed, FatTreeFixturesEqualSerialForEveryCc) {
-  const std::string dir = loom::testing::fixture_path("hpcc/inputs/fat320/").string();
-  LOOM_SKIP_WITHOUT_FIXTURE(dir);
-  const topology::Topology topo = parse_hpcc_topology(read_text_file(dir + "fat.txt", "topology"), dir + "fat.txt");
-  const auto flows =
-      parse_hpcc_flows(read_text_file(dir + "incast60_fat320.txt", "flows"), dir + "incast60_fat320.txt", topo);
+  LOOM_SKIP_WITHOUT_FIXTURE(kFat320);
+  const Fat320 fat;
   const std::vector<std::pair<std::string, std::optional<CcKind>>> cases = {
       {"dcqcn", std::nullopt}, {"hp95", std::nullopt}, {"dcqcn", CcKind::kTimely}, {"dcqcn", CcKind::kDctcp},
       {"dcqcn", CcKind::kNone}};
   for (const auto& [name, cc] : cases) {
-    const std::string file = dir + "config_fat_incast60_fat320_" + name + ".txt";
-    HpccConfig config = parse_hpcc_config(read_text_file(file, "config"), file);
+    HpccConfig config = Fat320::config(name);
     if (cc) config.params.cc.kind = *cc;
     const std::string what = name + (cc ? " as " + std::string(to_string(*cc)) : "");
-    const HpccRunResult serial = run_hpcc(config, topo, flows);
-    ASSERT_EQ(serial.fct.size(), flows.size()) << what;
+    const HpccRunResult serial = run_hpcc(config, fat.topology, fat.flows);
+    ASSERT_EQ(serial.fct.size(), fat.flows.size()) << what;
     if (name == "dcqcn" && !cc) {
       EXPECT_FALSE(serial.pfc.empty()) << what;
     }
     config.params.lp_delay_threshold = Time::ps(1);  // every host and switch an LP
-    const HpccRunResult windowed = run_hpcc(config, topo, flows);
+    const HpccRunResult windowed = run_hpcc(config, fat.topology, fat.flows);
     ASSERT_TRUE(windowed.windows) << what;
     EXPECT_GT(windowed.windows->windows, 1000u) << what;
     EXPECT_EQ(text_of(serial), text_of(windowed)) << what;
@@ -62,22 +71,18 @@ TEST(HpccWindowed, FatTreeFixturesEqualSerialForEveryCc) {
 // Monitors sample at driver events (global steps between windows): every packet_*.csv file of
 // the DCQCN fixture, sampled every 10 us, as a serial run writes it.
 TEST(HpccWindowed, MonitorFilesEqualSerial) {
-  const std::string dir = loom::testing::fixture_path("hpcc/inputs/fat320/").string();
-  LOOM_SKIP_WITHOUT_FIXTURE(dir);
-  const topology::Topology topo = parse_hpcc_topology(read_text_file(dir + "fat.txt", "topology"), dir + "fat.txt");
-  const auto flows =
-      parse_hpcc_flows(read_text_file(dir + "incast60_fat320.txt", "flows"), dir + "incast60_fat320.txt", topo);
-  const std::string file = dir + "config_fat_incast60_fat320_dcqcn.txt";
-  HpccConfig config = parse_hpcc_config(read_text_file(file, "config"), file);
+  LOOM_SKIP_WITHOUT_FIXTURE(kFat320);
+  const Fat320 fat;
+  HpccConfig config = Fat320::config("dcqcn");
   network::packet::enable_monitors("all", config.params.monitor);
   config.params.monitor.interval = Time::us(10);
   const std::filesystem::path out = std::filesystem::temp_directory_path() / "loom_hpcc_windowed_monitor_test";
   std::filesystem::remove_all(out);
   std::filesystem::create_directories(out / "serial");
   std::filesystem::create_directories(out / "windowed");
-  const HpccRunResult serial = run_hpcc(config, topo, flows, out / "serial");
+  const HpccRunResult serial = run_hpcc(config, fat.topology, fat.flows, out / "serial");
   config.params.lp_delay_threshold = Time::ps(1);
-  const HpccRunResult windowed = run_hpcc(config, topo, flows, out / "windowed");
+  const HpccRunResult windowed = run_hpcc(config, fat.topology, fat.flows, out / "windowed");
   ASSERT_EQ(serial.monitor_files.size(), 6u);
   ASSERT_EQ(windowed.monitor_files.size(), 6u);
   std::size_t with_rows = 0;  // all but packet_drops.csv: the fixture drops nothing
