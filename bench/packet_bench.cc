@@ -11,7 +11,8 @@
 //    (credited hops count as hops), and completion_ms_sum shows the FCTs agree.
 // Also (network/packet/parallel/README.md): pdes_profile/* profiles serial runs as windows over
 // LPs would split them, and windowed/websearch30_fat320/* runs that load serially and with the
-// windowed executor on one thread (items: events), printing the executor's cost as a ratio.
+// windowed executor on one thread over an LP per node and over the five pods (items: events),
+// printing the executor's cost as a ratio.
 // Each for DCQCN and HPCC. Items are data-packet hops (a data packet crossing one link), the
 // unit in which ns-3's speed is quoted (0.2-0.4 M/s for HPCC's ns-3 on these machines).
 // Counters: events/s, hops/s, bytes per in-flight packet and per QP, fabric heap at the end,
@@ -372,13 +373,29 @@ double user_seconds() {
   return static_cast<double>(usage.ru_utime.tv_sec) + static_cast<double>(usage.ru_utime.tv_usec) * 1e-6;
 }
 
-void windowed_run(benchmark::State& state, const Load& load, CcKind kind, bool windowed) {
+// The fixture's five pods (4 ToRs, 4 aggregation switches, 64 hosts each, in ns-3's node
+// numbering) as LPs, the 16 cores shared out over the first four: LPs of the size a thread
+// would own, still with the 1 us lookahead.
+network::packet::parallel::LpPartition pods_of(const Load& load) {
+  std::vector<std::uint32_t> pod(load.topology->node_count());
+  for (std::uint32_t n = 0; n < pod.size(); ++n) pod[n] = n < 320 ? n / 64 : (n - 320) % 20 / 4;
+  return network::packet::parallel::partition_explicitly(*load.topology, pod);
+}
+
+enum class Lps { kNone, kNodes, kPods };
+
+void windowed_run(benchmark::State& state, const Load& load, CcKind kind, Lps partition) {
   if (!has_flows(state, load)) return;
+  if (load.topology->node_count() != 376) {
+    state.SkipWithError("expected the fat320 fixture's 376 nodes");
+    return;
+  }
   PacketParams params;
   params.cc.kind = kind;
   params.nic.window = true;
   const topology::Routing routing(*load.topology);
-  const network::packet::parallel::LpPartition lps = lps_of(load);
+  const network::packet::parallel::LpPartition lps = partition == Lps::kPods ? pods_of(load) : lps_of(load);
+  const bool windowed = partition != Lps::kNone;
   std::uint64_t events = 0, windows = 0, handed_over = 0;
   double user = 0;
   network::packet::FabricCounters last;
@@ -410,6 +427,7 @@ void windowed_run(benchmark::State& state, const Load& load, CcKind kind, bool w
   state.counters["events"] = static_cast<double>(events);
   state.counters["windows"] = static_cast<double>(windows);
   state.counters["handed_over"] = static_cast<double>(handed_over);
+  state.counters["lps"] = windowed ? lps.lp_count : 1;
   state.counters["user_s"] = user / runs;
   state.counters["ns_per_event"] = user / runs / static_cast<double>(events) * 1e9;
   state.counters["ecn_marks"] = static_cast<double>(last.ecn_marks);
@@ -446,15 +464,19 @@ void register_packet_benchmarks(Registry& registry) {
         ->Unit(benchmark::kMillisecond)
         ->Iterations(1);
     const std::string windowed = fmt::format("packet/windowed/websearch30_fat320/{}/", name);
-    for (const bool on : {false, true}) {
-      registry.add(windowed + (on ? "one_thread" : "serial"),
-                   [k, on](benchmark::State& s) { windowed_run(s, websearch30(incast), k, on); })
+    for (const auto& [variant, lps] : {std::pair{"serial", Lps::kNone}, std::pair{"one_thread", Lps::kNodes},
+                                       std::pair{"one_thread_pods", Lps::kPods}}) {
+      const Lps partition = lps;
+      registry.add(windowed + variant,
+                   [k, partition](benchmark::State& s) { windowed_run(s, websearch30(incast), k, partition); })
           ->Unit(benchmark::kMillisecond)
           ->Iterations(1);
     }
-    registry.add_ratio(
-        fmt::format("packet windowed executor on one thread, its cost (serial events/s over its), WebSearch fat320, {}", name),
-        windowed + "serial", windowed + "one_thread");
+    for (const char* variant : {"one_thread", "one_thread_pods"}) {
+      registry.add_ratio(fmt::format("packet windowed executor on one thread ({}), its cost (serial events/s over its), "
+                                     "WebSearch fat320, {}", variant, name),
+                         windowed + "serial", windowed + variant);
+    }
   }
 }
 
