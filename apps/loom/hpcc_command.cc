@@ -77,7 +77,7 @@ void print_window_profile(const network::packet::parallel::LpPartition& lps,
                      sixteen.imbalance);
 }
 
-// One line on a windowed run: its LPs, windows and the busiest LP's share of the events.
+// One line on a windowed run: its LPs, windows, events handed between LPs and the busiest LP's share.
 void print_windows(const network::packet::parallel::LpPartition& lps, const network::packet::parallel::WindowStats& w,
                    std::ostream& out) {
   std::uint64_t total = 0, busiest = 0;
@@ -85,10 +85,11 @@ void print_windows(const network::packet::parallel::LpPartition& lps, const netw
     total += e;
     busiest = std::max(busiest, e);
   }
-  out << fmt::format("  windowed ({}): {} LPs, lookahead {}; {} windows, {} driver steps; busiest LP {:.1f}% of "
-                     "fabric events\n",
+  const double events = static_cast<double>(std::max<std::uint64_t>(total, 1));
+  out << fmt::format("  windowed ({}): {} LPs, lookahead {}; {} windows, {} driver steps; {:.1f}% of fabric events "
+                     "handed to another LP; busiest LP {:.1f}% of them\n",
                      lps.rule, lps.lp_count, to_string(lps.lookahead), w.windows, w.global_steps,
-                     100 * static_cast<double>(busiest) / static_cast<double>(std::max<std::uint64_t>(total, 1)));
+                     100 * static_cast<double>(w.handed_over) / events, 100 * static_cast<double>(busiest) / events);
 }
 
 void warn(const std::string& message) { fmt::print(stderr, "loom: warning: {}\n", message); }

@@ -114,6 +114,7 @@ class Driver final : public FabricListener {
     r.fct_ns = sender.now().picoseconds() / 1000 - r.start_ns;
     result_.fct.push_back(r);
     completion_stamps_.push_back(network::packet::parallel::stamp_of(sender));
+    result_.peak_memory_bytes = std::max(result_.peak_memory_bytes, fabric_.memory_bytes());
     --running_;
   }
 
