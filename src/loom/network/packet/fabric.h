@@ -145,7 +145,8 @@ class Fabric {
   // executor calls between windows: it hands them to their LPs' queues, LP by LP, and puts the
   // window's PAUSE/RESUME log entries in the serial order (time, then their events' order key).
   void use_lp_simulators(std::span<Simulator* const> by_lp, std::span<const std::uint32_t> lp_of_node);
-  void end_window();
+  // `end`: the window's end, before which no held event may be due.
+  void end_window(Time end);
   // Events handed between LPs since use_lp_simulators.
   std::uint64_t handed_over() const { return handed_over_; }
   // The simulator that runs `node`'s events (its clock is the node's time during them).
@@ -284,7 +285,7 @@ class Fabric {
   void hand_over(std::uint32_t lp, Time when, EventFn fn, std::uint64_t arg, std::uint32_t order) {
     handoffs_.push_back(HandOff{when, arg, fn, lp, order});
   }
-  void deliver_handoffs();
+  void deliver_handoffs(Time end);
   // An event one LP schedules at another, held until the window's end.
   struct HandOff {
     Time when;

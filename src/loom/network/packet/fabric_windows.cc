@@ -26,12 +26,16 @@ void Fabric::use_lp_simulators(std::span<Simulator* const> by_lp, std::span<cons
   windowed_ = true;
 }
 
-void Fabric::deliver_handoffs() {
+void Fabric::deliver_handoffs(Time end) {
   // Grouped by LP (a counting sort, stable), so that each LP's queue takes its events together;
   // within an LP they keep the order they were sent in, which for simultaneous events of one
   // order key is their one sender's order.
   std::fill(handoff_count_.begin(), handoff_count_.end(), 0);
-  for (const HandOff& h : handoffs_) ++handoff_count_[h.lp + 1];
+  for (const HandOff& h : handoffs_) {
+    LOOM_ASSERT(h.when >= end, "an event for another LP at " + to_string(h.when) + ", before the window's end " +
+                                   to_string(end) + ": a cable between LPs is shorter than the lookahead");
+    ++handoff_count_[h.lp + 1];
+  }
   for (std::size_t lp = 1; lp < handoff_count_.size(); ++lp) handoff_count_[lp] += handoff_count_[lp - 1];
   handoff_scratch_.resize(handoffs_.size());
   for (const HandOff& h : handoffs_) handoff_scratch_[handoff_count_[h.lp]++] = h;
@@ -40,8 +44,8 @@ void Fabric::deliver_handoffs() {
   handoffs_.clear();
 }
 
-void Fabric::end_window() {
-  deliver_handoffs();
+void Fabric::end_window(Time end) {
+  deliver_handoffs(end);
   if (pfc_ordered_ == pfc_events_.size()) return;
   // Each port's events are in its own order already, and simultaneous events of two ports have
   // different keys, so (time, key) restores the serial order (PFC frames are never scheduled

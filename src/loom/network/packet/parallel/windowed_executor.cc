@@ -49,7 +49,7 @@ void WindowedExecutor::run_window(Time end) {
       stale_[lp] = 1;
     }
   }
-  fabric_.end_window();
+  fabric_.end_window(end);
   ++windows_;
 }
 
