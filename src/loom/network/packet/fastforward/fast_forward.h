@@ -28,7 +28,8 @@
 //
 // Memoized transients (fast_forward_memo.cc, transient_memo.h): when a partition forms or its
 // membership changes (a transient starts), its flow-conflict graph is put in canonical form.
-// On a hit the partition jumps over the recorded transient and on, at the recorded steady
+// Only an entry a second simulated occurrence agreed with is replayed (transient_memo.h:
+// vouching). On a hit the partition jumps over the recorded transient and on, at the recorded steady
 // rates, to its next interrupt in one skip: each QP is credited the transient's bytes plus
 // R_q (span - transient), its CC state set from the memo; a skip-back cuts the credit to the
 // memo's bytes scaled by the elapsed share of the transient, or past it to the bytes plus
@@ -67,7 +68,9 @@ struct FastForwardCounters {
   std::uint64_t peak_partitions = 0;
   std::uint64_t samples = 0;             // sampling events
   std::uint64_t memo_hits = 0;           // transients replayed from the memo
-  std::uint64_t memo_misses = 0;         // transients not in the memo
+  std::uint64_t memo_misses = 0;         // transients not in the memo, or not vouched for
+  std::uint64_t memo_vouched = 0;        // entries a second simulated occurrence agreed with
+  std::uint64_t memo_disputed = 0;       // entries a second occurrence disagreed with (replaced)
   std::uint64_t memo_unusable = 0;       // in the memo, but a QP lacked room or state for it
   std::uint64_t memo_stored = 0;         // transients recorded by this run
   std::uint64_t memo_loaded = 0;         // entries read from the memo file
@@ -159,9 +162,9 @@ class FastForward {
   Fabric& fabric_;
   FabricSkipper skipper_;
   PortPartitions partitions_;
-  SteadyDetector detector_;
   Time interval_;
   double threshold_;
+  SteadyDetector detector_;
   // DCQCN with the window on: samples that suffice for a QP that has had no CNP (window-bound
   // at a fixed rate, no timer running); 0 when it does not apply.
   std::uint32_t quiet_window_ = 0;

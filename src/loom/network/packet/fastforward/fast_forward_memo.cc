@@ -101,7 +101,7 @@ void FastForward::begin_transient(PartitionId id) {
   const CanonicalPattern pattern = canonical_pattern(flows, partition.ports, port_colours);
   std::vector<QpId> ordered;
   for (const std::uint32_t i : pattern.order) ordered.push_back(partition.qps[i]);
-  if (const TransientOutcome* outcome = memo_->find(pattern.digest)) {
+  if (const TransientOutcome* outcome = memo_->find(pattern.digest); outcome != nullptr && outcome->vouched) {
     if (replay(id, ordered, *outcome)) {
       ++counters_.memo_hits;
     } else {
@@ -135,7 +135,19 @@ void FastForward::record_transient(PartitionId id) {
     outcome.flows.push_back({(skipper_.sent(q) - t.sent[i]) / mtu * mtu, skipper_.received(q) - t.received[i],
                              steady_rate(q), skipper_.cc_snapshot(q)});
   }
-  if (memo_->store(t.digest, std::move(outcome))) ++counters_.memo_stored;
+  switch (memo_->store(t.digest, std::move(outcome))) {
+    case TransientMemo::Stored::kNew:
+      ++counters_.memo_stored;
+      break;
+    case TransientMemo::Stored::kVouched:
+      ++counters_.memo_vouched;
+      break;
+    case TransientMemo::Stored::kReplaced:
+      ++counters_.memo_disputed;
+      break;
+    case TransientMemo::Stored::kKnown:
+      break;
+  }
 }
 
 bool FastForward::replay(PartitionId id, std::span<const QpId> qps, const TransientOutcome& outcome) {
