@@ -150,6 +150,28 @@ void FastForward::record_transient(PartitionId id) {
   }
 }
 
+bool FastForward::within_capacity(std::span<const QpId> qps, const TransientOutcome& outcome) {
+  // Payload bits each forward port would carry: over the transient, and per second after it.
+  port_load_.resize(fabric_.topology().link_count());
+  for (const QpId q : qps) {
+    for (const LinkId l : fabric_.qp_path(q, true)) port_load_[l] = {0, 0};
+  }
+  for (std::size_t i = 0; i < qps.size(); ++i) {
+    for (const LinkId l : fabric_.qp_path(qps[i], true)) {
+      port_load_[l].first += static_cast<double>(transient_credit(outcome.flows[i])) * 8;
+      port_load_[l].second += outcome.flows[i].rate;
+    }
+  }
+  const double slack = 1 + threshold_;
+  for (const QpId q : qps) {
+    for (const LinkId l : fabric_.qp_path(q, true)) {
+      const double bps = static_cast<double>(fabric_.link_rate(l).bps()) * slack;
+      if (port_load_[l].first > bps * outcome.duration.seconds() || port_load_[l].second > bps) return false;
+    }
+  }
+  return true;
+}
+
 bool FastForward::replay(PartitionId id, std::span<const QpId> qps, const TransientOutcome& outcome) {
   const Partition& partition = partitions_.partition(id);
   for (std::size_t i = 0; i < qps.size(); ++i) {
@@ -158,6 +180,7 @@ bool FastForward::replay(PartitionId id, std::span<const QpId> qps, const Transi
   for (const LinkId l : partition.ports) {
     if (!skipper_.port_quiet(l)) return false;
   }
+  if (!within_capacity(qps, outcome)) return false;
   // After the transient, steady at the memo's rates until the margin before the earliest completion.
   double steady_s = std::numeric_limits<double>::infinity();
   for (std::size_t i = 0; i < qps.size(); ++i) {
