@@ -24,6 +24,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using fastforward::CanonicalPattern;
+using fastforward::FlowOutcome;
 using fastforward::FlowVertex;
 using fastforward::TransientMemo;
 using fastforward::TransientOutcome;
@@ -71,29 +72,31 @@ struct Phases {
   std::uint64_t events = 0;
 };
 
-// Senders 0 and 1 send `first` bytes each to the receiver at time zero; at 8 ms senders 2 and
-// 3 send `second` bytes each to sender 0 (another time, other ports: an isomorphic pattern).
-Phases two_phases(const PacketParams& params, Bytes first, Bytes second) {
-  testing::Star star(4, params);
+// Phase k starts at k x 8 ms: senders 2k and 2k + 1 send sizes[k] bytes each, phase 0 to the
+// receiver, phase k > 0 to sender 2k - 2 (another time, other ports: an isomorphic pattern).
+Phases phases(const PacketParams& params, const std::vector<Bytes>& sizes) {
+  const auto count = static_cast<std::uint32_t>(sizes.size());
+  testing::Star star(2 * count, params);
   star.recorder.simulator = &star.simulator;
-  star.recorder.done.assign(4, Time::max());
-  for (std::uint64_t i = 0; i < 2; ++i) star.backend->start({star.senders[i], star.receiver, first, i}, star.recorder, i);
-  struct Later {
+  star.recorder.done.assign(2 * count, Time::max());
+  struct Phase {
     testing::Star* star;
+    std::uint64_t k;
     Bytes bytes;
     static void start(void* self, std::uint64_t) {
-      const Later& l = *static_cast<Later*>(self);
-      testing::Star& s = *l.star;
-      for (std::uint64_t i = 2; i < 4; ++i) s.backend->start({s.senders[i], s.senders[0], l.bytes, i}, s.recorder, i);
+      const Phase& p = *static_cast<Phase*>(self);
+      testing::Star& s = *p.star;
+      const topology::NodeId to = p.k == 0 ? s.receiver : s.senders[2 * p.k - 2];
+      for (std::uint64_t i = 2 * p.k; i < 2 * p.k + 2; ++i) s.backend->start({s.senders[i], to, p.bytes, i}, s.recorder, i);
     }
-  } later{&star, second};
-  if (second > 0) star.simulator.schedule_at(Time::ms(8), &Later::start, &later);
+  };
+  std::vector<Phase> all;
+  for (std::uint64_t k = 0; k < count; ++k) all.push_back({&star, k, sizes[k]});
+  for (Phase& p : all) star.simulator.schedule_at(Time::ms(8) * static_cast<std::int64_t>(p.k), &Phase::start, &p);
   star.simulator.run();
   star.backend->finish();
   const auto* ff = star.backend->fast_forward();
-  Phases out{star.recorder.done, ff ? ff->counters() : fastforward::FastForwardCounters{}, star.simulator.events_processed()};
-  if (second == 0) out.done.resize(2);
-  return out;
+  return {star.recorder.done, ff ? ff->counters() : fastforward::FastForwardCounters{}, star.simulator.events_processed()};
 }
 
 double worst_error(const std::vector<Time>& full, const std::vector<Time>& fast) {
@@ -102,28 +105,73 @@ double worst_error(const std::vector<Time>& full, const std::vector<Time>& fast)
   return worst;
 }
 
-Phases full_run(CcKind cc, Bytes first, Bytes second) {
+Phases full_run(CcKind cc, const std::vector<Bytes>& sizes) {
   PacketParams p = memo_params(cc, false);
   p.fast_forward.enabled = false;  // the exact baseline
-  return two_phases(p, first, second);
+  return phases(p, sizes);
 }
 
-TEST(FastForwardMemo, APatternSeenOnceIsReplayedElsewhereLaterWithOtherSizes) {
+// Seen once, a pattern is stored; seen again and agreeing, vouched for; the third time replayed.
+TEST(FastForwardMemo, APatternSeenTwiceIsReplayedElsewhereLaterWithOtherSizes) {
+  const std::vector<Bytes> sizes{40'000'000, 25'000'000, 30'000'000};
   for (const CcKind cc : {CcKind::kDcqcn, CcKind::kHpcc}) {
-    const Phases full = full_run(cc, 40'000'000, 25'000'000);
-    const Phases plain = two_phases(memo_params(cc, false), 40'000'000, 25'000'000);
-    const Phases memo = two_phases(memo_params(cc, true), 40'000'000, 25'000'000);
+    const Phases full = full_run(cc, sizes);
+    const Phases plain = phases(memo_params(cc, false), sizes);
+    const Phases memo = phases(memo_params(cc, true), sizes);
     std::printf("%s: worst FCT error %.4f%% (without memo %.4f%%), events %llu -> %llu -> %llu, hits %llu\n",
                 std::string(to_string(cc)).c_str(), 100 * worst_error(full.done, memo.done),
                 100 * worst_error(full.done, plain.done), static_cast<unsigned long long>(full.events),
                 static_cast<unsigned long long>(plain.events), static_cast<unsigned long long>(memo.events),
                 static_cast<unsigned long long>(memo.counters.memo_hits));
     EXPECT_EQ(memo.counters.memo_stored, 1u) << to_string(cc);
+    EXPECT_EQ(memo.counters.memo_vouched, 1u) << to_string(cc);
     EXPECT_EQ(memo.counters.memo_hits, 1u) << to_string(cc);
     EXPECT_EQ(plain.counters.memo_hits, 0u) << to_string(cc);
     EXPECT_LT(worst_error(full.done, memo.done), 0.005) << to_string(cc);
     EXPECT_LT(memo.events, plain.events) << to_string(cc);
   }
+}
+
+// An entry is replayed only after a second simulated occurrence agreed with it: rates within
+// theta, and the bytes both predict by the end of the longer transient within theta (a later
+// end with the steady rate's bytes added agrees); one that disagrees replaces it.
+TEST(TransientMemo, VouchesForAnEntryOnlyWhenASecondOccurrenceAgrees) {
+  using Stored = TransientMemo::Stored;
+  const TransientOutcome o{Time::us(400), {{5'000'000, 4'900'000, 5e10, {.rate = 5e10}}, {2'000'000, 1'900'000, 2e10, {}}}};
+  TransientOutcome close = o;
+  close.flows[0].rate *= 1.03;
+  TransientOutcome later = o;  // found steady 100 us later, having sent 100 us more at its rates
+  later.duration += Time::us(100);
+  for (FlowOutcome& f : later.flows) {
+    const auto more = static_cast<std::uint64_t>(f.rate * 100e-6 / 8);
+    f.sent += more;
+    f.received += more;
+  }
+  TransientOutcome faster = o;
+  faster.flows[1].rate *= 1.2;
+  TransientOutcome more_bytes = o;
+  more_bytes.flows[0].sent *= 2;
+  EXPECT_TRUE(fastforward::outcomes_agree(o, close, 0.05));
+  EXPECT_TRUE(fastforward::outcomes_agree(o, later, 0.05));
+  EXPECT_FALSE(fastforward::outcomes_agree(o, faster, 0.05));
+  EXPECT_FALSE(fastforward::outcomes_agree(o, more_bytes, 0.05));
+  EXPECT_FALSE(fastforward::outcomes_agree(o, close, 0.02));
+
+  TransientMemo memo("context\n", 0.05);
+  EXPECT_EQ(memo.store({1, 1}, o), Stored::kNew);
+  ASSERT_NE(memo.find({1, 1}), nullptr);
+  EXPECT_FALSE(memo.find({1, 1})->vouched);
+  EXPECT_EQ(memo.store({1, 1}, later), Stored::kVouched);
+  EXPECT_TRUE(memo.find({1, 1})->vouched);
+  EXPECT_EQ(memo.find({1, 1})->duration, o.duration);  // the first outcome, now vouched for
+  EXPECT_EQ(memo.store({1, 1}, faster), Stored::kKnown);
+
+  EXPECT_EQ(memo.store({2, 2}, o), Stored::kNew);
+  EXPECT_EQ(memo.store({2, 2}, faster), Stored::kReplaced);
+  EXPECT_FALSE(memo.find({2, 2})->vouched);
+  EXPECT_EQ(memo.find({2, 2})->flows[1].rate, faster.flows[1].rate);
+  EXPECT_EQ(memo.store({2, 2}, o), Stored::kReplaced);  // outcomes that alternate are never vouched for
+  EXPECT_FALSE(memo.find({2, 2})->vouched);
 }
 
 fs::path fresh_dir(const std::string& name) {
@@ -134,35 +182,41 @@ fs::path fresh_dir(const std::string& name) {
 
 TEST(FastForwardMemo, PersistsAcrossRunsAndAnotherCongestionControlMisses) {
   const fs::path dir = fresh_dir("persist");
-  const Phases first = two_phases(memo_params(CcKind::kDcqcn, true, dir), 40'000'000, 0);
+  const std::vector<Bytes> once{40'000'000};
+  const Phases first = phases(memo_params(CcKind::kDcqcn, true, dir), once);
   EXPECT_EQ(first.counters.memo_hits, 0u);
   EXPECT_EQ(first.counters.memo_stored, 1u);
-  // A new run replays the pattern at its first sight.
-  const Phases second = two_phases(memo_params(CcKind::kDcqcn, true, dir), 40'000'000, 0);
+  // A second run simulates the pattern again and vouches for the entry; a third replays it at
+  // its first sight.
+  const Phases second = phases(memo_params(CcKind::kDcqcn, true, dir), once);
   EXPECT_EQ(second.counters.memo_loaded, 1u);
-  EXPECT_EQ(second.counters.memo_hits, 1u);
-  EXPECT_LT(worst_error(full_run(CcKind::kDcqcn, 40'000'000, 0).done, second.done), 0.005);
-  EXPECT_LT(second.events, first.events);
+  EXPECT_EQ(second.counters.memo_hits, 0u);
+  EXPECT_EQ(second.counters.memo_vouched, 1u);
+  const Phases third = phases(memo_params(CcKind::kDcqcn, true, dir), once);
+  EXPECT_EQ(third.counters.memo_hits, 1u);
+  EXPECT_LT(worst_error(full_run(CcKind::kDcqcn, once).done, third.done), 0.005);
+  EXPECT_LT(third.events, first.events);
   // Another congestion control, or another DCQCN parameter: another context, nothing loaded.
-  EXPECT_EQ(two_phases(memo_params(CcKind::kHpcc, true, dir), 40'000'000, 0).counters.memo_hits, 0u);
+  EXPECT_EQ(phases(memo_params(CcKind::kHpcc, true, dir), once).counters.memo_hits, 0u);
   PacketParams tuned = memo_params(CcKind::kDcqcn, true, dir);
   tuned.cc.dcqcn.g = 1.0 / 128;
   EXPECT_NE(fastforward::memo_context(tuned), fastforward::memo_context(memo_params(CcKind::kDcqcn, true, dir)));
-  EXPECT_EQ(two_phases(tuned, 40'000'000, 0).counters.memo_loaded, 0u);
+  EXPECT_EQ(phases(tuned, once).counters.memo_loaded, 0u);
   fs::remove_all(dir);
 }
 
-// The QPs of a collective start at one instant: with a 2-to-1 pattern stored, a 3-to-1 incast
+// The QPs of a collective start at one instant: with a 2-to-1 pattern vouched for, a 3-to-1 incast
 // replays it at its second start and cuts it at once at the third (a skip-back at zero
 // elapsed), which must leave the QPs' CC state as it was: the 3-to-1 transient is then
 // simulated from the true state, as without a memo.
 TEST(FastForwardMemo, AReplayCutAtOnceLeavesTheStateAsItWas) {
   for (const CcKind cc : {CcKind::kDcqcn, CcKind::kHpcc}) {
     const fs::path dir = fresh_dir("cut");
-    testing::Star(2, memo_params(cc, true, dir)).incast(30'000'000);
-    testing::Star first(2, memo_params(cc, true, dir));
-    first.incast(30'000'000);
-    first.backend->finish();
+    for (int run = 0; run < 2; ++run) {  // stored, then vouched for
+      testing::Star first(2, memo_params(cc, true, dir));
+      first.incast(30'000'000);
+      first.backend->finish();
+    }
     PacketParams full_params = memo_params(cc, false);
     full_params.fast_forward.enabled = false;
     const std::vector<Time> full = testing::Star(3, full_params).incast(30'000'000);
@@ -192,7 +246,7 @@ void write_bytes(const fs::path& file, const std::string& bytes) {
 }
 
 std::string refusal(const TransientMemo& prototype, const fs::path& dir) {
-  TransientMemo memo(prototype.context());
+  TransientMemo memo(prototype.context(), 0.05);
   try {
     memo.load(dir);
   } catch (const UserError& e) {
@@ -204,14 +258,16 @@ std::string refusal(const TransientMemo& prototype, const fs::path& dir) {
 
 TEST(TransientMemoFile, RoundTripsMergesAndRefusesDamagedOrForeignFiles) {
   const fs::path dir = fresh_dir("file");
-  TransientMemo a("context A\n");
+  TransientMemo a("context A\n", 0.05);
   TransientOutcome o{Time::us(420), {{3000, 2000, 4.9e10, {.rate = 5e10, .alpha = 0.25, .stage = 3, .dcqcn_started = true}}}};
   a.store({1, 2}, o);
+  a.store({1, 2}, o);
+  o.vouched = true;  // as the file keeps it
   a.save(dir);
-  TransientMemo b("context A\n");  // a concurrent run of the same context
+  TransientMemo b("context A\n", 0.05);  // a concurrent run of the same context
   b.store({3, 4}, o);
   b.save(dir);
-  TransientMemo merged("context A\n");
+  TransientMemo merged("context A\n", 0.05);
   EXPECT_EQ(merged.load(dir), 2u);
   ASSERT_NE(merged.find({1, 2}), nullptr);
   EXPECT_EQ(*merged.find({1, 2}), o);
@@ -231,7 +287,7 @@ TEST(TransientMemoFile, RoundTripsMergesAndRefusesDamagedOrForeignFiles) {
   write_bytes(file, newer);
   EXPECT_NE(refusal(a, dir).find("format version"), std::string::npos);
   // Another context's file under this context's name (copied by hand).
-  TransientMemo other("context B\n");
+  TransientMemo other("context B\n", 0.05);
   other.store({1, 2}, o);
   other.save(dir);
   fs::copy_file(other.file_in(dir), file, fs::copy_options::overwrite_existing);

@@ -138,6 +138,28 @@ TEST(FastForward, OffIsTheFullRunEventForEvent) {
   EXPECT_EQ(plain.backend->statistics().size(), off.backend->statistics().size());
 }
 
+// Unless set, the sampling interval is the time the scale-out line rate takes to carry 625 KB;
+// a run takes it from its GPU-to-switch (or NIC-to-switch) cables, and DCQCN's window of one
+// increase-timer period follows it.
+TEST(FastForward, SamplesEvery625KilobytesOfLineRateUnlessSet) {
+  using fastforward::sampling_interval;
+  fastforward::FastForwardParams p;
+  EXPECT_EQ(sampling_interval(p, 100e9), Time::us(50));
+  EXPECT_EQ(sampling_interval(p, 400e9), Time::ns(12500));
+  EXPECT_EQ(sampling_interval(p, 0), Time::us(50));
+  p.interval = Time::us(20);
+  EXPECT_EQ(sampling_interval(p, 400e9), Time::us(20));
+  Star star(2, params_for(CcKind::kDcqcn, true, 0.05));
+  std::uint64_t interval = 0;
+  std::uint64_t window = 0;
+  for (const Statistic& s : star.backend->fast_forward()->statistics()) {
+    if (s.key == "fast_forward.interval_ps") interval = s.value;
+    if (s.key == "fast_forward.window_samples") window = s.value;
+  }
+  EXPECT_EQ(interval, 50'000'000u);  // the star's 100 Gb/s cables
+  EXPECT_EQ(window, 19u);            // 900 us / 50 us + 1
+}
+
 // Packet spraying is refused with fast-forward, naming both keys.
 TEST(FastForward, RefusesPacketSpraying) {
   PacketParams p = params_for(CcKind::kDcqcn, true, 0.05);

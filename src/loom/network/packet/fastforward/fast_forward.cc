@@ -14,13 +14,30 @@ namespace {
 
 constexpr std::uint64_t kMarginPackets = 16;
 
+// The scale-out line rate, bit/s: the fastest cable from a NIC into the fabric (from a GPU
+// when GPUs attach to fabric switches directly; scale-up links do not count).
+double scale_out_line_rate(const topology::Topology& topology) {
+  using topology::NodeKind;
+  std::uint64_t from_nic = 0;
+  std::uint64_t from_gpu = 0;
+  for (LinkId l = 0; l < topology.link_count(); ++l) {
+    const topology::Link& link = topology.link(l);
+    if (topology.node(link.dst).kind != NodeKind::kSwitch) continue;
+    const NodeKind source = topology.node(link.src).kind;
+    std::uint64_t& fastest = source == NodeKind::kNic ? from_nic : from_gpu;
+    if (source == NodeKind::kNic || source == NodeKind::kGpu) fastest = std::max(fastest, link.bandwidth.bps());
+  }
+  return static_cast<double>(from_nic != 0 ? from_nic : from_gpu);
+}
+
 }  // namespace
 
 FastForward::FastForward(Simulator& simulator, Fabric& fabric, const PacketParams& params)
     : simulator_(simulator), fabric_(fabric), skipper_(fabric), partitions_(fabric.topology().link_count()),
-      detector_(params.fast_forward.threshold, fastforward::window_samples(params.fast_forward, params.cc),
-                static_cast<double>(params.nic.mtu) * 8 / params.fast_forward.interval.seconds()),
-      interval_(params.fast_forward.interval), threshold_(params.fast_forward.threshold) {
+      interval_(sampling_interval(params.fast_forward, scale_out_line_rate(fabric.topology()))),
+      threshold_(params.fast_forward.threshold),
+      detector_(threshold_, fastforward::window_samples(params.fast_forward, interval_, params.cc),
+                static_cast<double>(params.nic.mtu) * 8 / interval_.seconds()) {
   if (params.cc.kind == CcKind::kDcqcn && params.window_on()) quiet_window_ = std::min<std::uint32_t>(8, detector_.length());
   sawtooth_ = params.cc.kind == CcKind::kDcqcn && !params.window_on();
   if (params.packet_spraying) {
@@ -28,7 +45,7 @@ FastForward::FastForward(Simulator& simulator, Fabric& fabric, const PacketParam
                     "(a sprayed queue pair's telemetry hops differ per packet); turn one of them off");
   }
   if (params.fast_forward.memo) {
-    memo_ = std::make_unique<TransientMemo>(memo_context(params));
+    memo_ = std::make_unique<TransientMemo>(memo_context(params), threshold_);
     memo_dir_ = params.fast_forward.memo_dir;
     if (!memo_dir_.empty()) counters_.memo_loaded = memo_->load(memo_dir_);
   }
@@ -264,6 +281,8 @@ std::vector<Statistic> FastForward::statistics() const {
           {"fast_forward.memo_misses", counters_.memo_misses},
           {"fast_forward.memo_unusable", counters_.memo_unusable},
           {"fast_forward.memo_stored", counters_.memo_stored},
+          {"fast_forward.memo_vouched", counters_.memo_vouched},
+          {"fast_forward.memo_disputed", counters_.memo_disputed},
           {"fast_forward.memo_loaded", counters_.memo_loaded},
           {"fast_forward.memo_size", memo_ ? memo_->size() : 0},
           {"fast_forward.memo_replayed_time_ps", counters_.memo_replayed_ps},

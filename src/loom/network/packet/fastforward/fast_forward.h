@@ -28,12 +28,14 @@
 //
 // Memoized transients (fast_forward_memo.cc, transient_memo.h): when a partition forms or its
 // membership changes (a transient starts), its flow-conflict graph is put in canonical form.
-// On a hit the partition jumps over the recorded transient and on, at the recorded steady
-// rates, to its next interrupt in one skip: each QP is credited the transient's bytes plus
-// R_q (span - transient), its CC state set from the memo; a skip-back cuts the credit to the
-// memo's bytes scaled by the elapsed share of the transient, or past it to the bytes plus
-// R_q (elapsed - transient). On a miss the transient is simulated and recorded when the
-// partition is next found steady (unless its membership changed meanwhile).
+// Only an entry a second simulated occurrence agreed with is replayed (transient_memo.h:
+// vouching). On a hit the partition jumps over the recorded transient and on, at the
+// recorded steady rates, to its next interrupt in one skip: each QP is credited the
+// transient's bytes plus R_q (span - transient), its CC state set from the memo; a skip-back
+// cuts the credit to the memo's bytes scaled by the elapsed share of the transient, or past
+// it to the bytes plus R_q (elapsed - transient). On a miss (no entry, or one not vouched
+// for) the transient is simulated and recorded when the partition is next found steady
+// (unless its membership changed meanwhile).
 //
 // Not skipped: partitions with a QP in go-back-N recovery, holding out-of-order data or owing
 // a repair; packet spraying is refused (a sprayed QP's telemetry hops differ per packet).
@@ -45,6 +47,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "loom/core/simulator.h"
@@ -67,7 +70,9 @@ struct FastForwardCounters {
   std::uint64_t peak_partitions = 0;
   std::uint64_t samples = 0;             // sampling events
   std::uint64_t memo_hits = 0;           // transients replayed from the memo
-  std::uint64_t memo_misses = 0;         // transients not in the memo
+  std::uint64_t memo_misses = 0;         // transients not in the memo, or not vouched for
+  std::uint64_t memo_vouched = 0;        // entries a second simulated occurrence agreed with
+  std::uint64_t memo_disputed = 0;       // entries a second occurrence disagreed with (replaced)
   std::uint64_t memo_unusable = 0;       // in the memo, but a QP lacked room or state for it
   std::uint64_t memo_stored = 0;         // transients recorded by this run
   std::uint64_t memo_loaded = 0;         // entries read from the memo file
@@ -145,6 +150,9 @@ class FastForward {
   void begin_transient(PartitionId id);
   std::int64_t transient_credit(const FlowOutcome& flow) const;
   bool replay(PartitionId id, std::span<const QpId> qps, const TransientOutcome& outcome);
+  // Whether replaying `outcome` on `qps` keeps every port they send through within its line
+  // rate (within theta), over the transient and in the steady state after it.
+  bool within_capacity(std::span<const QpId> qps, const TransientOutcome& outcome);
   void record_transient(PartitionId id);
   // Takes the skip `skip` (qps, rates, credits, transient set) of `span` for partition `id`.
   void start_skip(PartitionId id, Time span);
@@ -159,9 +167,9 @@ class FastForward {
   Fabric& fabric_;
   FabricSkipper skipper_;
   PortPartitions partitions_;
-  SteadyDetector detector_;
   Time interval_;
   double threshold_;
+  SteadyDetector detector_;
   // DCQCN with the window on: samples that suffice for a QP that has had no CNP (window-bound
   // at a fixed rate, no timer running); 0 when it does not apply.
   std::uint32_t quiet_window_ = 0;
@@ -174,6 +182,7 @@ class FastForward {
   std::vector<Transient> transients_;  // by partition id
   std::vector<PartitionId> touched_;  // scratch
   std::vector<topology::LinkId> ports_;  // scratch
+  std::vector<std::pair<double, double>> port_load_;  // scratch, by link id: within_capacity
   FastForwardCounters counters_;
 };
 

@@ -101,7 +101,7 @@ void FastForward::begin_transient(PartitionId id) {
   const CanonicalPattern pattern = canonical_pattern(flows, partition.ports, port_colours);
   std::vector<QpId> ordered;
   for (const std::uint32_t i : pattern.order) ordered.push_back(partition.qps[i]);
-  if (const TransientOutcome* outcome = memo_->find(pattern.digest)) {
+  if (const TransientOutcome* outcome = memo_->find(pattern.digest); outcome != nullptr && outcome->vouched) {
     if (replay(id, ordered, *outcome)) {
       ++counters_.memo_hits;
     } else {
@@ -135,7 +135,41 @@ void FastForward::record_transient(PartitionId id) {
     outcome.flows.push_back({(skipper_.sent(q) - t.sent[i]) / mtu * mtu, skipper_.received(q) - t.received[i],
                              steady_rate(q), skipper_.cc_snapshot(q)});
   }
-  if (memo_->store(t.digest, std::move(outcome))) ++counters_.memo_stored;
+  switch (memo_->store(t.digest, std::move(outcome))) {
+    case TransientMemo::Stored::kNew:
+      ++counters_.memo_stored;
+      break;
+    case TransientMemo::Stored::kVouched:
+      ++counters_.memo_vouched;
+      break;
+    case TransientMemo::Stored::kReplaced:
+      ++counters_.memo_disputed;
+      break;
+    case TransientMemo::Stored::kKnown:
+      break;
+  }
+}
+
+bool FastForward::within_capacity(std::span<const QpId> qps, const TransientOutcome& outcome) {
+  // Payload bits each forward port would carry: over the transient, and per second after it.
+  port_load_.resize(fabric_.topology().link_count());
+  for (const QpId q : qps) {
+    for (const LinkId l : fabric_.qp_path(q, true)) port_load_[l] = {0, 0};
+  }
+  for (std::size_t i = 0; i < qps.size(); ++i) {
+    for (const LinkId l : fabric_.qp_path(qps[i], true)) {
+      port_load_[l].first += static_cast<double>(transient_credit(outcome.flows[i])) * 8;
+      port_load_[l].second += outcome.flows[i].rate;
+    }
+  }
+  const double slack = 1 + threshold_;
+  for (const QpId q : qps) {
+    for (const LinkId l : fabric_.qp_path(q, true)) {
+      const double bps = static_cast<double>(fabric_.link_rate(l).bps()) * slack;
+      if (port_load_[l].first > bps * outcome.duration.seconds() || port_load_[l].second > bps) return false;
+    }
+  }
+  return true;
 }
 
 bool FastForward::replay(PartitionId id, std::span<const QpId> qps, const TransientOutcome& outcome) {
@@ -146,6 +180,7 @@ bool FastForward::replay(PartitionId id, std::span<const QpId> qps, const Transi
   for (const LinkId l : partition.ports) {
     if (!skipper_.port_quiet(l)) return false;
   }
+  if (!within_capacity(qps, outcome)) return false;
   // After the transient, steady at the memo's rates until the margin before the earliest completion.
   double steady_s = std::numeric_limits<double>::infinity();
   for (std::size_t i = 0; i < qps.size(); ++i) {

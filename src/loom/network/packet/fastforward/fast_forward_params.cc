@@ -1,6 +1,14 @@
 #include "loom/network/packet/fastforward/fast_forward_params.h"
 
+#include <cmath>
+
 namespace loom::network::packet::fastforward {
+
+Time sampling_interval(const FastForwardParams& params, double nic_bps) {
+  if (params.interval > Time::zero()) return params.interval;
+  if (nic_bps <= 0) return Time::us(50);  // no scale-out link: as at 100 Gb/s
+  return Time::ps(std::llround(kSampleBits / nic_bps * 1e12));
+}
 
 void visit_fast_forward(FastForwardParams& p, ParamVisitor& v) {
   v.flag("enabled", p.enabled, "skip partitions whose queue pairs send at a steady rate (Wormhole)");
@@ -8,7 +16,8 @@ void visit_fast_forward(FastForwardParams& p, ParamVisitor& v) {
          "theta: a rate window is steady when (max - min - one packet) / mean is below this");
   v.count("window", p.window, 0, 1'000'000,
           "l: rate samples per window; 0 = from the congestion control's convergence time");
-  v.time("interval", p.interval, Time::ns(100), Time::s(1), "rate sampling period");
+  v.time("interval", p.interval, Time::zero(), Time::s(1),
+         "rate sampling period; 0 = the time the fastest NIC takes to send 625 KB (50 us at 100 Gb/s, 12.5 us at 400 Gb/s)");
   v.flag("memo", p.memo, "replay a partition's transient when an isomorphic one was simulated before (--memo DIR keeps them)");
 }
 

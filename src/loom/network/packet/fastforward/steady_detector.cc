@@ -8,11 +8,11 @@
 
 namespace loom::network::packet::fastforward {
 
-std::uint32_t window_samples(const FastForwardParams& params, const CcParams& cc) {
+std::uint32_t window_samples(const FastForwardParams& params, Time interval, const CcParams& cc) {
   if (params.window != 0) return params.window;
   switch (cc.kind) {
     case CcKind::kDcqcn: {
-      const double periods = cc.dcqcn.increase_timer.seconds() / params.interval.seconds();
+      const double periods = cc.dcqcn.increase_timer.seconds() / interval.seconds();
       return static_cast<std::uint32_t>(std::ceil(periods)) + 1;
     }
     case CcKind::kHpcc:

@@ -45,10 +45,10 @@
 
 namespace loom::network::packet::fastforward {
 
-// l for a run: params.window when set, else from the congestion control's convergence time
-// (README): DCQCN one rate-increase timer period plus one sample, so a window always holds
-// an increase step; HPCC, TIMELY and DCTCP 20 samples; none 4.
-std::uint32_t window_samples(const FastForwardParams& params, const CcParams& cc);
+// l for a run sampling every `interval`: params.window when set, else from the congestion
+// control's convergence time (README): DCQCN one rate-increase timer period plus one sample,
+// so a window always holds an increase step; HPCC, TIMELY and DCTCP 20 samples; none 4.
+std::uint32_t window_samples(const FastForwardParams& params, Time interval, const CcParams& cc);
 
 class SteadyDetector {
  public:

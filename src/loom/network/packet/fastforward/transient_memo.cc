@@ -4,7 +4,9 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <bit>
+#include <cmath>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -93,6 +95,7 @@ void write_entry(Writer& w, const PatternDigest& digest, const TransientOutcome&
     w.u32(f.cc.inc_stage);
     w.u32(f.cc.dcqcn_started ? 1 : 0);
   }
+  w.u32(o.vouched ? 1 : 0);
 }
 
 constexpr std::size_t kFlowBytes = 8 + 8 + 8 + 6 * 8 + 8 + 3 * 4;
@@ -114,6 +117,7 @@ TransientOutcome read_entry(Reader& r, PatternDigest& digest) {
     f.cc.inc_stage = r.u32();
     f.cc.dcqcn_started = r.u32() != 0;
   }
+  o.vouched = r.u32() != 0;
   return o;
 }
 
@@ -135,15 +139,50 @@ class DirectoryLock {
 
 }  // namespace
 
-TransientMemo::TransientMemo(std::string context) : context_(std::move(context)) {}
+bool outcomes_agree(const TransientOutcome& a, const TransientOutcome& b, double threshold) {
+  if (a.flows.size() != b.flows.size()) return false;
+  const Time end = std::max(a.duration, b.duration);
+  // Bytes an outcome predicts by `end`: its transient's (sent and received averaged, as a
+  // replay credits them), then its steady rate.
+  const auto bytes = [&](const TransientOutcome& o, const FlowOutcome& f) {
+    return static_cast<double>(f.sent + f.received) / 2 + f.rate * (end - o.duration).seconds() / 8;
+  };
+  for (std::size_t i = 0; i < a.flows.size(); ++i) {
+    const FlowOutcome& fa = a.flows[i];
+    const FlowOutcome& fb = b.flows[i];
+    if (std::abs(fa.rate - fb.rate) > threshold * std::max(fa.rate, fb.rate)) return false;
+    const double ba = bytes(a, fa);
+    const double bb = bytes(b, fb);
+    if (std::abs(ba - bb) > threshold * std::max(ba, bb)) return false;
+  }
+  return true;
+}
+
+TransientMemo::TransientMemo(std::string context, double threshold) : context_(std::move(context)), threshold_(threshold) {}
 
 const TransientOutcome* TransientMemo::find(const PatternDigest& digest) const {
   const auto it = entries_.find(digest);
   return it == entries_.end() ? nullptr : &it->second;
 }
 
-bool TransientMemo::store(const PatternDigest& digest, TransientOutcome outcome) {
-  return entries_.emplace(digest, std::move(outcome)).second;
+TransientMemo::Stored TransientMemo::store(const PatternDigest& digest, TransientOutcome outcome) {
+  outcome.vouched = false;
+  const auto [it, added] = entries_.emplace(digest, outcome);
+  if (added) return Stored::kNew;
+  TransientOutcome& entry = it->second;
+  if (entry.vouched) return Stored::kKnown;
+  if (outcomes_agree(entry, outcome, threshold_)) {
+    entry.vouched = true;
+    return Stored::kVouched;
+  }
+  entry = std::move(outcome);
+  return Stored::kReplaced;
+}
+
+bool TransientMemo::merge(const PatternDigest& digest, TransientOutcome outcome) {
+  const auto [it, added] = entries_.emplace(digest, outcome);
+  if (!added && outcome.vouched && !it->second.vouched) it->second = std::move(outcome);
+  return added;
 }
 
 fs::path TransientMemo::file_in(const fs::path& dir) const {
@@ -190,7 +229,7 @@ std::size_t TransientMemo::load(const fs::path& dir) {
   }
   if (r.left() != 0) throw refuse("corrupted (bytes after the last entry)");
   std::size_t added = 0;
-  for (auto& [digest, o] : read) added += entries_.emplace(digest, std::move(o)).second ? 1 : 0;
+  for (auto& [digest, o] : read) added += merge(digest, std::move(o)) ? 1 : 0;
   return added;
 }
 
@@ -199,9 +238,9 @@ void TransientMemo::save(const fs::path& dir) const {
   fs::create_directories(dir, ec);
   if (ec) throw UserError(fmt::format("fast-forward memo: cannot create {}: {}", dir.string(), ec.message()));
   const DirectoryLock lock(dir);
-  TransientMemo merged(context_);
+  TransientMemo merged(context_, threshold_);
   merged.load(dir);  // what other runs stored meanwhile
-  for (const auto& [digest, o] : entries_) merged.entries_.emplace(digest, o);
+  for (const auto& [digest, o] : entries_) merged.merge(digest, o);
   Writer w;
   w.out.append(kMagic, sizeof kMagic);
   w.u32(kFormatVersion);

@@ -4,7 +4,14 @@
 // An entry holds the transient's duration and, per QP in canonical order, the bytes it sent
 // for the first time and those its receiver got over it, its steady rate (the window mean it was found steady at) and
 // its congestion-control state then (the intensive part: rates, alpha, stages; timers and
-// sequence marks stay the QP's own). One memo serves one context: the text of every
+// sequence marks stay the QP's own).
+//
+// Vouching: the key cannot hold everything that shapes a transient (the CC state is classed
+// coarsely, queue depths in steps), so an entry is replayed only once a later simulated
+// occurrence of its pattern agreed with it (`vouched`): each QP's steady rate within theta,
+// and the bytes both predict at the end of the longer transient within theta. An occurrence
+// that disagrees replaces the entry, which then waits for its own confirmation: a pattern
+// whose outcome its key does not determine is simulated every time, never replayed. One memo serves one context: the text of every
 // parameter that changes an outcome (the packet model's parameters, fast-forward's own, a
 // format version); entries of another context are never mixed in.
 //
@@ -51,19 +58,27 @@ struct FlowOutcome {
 struct TransientOutcome {
   Time duration;
   std::vector<FlowOutcome> flows;  // canonical order
+  bool vouched = false;  // a later simulated occurrence agreed with it
   friend bool operator==(const TransientOutcome&, const TransientOutcome&) = default;
 };
 
+// Whether two simulated occurrences of one pattern agree (see the header comment).
+bool outcomes_agree(const TransientOutcome& a, const TransientOutcome& b, double threshold);
+
 class TransientMemo {
  public:
-  // 2: rate-only DCQCN rates are whole-cycle means.
-  static constexpr std::uint32_t kFormatVersion = 2;
+  // 2: rate-only DCQCN rates are whole-cycle means. 3: entries are vouched for.
+  static constexpr std::uint32_t kFormatVersion = 3;
 
-  explicit TransientMemo(std::string context);
+  // `threshold`: theta, the agreement that vouches for an entry.
+  TransientMemo(std::string context, double threshold);
 
+  // The entry under `digest`, vouched for or not (nullptr when none).
   const TransientOutcome* find(const PatternDigest& digest) const;
-  // Keeps the first outcome stored under a digest; returns whether this one was new.
-  bool store(const PatternDigest& digest, TransientOutcome outcome);
+  enum class Stored { kNew, kVouched, kReplaced, kKnown };
+  // A simulated occurrence of the pattern: stored when new, vouches for an entry it agrees
+  // with, replaces one it does not (kKnown: the entry was vouched for already).
+  Stored store(const PatternDigest& digest, TransientOutcome outcome);
   std::size_t size() const { return entries_.size(); }
   const std::string& context() const { return context_; }
 
@@ -77,7 +92,11 @@ class TransientMemo {
   void save(const std::filesystem::path& dir) const;
 
  private:
+  // Adds an entry of another run (a file): a vouched entry wins over one that is not.
+  bool merge(const PatternDigest& digest, TransientOutcome outcome);
+
   std::string context_;
+  double threshold_;
   std::map<PatternDigest, TransientOutcome> entries_;
 };
 
