@@ -139,6 +139,36 @@ cluster:
   EXPECT_EQ(o.summary["simulation"]["simulations"], 2);
 }
 
+// A group's simulation stops once every member's measured iterations have ended: later events
+// cannot move those ends, so the times are the same as running the trailing iterations out.
+// (a and b of the test above, 64 chunks per all-reduce so that the run is long enough for the
+// stop check, every Simulator::kWatchdogEvents events, to come before the end.)
+TEST(ClusterFidelity, GroupSimulationsStopWhenTheMeasuredIterationsEnd) {
+  ClusterExperiment e = load_cluster_text(R"(
+topology: {blueprint: leaf-spine, hosts: 24, hosts_per_leaf: 8, gpus_per_host: 1, spines: 1, links_per_pair: 1}
+collective: {algorithm: ring, chunks: 64}
+cluster:
+  mode: flow
+  workloads:
+    dp: {type: microbenchmark, ranks: 12, collectives: [{op: all-reduce, group: world, size: 64MiB}]}
+  jobs:
+    - {id: a, gpus: 12, workload: dp, iterations: 40}
+    - {id: b, submit: 30ms, gpus: 12, workload: dp, iterations: 20}
+  sample_interval: 0
+)");
+  const ClusterOutcome stopped = run(e, "stop_measured");
+  e.network->stop_when_measured = false;
+  const ClusterOutcome full = run(e, "stop_full");
+  for (std::size_t j = 0; j < 2; ++j) {
+    EXPECT_EQ(*stopped.result.jobs[j].end, *full.result.jobs[j].end);
+    EXPECT_EQ(stopped.result.jobs[j].iteration_time, full.result.jobs[j].iteration_time);
+  }
+  const double stopped_events = stopped.summary["simulation"]["events"];
+  const double full_events = full.summary["simulation"]["events"];
+  std::cout << "events with the stop / run out: " << stopped_events / full_events << "\n";
+  EXPECT_LT(stopped_events, 0.95 * full_events);
+}
+
 TEST(ClusterFidelity, UnevenPlacementsAreTuned) {
   // Spread places b's 6 GPUs 2, 2, 1, 1 over the 4 hosts (a holds one GPU on hosts 0 and 1):
   // the tuner models uneven hosts with flat algorithms instead of refusing them.

@@ -163,7 +163,8 @@ cluster::Span NetworkIterationModel::staging_time(const cluster::Job& job, std::
   return time;
 }
 
-system::RunResult NetworkIterationModel::run(const workload::Workload& workload) {
+system::RunResult NetworkIterationModel::run(const workload::Workload& workload,
+                                             std::vector<workload::NodeRange> measured) {
   const topology::Topology& topology = network_.topology;
   Simulator simulator;
   topology::Routing routing(topology);
@@ -174,7 +175,18 @@ system::RunResult NetworkIterationModel::run(const workload::Workload& workload)
   if (network_.network.pxn) pxn.emplace(topology, *backend);
   network::Backend& carrier = pxn ? static_cast<network::Backend&>(*pxn) : *backend;
   system::Runtime runtime(simulator, topology, workload, carrier, network_.runtime);
-  system::RunResult result = runtime.run();
+  // Nothing after the last measured node ends can change when it ended: stop there (the
+  // watcher runs every Simulator::kWatchdogEvents events).
+  const system::RunWatcher until_measured = [&](const system::RunProgress&) {
+    while (!measured.empty()) {
+      workload::NodeRange& range = measured.back();
+      while (range.first < range.last && runtime.end_of(range.first) > Time::zero()) ++range.first;
+      if (range.first < range.last) return true;
+      measured.pop_back();
+    }
+    return false;
+  };
+  system::RunResult result = runtime.run(measured.empty() ? system::RunWatcher{} : until_measured);
   ++simulations_;
   events_ += result.events;
   return result;
@@ -219,7 +231,11 @@ std::vector<cluster::Span> NetworkIterationModel::simulate(const std::vector<Mem
     }
     copies.push_back(composition.append(*group[i].workload, ranks, fmt::format("job{}/", i), runs));
   }
-  const system::RunResult result = run(composition.take());
+  std::vector<workload::NodeRange> measured;
+  if (group.size() > 1 && network_.stop_when_measured) {
+    for (const auto& member_copies : copies) measured.insert(measured.end(), member_copies.begin(), member_copies.begin() + n);
+  }
+  const system::RunResult result = run(composition.take(), std::move(measured));
 
   std::vector<cluster::Span> times;
   for (std::size_t i = 0; i < group.size(); ++i) {

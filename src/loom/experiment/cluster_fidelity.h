@@ -10,7 +10,8 @@
 // that is a fraction f into its current iteration when the set changes starts its first
 // simulated iteration (1 - f) of its reference iteration late (f rounded to 1/32), and every
 // job runs one iteration more than it is measured over, so that each measured iteration has
-// its co-runners beside it. (Phases matter: two identical ring all-reduces sharing an uplink
+// its co-runners beside it; the simulation stops as soon as every measured iteration has ended
+// (what comes later cannot change them). (Phases matter: two identical ring all-reduces sharing an uplink
 // lock into a period that depends on their offset, by ~3% between offsets of 1/2 and 3/4.)
 // The cluster engine then jumps to the next job event with those times. A group whose jobs,
 // GPUs and fabric are those of a group at the previous question keeps its times (its jobs run
@@ -46,6 +47,7 @@
 #include "loom/experiment/placement_shape.h"
 #include "loom/system/runtime.h"
 #include "loom/topology/topology.h"
+#include "loom/workload/composition.h"
 #include "loom/workload/workload.h"
 
 namespace loom::experiment {
@@ -71,6 +73,9 @@ struct ClusterNetwork {
   system::RuntimeOptions runtime;
   std::map<std::string, ClusterWorkload> workloads;  // cluster.workloads, by name
   std::uint32_t iterations = 2;                      // fast_forward.iterations
+  // A group's simulation stops when its members' measured iterations have ended (the trailing
+  // iteration only has to be there while they run); false runs it out, for tests.
+  bool stop_when_measured = true;
 };
 
 class NetworkIterationModel final : public cluster::IterationModel {
@@ -102,8 +107,9 @@ class NetworkIterationModel final : public cluster::IterationModel {
   };
   std::vector<cluster::Span> times_of(const std::vector<Member>& group);
   std::vector<cluster::Span> simulate(const std::vector<Member>& group);
-  // Runs `workload` on the fabric as it is now (down cables down); counts the simulation.
-  system::RunResult run(const workload::Workload& workload);
+  // Runs `workload` on the fabric as it is now (down cables down); counts the simulation. With
+  // `measured` ranges, stops once every node in them has ended (the rest keeps the stop time).
+  system::RunResult run(const workload::Workload& workload, std::vector<workload::NodeRange> measured = {});
   std::string fabric_key() const;
 
   const ClusterNetwork& network_;
