@@ -35,6 +35,27 @@ cluster::Span to_span(Time t) { return cluster::Span::ns(std::llround(static_cas
 
 }  // namespace
 
+workload::Workload staging_scatter(std::uint32_t gpu_count, const cluster::Job& job, std::uint32_t hosts,
+                                   std::span<const std::uint32_t> ranks) {
+  // Scatter sizes are the root's whole buffer, one block per member: data_bytes / hosts each.
+  const auto members = static_cast<std::uint32_t>(ranks.size());
+  workload::Workload w(gpu_count);
+  const workload::CommunicatorId comm =
+      w.add_communicator({"staging", "staging", {ranks.begin(), ranks.end()}, workload::CommunicatorKind::kOther});
+  workload::Node node;
+  node.kind = workload::NodeKind::kCollective;
+  node.op = collective::CollectiveOp::kScatter;
+  node.algorithm = collective::Algorithm::kDirect;
+  node.communicator = comm;
+  node.bytes = job.data_bytes / hosts * members;
+  node.label = w.intern_label(fmt::format("{}/staging", job.id));
+  for (const std::uint32_t r : ranks) {
+    node.rank = r;
+    w.add_node(node, {});
+  }
+  return w;
+}
+
 NetworkIterationModel::NetworkIterationModel(const ClusterNetwork& network, const cluster::Machines& machines,
                                              const std::vector<cluster::Job>& jobs)
     : network_(network), machines_(machines), jobs_(jobs), rank_of_gpu_(ranks_of(network.topology, machines)),
@@ -142,23 +163,7 @@ cluster::Span NetworkIterationModel::staging_time(const cluster::Job& job, std::
     ++remembered_;
     return found->second[0];
   }
-  // Scatter sizes are the root's whole buffer, one block per member: data_bytes / hosts each.
-  const auto members = static_cast<std::uint32_t>(ranks.size());
-  workload::Workload w(network_.topology.gpu_count());
-  const workload::CommunicatorId comm =
-      w.add_communicator({"staging", "staging", ranks, workload::CommunicatorKind::kOther});
-  workload::Node node;
-  node.kind = workload::NodeKind::kCollective;
-  node.op = collective::CollectiveOp::kScatter;
-  node.algorithm = collective::Algorithm::kDirect;
-  node.communicator = comm;
-  node.bytes = job.data_bytes / hosts * members;
-  node.label = w.intern_label(fmt::format("{}/staging", job.id));
-  for (const std::uint32_t r : ranks) {
-    node.rank = r;
-    w.add_node(node, {});
-  }
-  const cluster::Span time = to_span(run(w).makespan);
+  const cluster::Span time = to_span(run(staging_scatter(network_.topology.gpu_count(), job, hosts, ranks)).makespan);
   memo_.emplace(std::move(key), std::vector<cluster::Span>{time});
   return time;
 }

@@ -78,6 +78,12 @@ struct ClusterNetwork {
   bool stop_when_measured = true;
 };
 
+// The staging of `job`'s training data: a direct scatter from ranks[0] (the data host's first
+// GPU) to the other ranks (the first GPU of each of the job's hosts but the data host),
+// data_bytes / hosts to each, on a workload of `gpu_count` ranks.
+workload::Workload staging_scatter(std::uint32_t gpu_count, const cluster::Job& job, std::uint32_t hosts,
+                                   std::span<const std::uint32_t> ranks);
+
 class NetworkIterationModel final : public cluster::IterationModel {
  public:
   NetworkIterationModel(const ClusterNetwork& network, const cluster::Machines& machines,
