@@ -281,6 +281,9 @@ TEST(ClusterFidelity, EveryMisuseIsNamed) {
               HasSubstr("the workload is one iteration"));
   EXPECT_THAT(error_of(t + "cluster:\n  fast_forward: {iterations: 3}\n  jobs: [{id: a, gpus: 8, duration: 1h}]\n"),
               HasSubstr("job mode simulates no iterations"));
+  EXPECT_THAT(error_of(t + "cluster:\n  mode: flow\n  fast_forward: {groups: triples}\n" + w +
+                       "  jobs: [{id: a, gpus: 8, workload: dp, iterations: 2}]\n"),
+              HasSubstr("exp.yaml:4:26: cluster.fast_forward.groups: unknown value 'triples'; expected one of whole, pairs"));
 }
 
 TEST(ClusterFidelity, UnknownWorkloadsAndRankMismatchesAreNamedWhenTheRunStarts) {

@@ -83,38 +83,55 @@ cluster::Span NetworkIterationModel::reference_time(const cluster::Job& job) {
 std::vector<cluster::Span> NetworkIterationModel::iteration_times(std::span<const cluster::PlacedJob> jobs) {
   std::vector<cluster::Span> times(jobs.size());
   std::map<std::vector<std::uint32_t>, std::vector<cluster::Span>> asked;
-  for (const std::vector<std::size_t>& group : cluster::interacting_groups(machines_, jobs)) {
-    // The same jobs on the same GPUs on the same fabric as at the last question keep their
-    // times: they run on in the phases they settled into (the co-runners elsewhere changed).
-    std::vector<std::uint32_t> identity{fabric_version_};
-    for (const std::size_t i : group) {
-      identity.push_back(jobs[i].id);
-      identity.insert(identity.end(), jobs[i].gpus.begin(), jobs[i].gpus.end());
-      identity.push_back(topology::kNone);
-    }
-    if (const auto found = running_groups_.find(identity); found != running_groups_.end()) {
-      ++remembered_;
-      for (std::size_t k = 0; k < group.size(); ++k) times[group[k]] = found->second[k];
-      asked.emplace(std::move(identity), std::move(found->second));
+  const std::vector<std::pair<std::size_t, std::size_t>> pairs = cluster::interacting_pairs(machines_, jobs);
+  for (const std::vector<std::size_t>& group : cluster::groups_of(jobs.size(), pairs)) {
+    if (network_.groups == FastForwardGroups::kWhole || group.size() <= 2) {
+      const std::vector<cluster::Span> group_times = together(jobs, group, asked);
+      for (std::size_t k = 0; k < group.size(); ++k) times[group[k]] = group_times[k];
       continue;
     }
-    std::vector<Member> members;
-    for (const std::size_t i : group) {
-      const cluster::Job& job = jobs_[jobs[i].id];
-      // The rest of its current iteration, (1 - phase) of its reference iteration, in 1/32 steps.
-      // A job alone has no one to be in phase with.
-      const std::int64_t steps =
-          group.size() == 1 ? 0 : (kPhaseSteps - std::llround(jobs[i].phase * kPhaseSteps)) % kPhaseSteps;
-      const std::int64_t offset_ps = job.iteration_time.nanoseconds() * 1000 * steps / kPhaseSteps;
-      members.push_back(Member{&network_.workloads.at(job.workload).workload, job.workload, jobs[i].gpus,
-                               Time::ps(offset_ps)});
+    // Pairs: each job with each co-runner it may share a link with; its slowest pair sets its
+    // time (the co-runners' slowdowns do not add up when they load different hops of the same
+    // collectives, whose slowest hop sets the pace).
+    for (const auto& [i, k] : pairs) {
+      if (!std::binary_search(group.begin(), group.end(), i)) continue;
+      const std::vector<cluster::Span> pair_times = together(jobs, {i, k}, asked);
+      times[i] = std::max(times[i], pair_times[0]);
+      times[k] = std::max(times[k], pair_times[1]);
     }
-    std::vector<cluster::Span> group_times = times_of(members);
-    for (std::size_t k = 0; k < group.size(); ++k) times[group[k]] = group_times[k];
-    asked.emplace(std::move(identity), std::move(group_times));
   }
   running_groups_ = std::move(asked);
   return times;
+}
+
+std::vector<cluster::Span> NetworkIterationModel::together(
+    std::span<const cluster::PlacedJob> jobs, const std::vector<std::size_t>& group,
+    std::map<std::vector<std::uint32_t>, std::vector<cluster::Span>>& asked) {
+  // The same jobs on the same GPUs on the same fabric as at the last question keep their
+  // times: they run on in the phases they settled into (the co-runners elsewhere changed).
+  std::vector<std::uint32_t> identity{fabric_version_};
+  for (const std::size_t i : group) {
+    identity.push_back(jobs[i].id);
+    identity.insert(identity.end(), jobs[i].gpus.begin(), jobs[i].gpus.end());
+    identity.push_back(topology::kNone);
+  }
+  if (const auto found = asked.find(identity); found != asked.end()) return found->second;
+  if (const auto found = running_groups_.find(identity); found != running_groups_.end()) {
+    ++remembered_;
+    return asked.emplace(std::move(identity), found->second).first->second;
+  }
+  std::vector<Member> members;
+  for (const std::size_t i : group) {
+    const cluster::Job& job = jobs_[jobs[i].id];
+    // The rest of its current iteration, (1 - phase) of its reference iteration, in 1/32 steps.
+    // A job alone has no one to be in phase with.
+    const std::int64_t steps =
+        group.size() == 1 ? 0 : (kPhaseSteps - std::llround(jobs[i].phase * kPhaseSteps)) % kPhaseSteps;
+    const std::int64_t offset_ps = job.iteration_time.nanoseconds() * 1000 * steps / kPhaseSteps;
+    members.push_back(Member{&network_.workloads.at(job.workload).workload, job.workload, jobs[i].gpus,
+                             Time::ps(offset_ps)});
+  }
+  return asked.emplace(std::move(identity), times_of(members)).first->second;
 }
 
 std::vector<cluster::Span> NetworkIterationModel::fabric_change_times() const {
@@ -259,6 +276,7 @@ std::vector<cluster::Span> NetworkIterationModel::simulate(const std::vector<Mem
 nlohmann::json NetworkIterationModel::statistics() const {
   return {{"mode", network::to_string(network_.network.params.mode)},
           {"fast_forward_iterations", network_.iterations},
+          {"fast_forward_groups", network_.groups == FastForwardGroups::kPairs ? "pairs" : "whole"},
           {"simulations", simulations_},
           {"remembered", remembered_},
           {"events", events_}};

@@ -66,6 +66,15 @@ struct FabricChange {
   bool up = false;
 };
 
+// How a group of more than two jobs that may share links is simulated (fast_forward.groups):
+// all together (kWhole), or as pairs (kPairs): each job with each co-runner it may share a link
+// with, the job's time that of its slowest pair. Pairs are exact when each job's co-runners
+// slow different hops of the same collectives (the slowest hop sets a ring's pace; a chain of
+// rings in tests/experiment/cluster_groups_test.cc) and optimistic when they slow different
+// parts of its iteration (those delays add up). A change re-simulates only the pairs it makes,
+// where a whole group is simulated again on any change.
+enum class FastForwardGroups : std::uint8_t { kWhole, kPairs };
+
 struct ClusterNetwork {
   topology::Topology topology;
   std::vector<FabricChange> fabric_changes;  // by time
@@ -76,6 +85,7 @@ struct ClusterNetwork {
   // A group's simulation stops when its members' measured iterations have ended (the trailing
   // iteration only has to be there while they run); false runs it out, for tests.
   bool stop_when_measured = true;
+  FastForwardGroups groups = FastForwardGroups::kWhole;  // fast_forward.groups
 };
 
 // The staging of `job`'s training data: a direct scatter from ranks[0] (the data host's first
@@ -111,6 +121,10 @@ class NetworkIterationModel final : public cluster::IterationModel {
     std::span<const std::uint32_t> gpus;
     Time offset;  // start delay in the simulation
   };
+  // The iteration times of jobs[group...] simulated together (or remembered): from `asked`
+  // (this question), the last question's groups, or times_of; recorded in `asked`.
+  std::vector<cluster::Span> together(std::span<const cluster::PlacedJob> jobs, const std::vector<std::size_t>& group,
+                                      std::map<std::vector<std::uint32_t>, std::vector<cluster::Span>>& asked);
   std::vector<cluster::Span> times_of(const std::vector<Member>& group);
   std::vector<cluster::Span> simulate(const std::vector<Member>& group);
   // Runs `workload` on the fabric as it is now (down cables down); counts the simulation. With
