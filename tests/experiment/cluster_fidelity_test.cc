@@ -85,10 +85,10 @@ TEST(ClusterFidelity, SummaryAndJobsTableShowTheSimulation) {
 // half of leaf 1) runs 40 all-reduces from 0; b (hosts 12-23: half of leaf 1 and leaf 2)
 // arrives mid-run and runs 20. Both rings cross leaf 1's single uplink, so while both run
 // each slows the other down.
-TEST(ClusterFidelity, FastForwardMatchesSimulatingEveryIteration) {
-  const std::string yaml = R"(
+std::string a_then_b(const std::string& collective_section = "") {
+  return R"(
 topology: {blueprint: leaf-spine, hosts: 24, hosts_per_leaf: 8, gpus_per_host: 1, spines: 1, links_per_pair: 1}
-cluster:
+)" + collective_section + R"(cluster:
   mode: flow
   workloads:
     dp: {type: microbenchmark, ranks: 12, collectives: [{op: all-reduce, group: world, size: 64MiB}]}
@@ -97,6 +97,10 @@ cluster:
     - {id: b, submit: 30ms, gpus: 12, workload: dp, iterations: 20}
   sample_interval: 0
 )";
+}
+
+TEST(ClusterFidelity, FastForwardMatchesSimulatingEveryIteration) {
+  const std::string yaml = a_then_b();
   const ClusterExperiment e = load_cluster_text(yaml);
   const ClusterOutcome o = run(load_cluster_text(yaml), "fast_forward");
   const cluster::Span ff_a = *o.result.jobs[0].end;
@@ -144,18 +148,7 @@ cluster:
 // (a and b of the test above, 64 chunks per all-reduce so that the run is long enough for the
 // stop check, every Simulator::kWatchdogEvents events, to come before the end.)
 TEST(ClusterFidelity, GroupSimulationsStopWhenTheMeasuredIterationsEnd) {
-  ClusterExperiment e = load_cluster_text(R"(
-topology: {blueprint: leaf-spine, hosts: 24, hosts_per_leaf: 8, gpus_per_host: 1, spines: 1, links_per_pair: 1}
-collective: {algorithm: ring, chunks: 64}
-cluster:
-  mode: flow
-  workloads:
-    dp: {type: microbenchmark, ranks: 12, collectives: [{op: all-reduce, group: world, size: 64MiB}]}
-  jobs:
-    - {id: a, gpus: 12, workload: dp, iterations: 40}
-    - {id: b, submit: 30ms, gpus: 12, workload: dp, iterations: 20}
-  sample_interval: 0
-)");
+  ClusterExperiment e = load_cluster_text(a_then_b("collective: {algorithm: ring, chunks: 64}\n"));
   const ClusterOutcome stopped = run(e, "stop_measured");
   e.network->stop_when_measured = false;
   const ClusterOutcome full = run(e, "stop_full");

@@ -7,11 +7,6 @@
 #include <gtest/gtest.h>
 
 #include "cluster_text.h"
-#include "loom/core/simulator.h"
-#include "loom/network/models/backend_factory.h"
-#include "loom/system/runtime.h"
-#include "loom/topology/routing.h"
-#include "loom/workload/composition.h"
 
 namespace loom::experiment {
 namespace {
@@ -48,15 +43,7 @@ cluster:
     const workload::NodeRange staging =
         composition.append(staging_scatter(net.topology.gpu_count(), e_.settings.jobs[0], 2, members), identity, "s/")
             .back();
-    const workload::Workload both = composition.take();
-    Simulator simulator;
-    topology::Routing routing(net.topology);
-    auto backend = network::make_backend(simulator, net.topology, routing, net.network.params);
-    system::Runtime runtime(simulator, net.topology, both, *backend, net.runtime);
-    const system::RunResult result = runtime.run();
-    Time end;
-    for (workload::NodeId id = staging.first; id < staging.last; ++id) end = std::max(end, result.nodes[id].end);
-    return end.picoseconds() * 1e-12;
+    return testing::end_of_range(net, composition.take(), staging);
   }
 
   static constexpr std::uint32_t kStagedOnGpus[2] = {5, 6};
