@@ -9,6 +9,10 @@
 //    reach a steady state, run in full and with packet fast-forward (network/packet/
 //    fastforward); the ratio printed is fast-forward's speed-up in data-packet hops per second
 //    (credited hops count as hops), and completion_ms_sum shows the FCTs agree.
+// Also (network/packet/parallel/README.md): pdes_profile/* profiles serial runs as windows over
+// LPs would split them, and windowed/websearch30_fat320/* runs that load serially and with the
+// windowed executor on one thread over an LP per node and over the five pods (items: events),
+// printing the executor's cost as a ratio.
 // Each for DCQCN and HPCC. Items are data-packet hops (a data packet crossing one link), the
 // unit in which ns-3's speed is quoted (0.2-0.4 M/s for HPCC's ns-3 on these machines).
 // Counters: events/s, hops/s, bytes per in-flight packet and per QP, fabric heap at the end,
@@ -26,6 +30,7 @@
 #include <array>
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,6 +42,7 @@
 #include "loom/hpcc/hpcc_inputs.h"
 #include "loom/network/packet/packet_backend.h"
 #include "loom/network/packet/parallel/window_profiler.h"
+#include "loom/network/packet/parallel/windowed_executor.h"
 #include "loom/topology/routing.h"
 
 namespace loom::bench {
@@ -258,6 +264,17 @@ struct Starter {
   std::uint64_t next = 0;
 };
 
+// False (and the benchmark skipped) when the fixture the load comes from is absent.
+bool has_flows(benchmark::State& state, const Load& load) {
+  if (load.flows.empty()) state.SkipWithError("fixture shared/fixtures/hpcc/inputs/fat320 not found");
+  return !load.flows.empty();
+}
+
+// Every node its own LP, except a host's GPU and NIC (a zero-delay cable in HPCC topologies).
+network::packet::parallel::LpPartition lps_of(const Load& load) {
+  return network::packet::parallel::partition_by_delay(*load.topology, Time::ps(1));
+}
+
 // The run profiled as window-synchronous parallel execution would split it (network/packet/
 // parallel/README.md): every node its own LP, except that a host's GPU and NIC (a zero-delay
 // cable in HPCC topologies) share one. Counters: windows, packets handed between LPs, and per
@@ -267,16 +284,12 @@ struct Starter {
 // with c_e the serial run's wall time per event, c_sync a 2-thread barrier round measured here,
 // W events, R windows, X cross-LP packets.
 void profile_windows(benchmark::State& state, const Load& load, CcKind kind, bool window) {
-  if (load.flows.empty()) {
-    state.SkipWithError("fixture shared/fixtures/hpcc/inputs/fat320 not found");
-    return;
-  }
+  if (!has_flows(state, load)) return;
   PacketParams params;
   params.cc.kind = kind;
   params.nic.window = window || kind == CcKind::kHpcc;
   const topology::Routing routing(*load.topology);
-  const network::packet::parallel::LpPartition lps =
-      network::packet::parallel::partition_by_delay(*load.topology, Time::ps(1));
+  const network::packet::parallel::LpPartition lps = lps_of(load);
   constexpr std::array<std::uint32_t, 5> kThreads = {1, 2, 16, 64, 256};
   network::packet::parallel::WindowProfile profile;
   double seconds = 0;
@@ -320,6 +333,107 @@ void profile_windows(benchmark::State& state, const Load& load, CcKind kind, boo
   }
 }
 
+// The same load run serially and by the windowed executor on one thread (network/packet/
+// parallel/windowed_executor.h, LPs as profile_windows's), with the flows as queue pairs of a
+// driver of their own (the executor runs fixed lists of flows; a transfer's completion would
+// call back into the runtime). The outputs are the same (the fingerprint counters show it); the
+// ratio of the two is the executor's own cost on one thread: per-LP queues, window ends and
+// handing events to other LPs' queues, what threads have to win back.
+class QpStarter final : public network::packet::FabricListener {
+ public:
+  QpStarter(const Load& load, const topology::Routing& routing, network::packet::PacketBackend& backend)
+      : load_(load), routing_(routing), backend_(backend) {}
+  void start(std::uint64_t index) {
+    const TimedFlow& f = load_.flows[index];
+    forward_.clear();
+    reverse_.clear();
+    routing_.route(f.src, f.dst, index, forward_);
+    routing_.route(f.dst, f.src, index, reverse_);
+    network::packet::QpSpec spec;
+    spec.forward = forward_;
+    spec.reverse = reverse_;
+    spec.bytes = f.bytes;
+    spec.tag = index;
+    backend_.start_queue_pair(spec, *this);
+  }
+  std::size_t done = 0;
+
+ private:
+  void on_qp_delivered(network::packet::QpId, std::uint64_t) override {}
+  void on_qp_acked(network::packet::QpId, std::uint64_t) override { ++done; }
+  const Load& load_;
+  const topology::Routing& routing_;
+  network::packet::PacketBackend& backend_;
+  std::vector<topology::LinkId> forward_, reverse_;
+};
+
+double user_seconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_utime.tv_sec) + static_cast<double>(usage.ru_utime.tv_usec) * 1e-6;
+}
+
+// The fixture's five pods (4 ToRs, 4 aggregation switches, 64 hosts each, in ns-3's node
+// numbering) as LPs, the 16 cores shared out over the first four: LPs of the size a thread
+// would own, still with the 1 us lookahead.
+network::packet::parallel::LpPartition pods_of(const Load& load) {
+  std::vector<std::uint32_t> pod(load.topology->node_count());
+  for (std::uint32_t n = 0; n < pod.size(); ++n) pod[n] = n < 320 ? n / 64 : (n - 320) % 20 / 4;
+  return network::packet::parallel::partition_explicitly(*load.topology, pod);
+}
+
+enum class Lps { kNone, kNodes, kPods };
+
+void windowed_run(benchmark::State& state, const Load& load, CcKind kind, Lps partition) {
+  if (!has_flows(state, load)) return;
+  if (load.topology->node_count() != 376) {
+    state.SkipWithError("expected the fat320 fixture's 376 nodes");
+    return;
+  }
+  PacketParams params;
+  params.cc.kind = kind;
+  params.nic.window = true;
+  const topology::Routing routing(*load.topology);
+  const network::packet::parallel::LpPartition lps = partition == Lps::kPods ? pods_of(load) : lps_of(load);
+  const bool windowed = partition != Lps::kNone;
+  std::uint64_t events = 0, windows = 0, handed_over = 0;
+  double user = 0;
+  network::packet::FabricCounters last;
+  for (auto _ : state) {
+    Simulator simulator;
+    network::packet::PacketBackend backend(simulator, *load.topology, routing, params);
+    std::optional<network::packet::parallel::WindowedExecutor> executor;
+    if (windowed) executor.emplace(simulator, backend.fabric(), lps);
+    QpStarter starter(load, routing, backend);
+    for (std::size_t i = 0; i < load.flows.size(); ++i) {
+      simulator.schedule_at<&QpStarter::start>(load.flows[i].start, &starter, i);
+    }
+    const double before = user_seconds();
+    if (executor) {
+      executor->run_until(Time::max());
+      events = executor->events_processed();
+      windows = executor->stats().windows;
+      handed_over = executor->stats().handed_over;
+    } else {
+      simulator.run();
+      events = simulator.events_processed();
+    }
+    user += user_seconds() - before;
+    last = backend.fabric().counters();
+    if (starter.done != load.flows.size()) state.SkipWithError("flows did not complete");
+  }
+  const double runs = static_cast<double>(state.iterations());
+  state.SetItemsProcessed(static_cast<std::int64_t>(events) * state.iterations());
+  state.counters["events"] = static_cast<double>(events);
+  state.counters["windows"] = static_cast<double>(windows);
+  state.counters["handed_over"] = static_cast<double>(handed_over);
+  state.counters["lps"] = windowed ? lps.lp_count : 1;
+  state.counters["user_s"] = user / runs;
+  state.counters["ns_per_event"] = user / runs / static_cast<double>(events) * 1e9;
+  state.counters["ecn_marks"] = static_cast<double>(last.ecn_marks);
+  state.counters["data_packet_hops"] = static_cast<double>(last.data_packet_hops);
+}
+
 }  // namespace
 
 void register_packet_benchmarks(Registry& registry) {
@@ -349,6 +463,20 @@ void register_packet_benchmarks(Registry& registry) {
                  [k](benchmark::State& s) { profile_windows(s, websearch30(incast), k, true); })
         ->Unit(benchmark::kMillisecond)
         ->Iterations(1);
+    const std::string windowed = fmt::format("packet/windowed/websearch30_fat320/{}/", name);
+    for (const auto& [variant, lps] : {std::pair{"serial", Lps::kNone}, std::pair{"one_thread", Lps::kNodes},
+                                       std::pair{"one_thread_pods", Lps::kPods}}) {
+      const Lps partition = lps;
+      registry.add(windowed + variant,
+                   [k, partition](benchmark::State& s) { windowed_run(s, websearch30(incast), k, partition); })
+          ->Unit(benchmark::kMillisecond)
+          ->Iterations(1);
+    }
+    for (const char* variant : {"one_thread", "one_thread_pods"}) {
+      registry.add_ratio(fmt::format("packet windowed executor on one thread ({}), its cost (serial events/s over its), "
+                                     "WebSearch fat320, {}", variant, name),
+                         windowed + "serial", windowed + variant);
+    }
   }
 }
 

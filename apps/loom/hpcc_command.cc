@@ -77,6 +77,21 @@ void print_window_profile(const network::packet::parallel::LpPartition& lps,
                      sixteen.imbalance);
 }
 
+// One line on a windowed run: its LPs, windows, events handed between LPs and the busiest LP's share.
+void print_windows(const network::packet::parallel::LpPartition& lps, const network::packet::parallel::WindowStats& w,
+                   std::ostream& out) {
+  std::uint64_t total = 0, busiest = 0;
+  for (const std::uint64_t e : w.lp_events) {
+    total += e;
+    busiest = std::max(busiest, e);
+  }
+  const double events = static_cast<double>(std::max<std::uint64_t>(total, 1));
+  out << fmt::format("  windowed ({}): {} LPs, lookahead {}; {} windows, {} driver steps; {:.1f}% of fabric events "
+                     "handed to another LP; busiest LP {:.1f}% of them\n",
+                     lps.rule, lps.lp_count, to_string(lps.lookahead), w.windows, w.global_steps,
+                     100 * static_cast<double>(w.handed_over) / events, 100 * static_cast<double>(busiest) / events);
+}
+
 void warn(const std::string& message) { fmt::print(stderr, "loom: warning: {}\n", message); }
 
 void warn_ignored_keys(const std::string& config_file, const std::vector<std::string>& keys) {
@@ -134,10 +149,19 @@ int hpcc_command(const HpccArguments& args, std::ostream& out) {
   const fs::path monitor_dir = args.out_dir ? fs::path(*args.out_dir) : fct_path.parent_path();
   if (args.out_dir) fs::create_directories(*args.out_dir);
   std::optional<network::packet::parallel::LpPartition> lps;
+  if (args.windowed && !args.lp_delay_threshold) {
+    throw UserError("--windowed: expected --lp-delay-threshold, the delay below which cables join nodes into one LP");
+  }
   if (args.lp_delay_threshold) {
     lps = network::packet::parallel::partition_by_delay(topology, parse_time(*args.lp_delay_threshold));
   }
-  const hpcc::HpccRunResult result = hpcc::run_hpcc(config, topology, flows, monitor_dir, lps ? &*lps : nullptr);
+  if (args.windowed) {
+    config.params.lp_delay_threshold = parse_time(*args.lp_delay_threshold);
+    config.params.threads = args.threads;
+    network::packet::check_packet_params(config.params);  // threads
+  }
+  const hpcc::HpccRunResult result =
+      hpcc::run_hpcc(config, topology, flows, monitor_dir, lps && !args.windowed ? &*lps : nullptr);
   const double wall = result.simulate_seconds;
 
   write_file(fct_path, [&](std::ostream& o) { hpcc::write_fct(o, result.fct); });
@@ -153,6 +177,7 @@ int hpcc_command(const HpccArguments& args, std::ostream& out) {
   out << fmt::format("  PFC: {} pause/resume events; drops {}; ECN marks {}\n", result.pfc.size(),
                      result.counters.drops, result.counters.ecn_marks);
   if (result.window_profile) print_window_profile(*lps, *result.window_profile, out);
+  if (result.windows) print_windows(*lps, *result.windows, out);
   out << fmt::format("  wrote {} and {}\n", fct_path.string(), pfc_path.string());
   for (const network::OutputFile& file : result.monitor_files) out << fmt::format("  wrote {}\n", file.path.string());
   if (result.unfinished != 0) {
@@ -185,6 +210,9 @@ CLI::App* add_hpcc_command(CLI::App& app, HpccArguments& args) {
   cmd->add_option("--monitor-rows", args.monitor_rows, "Rows kept per monitor file (default 1000000)");
   cmd->add_option("--lp-delay-threshold", args.lp_delay_threshold,
                   "Profile the run for parallel execution over LPs of nodes joined by cables shorter than this");
+  cmd->add_flag("--windowed", args.windowed,
+               "Run window by window over the LPs of --lp-delay-threshold (the outputs stay the same)");
+  cmd->add_option("--threads", args.threads, "Threads of a --windowed run (1)");
   cmd->footer(
       "Outputs: without --out, the FCT and PFC files go where the config's FCT_OUTPUT_FILE and\n"
       "PFC_OUTPUT_FILE say: relative to the config's folder if that folder exists, else by base name\n"

@@ -22,6 +22,9 @@
 //
 //   loom hpcc config.txt --lp-delay-threshold 1ps    also profile the run for parallel execution
 //                                                    (network/packet/parallel/README.md)
+//   loom hpcc config.txt --lp-delay-threshold 1ps --windowed [--threads 1]
+//                                                    run it window by window over those LPs
+//                                                    (same outputs; prints the windows)
 //
 // Wiring (main.cc): `loom::app::HpccArguments hpcc_args; CLI::App* hpcc =
 // loom::app::add_hpcc_command(app, hpcc_args);` before parsing, then
@@ -46,6 +49,8 @@ struct HpccArguments {
   std::string monitor_interval = "100us";
   std::uint64_t monitor_rows = 1'000'000;
   std::optional<std::string> lp_delay_threshold;  // profile the run over LPs by this ζ
+  bool windowed = false;                 // ... or run it window by window over them
+  std::uint32_t threads = 1;             // threads of the windowed run
 };
 
 // Runs the experiment, writes the outputs, prints a summary (and the comparison) to `out`.

@@ -277,6 +277,11 @@ TEST(ClusterFidelity, EveryMisuseIsNamed) {
   EXPECT_THAT(error_of(t + "cluster:\n  mode: flow\n  fast_forward: {groups: triples}\n" + w +
                        "  jobs: [{id: a, gpus: 8, workload: dp, iterations: 2}]\n"),
               HasSubstr("exp.yaml:4:26: cluster.fast_forward.groups: unknown value 'triples'; expected one of whole, pairs"));
+  EXPECT_THAT(error_of(t + "cluster:\n  mode: flow\n  threads: 0\n" + w +
+                       "  jobs: [{id: a, gpus: 8, workload: dp, iterations: 2}]\n"),
+              HasSubstr("exp.yaml:4:12: cluster.threads: must be between 1 and 256, got 0"));
+  EXPECT_THAT(error_of(t + "cluster:\n  threads: 2\n  jobs: [{id: a, gpus: 8, duration: 1h}]\n"),
+              HasSubstr("job mode simulates no network"));
 }
 
 TEST(ClusterFidelity, UnknownWorkloadsAndRankMismatchesAreNamedWhenTheRunStarts) {

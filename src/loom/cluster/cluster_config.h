@@ -42,6 +42,9 @@ struct ClusterSettings {
   std::string mode = "job";            // job | analytical | flow | packet
   std::uint32_t fast_forward_iterations = 2;
   std::string fast_forward_groups = "whole";  // whole | pairs (experiment/cluster_fidelity.h)
+  // Network modes: groups of jobs that share no link, simulated at once on this many threads
+  // (results do not depend on it).
+  std::uint32_t threads = 1;
   JobModeOptions options;
   std::vector<Job> jobs;               // finalized (job.h)
   std::vector<std::string> warnings;   // from importing job files

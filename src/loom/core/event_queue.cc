@@ -75,7 +75,7 @@ std::size_t EventQueue::shift(Time delta, EventFilter matches, void* filter_cont
   compact();  // every entry left is live, so the buckets' minima are exact below
   std::vector<Entry> moved;
   const auto take = [&](const Entry& e) {
-    const Fired event{Time::ps(static_cast<std::int64_t>(e.key)), e.fn, e.context, e.arg};
+    const Fired event{Time::ps(static_cast<std::int64_t>(e.key)), e.fn, e.context, e.arg, e.order};
     if (!matches(filter_context, event)) return false;
     moved.push_back(e);
     return true;

@@ -123,6 +123,7 @@ class EventQueue {
     EventFn fn;
     void* context;
     std::uint64_t arg;
+    std::uint32_t order = 0;  // the order key it was scheduled with
   };
 
   EventQueue();
@@ -193,7 +194,7 @@ class EventQueue {
       e = level == 0 ? &pool_.front(list) : pool_.first_least(list, kPeekEntries, before);
     }
     if (e == nullptr) return false;
-    out = Fired{Time::ps(static_cast<std::int64_t>(e->key)), e->fn, e->context, e->arg};
+    out = Fired{Time::ps(static_cast<std::int64_t>(e->key)), e->fn, e->context, e->arg, e->order};
     return true;
   }
 
@@ -434,7 +435,7 @@ inline EventQueue::Fired EventQueue::take_head() {
     --slotted_;
   }
   --live_;
-  return Fired{Time::ps(static_cast<std::int64_t>(e.key)), e.fn, e.context, e.arg};
+  return Fired{Time::ps(static_cast<std::int64_t>(e.key)), e.fn, e.context, e.arg, e.order};
 }
 
 inline EventQueue::Fired EventQueue::pop() {

@@ -50,6 +50,10 @@ class Simulator {
 
   // Current simulated time; starts at zero.
   Time now() const { return now_; }
+  // The order key of the event running now (of the last one run, between events): with now(),
+  // where that event stands among simultaneous events, e.g. to merge logs of several simulators
+  // in the order one would have run them.
+  std::uint32_t current_order() const { return current_order_; }
 
   // Schedules fn(context, arg) at `when` (>= now()), with its order key among simultaneous
   // events (EventQueue's Order). Returns an id for cancel()/reschedule().
@@ -119,6 +123,13 @@ class Simulator {
   // events later than `limit` remain (and stop() was not called), now() becomes `limit`;
   // otherwise now() is the time of the last processed event.
   void run_until(Time limit);
+  // Moves now() to `when` without running anything: for an executor that runs several
+  // simulators in step (network/packet/parallel/windowed_executor.h). No pending event may be
+  // earlier than `when`.
+  void advance_to(Time when);
+  // Time of the earliest pending event (EventQueue::next_time: not O(1)); Time::max() when none.
+  Time next_event_time() const { return queue_.empty() ? Time::max() : queue_.next_time(); }
+
   // Makes the current run()/run_until() return once the running action finishes. Pending
   // events stay queued; a later run() resumes them. Outside a run it has no effect.
   void stop() { stop_requested_ = true; }
@@ -163,6 +174,7 @@ class Simulator {
  private:
   void fire(const EventQueue::Fired& event) {
     now_ = event.time;
+    current_order_ = event.order;
     ++events_processed_;
     if (observer_ != nullptr) observer_(observer_context_, event);
     event.fn(event.context, event.arg);
@@ -173,6 +185,7 @@ class Simulator {
 
   EventQueue queue_;
   Time now_;
+  std::uint32_t current_order_ = 0;
   std::uint64_t events_processed_ = 0;
   bool stop_requested_ = false;
   std::chrono::nanoseconds watchdog_limit_{0};

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
 #include <optional>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -83,55 +85,115 @@ cluster::Span NetworkIterationModel::reference_time(const cluster::Job& job) {
 std::vector<cluster::Span> NetworkIterationModel::iteration_times(std::span<const cluster::PlacedJob> jobs) {
   std::vector<cluster::Span> times(jobs.size());
   std::map<std::vector<std::uint32_t>, std::vector<cluster::Span>> asked;
+  // What is simulated together: each group, or with fast_forward.groups pairs each pair of a
+  // group of more than two that may share a link. A job's time is its unit's, or its slowest
+  // pair's (the co-runners' slowdowns do not add up when they load different hops of the same
+  // collectives, whose slowest hop sets the pace).
   const std::vector<std::pair<std::size_t, std::size_t>> pairs = cluster::interacting_pairs(machines_, jobs);
-  for (const std::vector<std::size_t>& group : cluster::groups_of(jobs.size(), pairs)) {
+  std::vector<std::vector<std::size_t>> units;
+  for (std::vector<std::size_t>& group : cluster::groups_of(jobs.size(), pairs)) {
     if (network_.groups == FastForwardGroups::kWhole || group.size() <= 2) {
-      const std::vector<cluster::Span> group_times = together(jobs, group, asked);
-      for (std::size_t k = 0; k < group.size(); ++k) times[group[k]] = group_times[k];
+      units.push_back(std::move(group));
       continue;
     }
-    // Pairs: each job with each co-runner it may share a link with; its slowest pair sets its
-    // time (the co-runners' slowdowns do not add up when they load different hops of the same
-    // collectives, whose slowest hop sets the pace).
     for (const auto& [i, k] : pairs) {
-      if (!std::binary_search(group.begin(), group.end(), i)) continue;
-      const std::vector<cluster::Span> pair_times = together(jobs, {i, k}, asked);
-      times[i] = std::max(times[i], pair_times[0]);
-      times[k] = std::max(times[k], pair_times[1]);
+      if (std::binary_search(group.begin(), group.end(), i)) units.push_back({i, k});
     }
+  }
+  const auto answer = [&](const std::vector<std::size_t>& unit, const std::vector<cluster::Span>& unit_times) {
+    for (std::size_t k = 0; k < unit.size(); ++k) times[unit[k]] = std::max(times[unit[k]], unit_times[k]);
+  };
+  // Units nothing remembers, simulated after the loop (at once, on network_.threads threads):
+  // each distinct situation once, with the units that wait for it and their identities.
+  std::vector<std::vector<Member>> to_simulate;
+  std::vector<std::string> keys;
+  std::vector<std::vector<std::pair<std::vector<std::size_t>, std::vector<std::uint32_t>>>> waiting;
+  std::map<std::string, std::size_t> pending;
+  for (const std::vector<std::size_t>& group : units) {
+    // The same jobs on the same GPUs on the same fabric as at the last question keep their
+    // times: they run on in the phases they settled into (the co-runners elsewhere changed).
+    std::vector<std::uint32_t> identity{fabric_version_};
+    for (const std::size_t i : group) {
+      identity.push_back(jobs[i].id);
+      identity.insert(identity.end(), jobs[i].gpus.begin(), jobs[i].gpus.end());
+      identity.push_back(topology::kNone);
+    }
+    if (const auto found = running_groups_.find(identity); found != running_groups_.end()) {
+      ++remembered_;
+      answer(group, found->second);
+      asked.emplace(std::move(identity), std::move(found->second));
+      continue;
+    }
+    std::vector<Member> members;
+    for (const std::size_t i : group) {
+      const cluster::Job& job = jobs_[jobs[i].id];
+      // The rest of its current iteration, (1 - phase) of its reference iteration, in 1/32 steps.
+      // A job alone has no one to be in phase with.
+      const std::int64_t steps =
+          group.size() == 1 ? 0 : (kPhaseSteps - std::llround(jobs[i].phase * kPhaseSteps)) % kPhaseSteps;
+      const std::int64_t offset_ps = job.iteration_time.nanoseconds() * 1000 * steps / kPhaseSteps;
+      members.push_back(Member{&network_.workloads.at(job.workload).workload, job.workload, jobs[i].gpus,
+                               Time::ps(offset_ps)});
+    }
+    std::string key = memo_key(members);
+    if (const auto found = memo_.find(key); found != memo_.end()) {
+      ++remembered_;
+      answer(group, found->second);
+      asked.emplace(std::move(identity), found->second);
+      continue;
+    }
+    const auto [at, first] = pending.emplace(key, to_simulate.size());
+    if (first) {
+      to_simulate.push_back(std::move(members));
+      keys.push_back(std::move(key));
+      waiting.emplace_back();
+    } else {
+      ++remembered_;  // the same situation as a group before it in this question
+    }
+    waiting[at->second].emplace_back(group, std::move(identity));
+  }
+  const std::vector<std::vector<cluster::Span>> simulated = simulate_all(to_simulate);
+  for (std::size_t p = 0; p < simulated.size(); ++p) {
+    for (auto& [group, identity] : waiting[p]) {
+      answer(group, simulated[p]);
+      asked.emplace(std::move(identity), simulated[p]);
+    }
+    memo_.emplace(std::move(keys[p]), simulated[p]);
   }
   running_groups_ = std::move(asked);
   return times;
 }
 
-std::vector<cluster::Span> NetworkIterationModel::together(
-    std::span<const cluster::PlacedJob> jobs, const std::vector<std::size_t>& group,
-    std::map<std::vector<std::uint32_t>, std::vector<cluster::Span>>& asked) {
-  // The same jobs on the same GPUs on the same fabric as at the last question keep their
-  // times: they run on in the phases they settled into (the co-runners elsewhere changed).
-  std::vector<std::uint32_t> identity{fabric_version_};
-  for (const std::size_t i : group) {
-    identity.push_back(jobs[i].id);
-    identity.insert(identity.end(), jobs[i].gpus.begin(), jobs[i].gpus.end());
-    identity.push_back(topology::kNone);
+std::vector<std::vector<cluster::Span>> NetworkIterationModel::simulate_all(
+    const std::vector<std::vector<Member>>& groups) {
+  std::vector<std::vector<cluster::Span>> out(groups.size());
+  const auto workers = static_cast<std::uint32_t>(std::min<std::size_t>(network_.threads, groups.size()));
+  if (workers <= 1) {
+    for (std::size_t g = 0; g < groups.size(); ++g) out[g] = simulate(groups[g]);
+    return out;
   }
-  if (const auto found = asked.find(identity); found != asked.end()) return found->second;
-  if (const auto found = running_groups_.find(identity); found != running_groups_.end()) {
-    ++remembered_;
-    return asked.emplace(std::move(identity), found->second).first->second;
+  // Each simulation owns its simulator, routing and backend and reads only what is shared and
+  // constant, so results do not depend on which thread ran what. The first exception (in group
+  // order) is rethrown, as the serial loop would have thrown it.
+  std::atomic<std::size_t> next = 0;
+  std::vector<std::exception_ptr> failed(groups.size());
+  const auto work = [&] {
+    for (std::size_t g = next++; g < groups.size(); g = next++) {
+      try {
+        out[g] = simulate(groups[g]);
+      } catch (...) {
+        failed[g] = std::current_exception();
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  for (std::uint32_t t = 1; t < workers; ++t) threads.emplace_back(work);
+  work();
+  for (std::thread& t : threads) t.join();
+  for (const std::exception_ptr& e : failed) {
+    if (e) std::rethrow_exception(e);
   }
-  std::vector<Member> members;
-  for (const std::size_t i : group) {
-    const cluster::Job& job = jobs_[jobs[i].id];
-    // The rest of its current iteration, (1 - phase) of its reference iteration, in 1/32 steps.
-    // A job alone has no one to be in phase with.
-    const std::int64_t steps =
-        group.size() == 1 ? 0 : (kPhaseSteps - std::llround(jobs[i].phase * kPhaseSteps)) % kPhaseSteps;
-    const std::int64_t offset_ps = job.iteration_time.nanoseconds() * 1000 * steps / kPhaseSteps;
-    members.push_back(Member{&network_.workloads.at(job.workload).workload, job.workload, jobs[i].gpus,
-                             Time::ps(offset_ps)});
-  }
-  return asked.emplace(std::move(identity), times_of(members)).first->second;
+  return out;
 }
 
 std::vector<cluster::Span> NetworkIterationModel::fabric_change_times() const {
@@ -214,7 +276,7 @@ system::RunResult NetworkIterationModel::run(const workload::Workload& workload,
   return result;
 }
 
-std::vector<cluster::Span> NetworkIterationModel::times_of(const std::vector<Member>& group) {
+std::string NetworkIterationModel::memo_key(const std::vector<Member>& group) {
   // With every cable up, equivalent placements meet (placement_shape.h); with cables down,
   // where each job is matters, so its GPUs do.
   std::string key = fabric_key();
@@ -229,6 +291,11 @@ std::vector<cluster::Span> NetworkIterationModel::times_of(const std::vector<Mem
       key += ';';
     }
   }
+  return key;
+}
+
+std::vector<cluster::Span> NetworkIterationModel::times_of(const std::vector<Member>& group) {
+  std::string key = memo_key(group);
   if (const auto found = memo_.find(key); found != memo_.end()) {
     ++remembered_;
     return found->second;
@@ -277,9 +344,9 @@ nlohmann::json NetworkIterationModel::statistics() const {
   return {{"mode", network::to_string(network_.network.params.mode)},
           {"fast_forward_iterations", network_.iterations},
           {"fast_forward_groups", network_.groups == FastForwardGroups::kPairs ? "pairs" : "whole"},
-          {"simulations", simulations_},
+          {"simulations", simulations_.load()},
           {"remembered", remembered_},
-          {"events", events_}};
+          {"events", events_.load()}};
 }
 
 }  // namespace loom::experiment

@@ -10,6 +10,7 @@
 #include "loom/hpcc/hpcc_routing.h"
 #include "loom/network/models/backend_factory.h"
 #include "loom/network/packet/packet_backend.h"
+#include "loom/network/packet/parallel/event_stamp.h"
 #include "loom/topology/routing.h"
 
 namespace loom::hpcc {
@@ -38,6 +39,10 @@ class Driver final : public FabricListener {
   }
 
   std::uint32_t running() const { return running_; }
+
+  // Puts result.fct in the order a serial run ends the flows (a windowed run ends them LP by LP
+  // within a window).
+  void order_completions() { network::packet::parallel::put_in_serial_order(result_.fct, completion_stamps_); }
 
  private:
   // HPCC's base RTT and bottleneck of the pair (the route of hash 0; ECMP paths are equal).
@@ -95,18 +100,22 @@ class Driver final : public FabricListener {
     r.standalone_ns = pair_rtt.picoseconds() / 1000 +
                       static_cast<std::int64_t>(total * 8'000'000'000ull / bw.bps());
     ++running_;
-    ++started_;
     backend_.start_queue_pair(spec, *this);
     result_.peak_memory_bytes = std::max(result_.peak_memory_bytes, fabric_.memory_bytes());
   }
 
   void on_qp_delivered(QpId, std::uint64_t) override {}
+  // Runs at the sender, whose clock is its node's (its LP's in a windowed run). The run goes on
+  // after the last flow, until the fabric drains, as ns-3 runs on to its stop time (its PFC log
+  // has the last RESUMEs).
   void on_qp_acked(QpId, std::uint64_t tag) override {
+    const Simulator& sender = fabric_.simulator_at(flows_[tag].src);
     FctRecord& r = records_[tag];
-    r.fct_ns = simulator_.now().picoseconds() / 1000 - r.start_ns;
+    r.fct_ns = sender.now().picoseconds() / 1000 - r.start_ns;
     result_.fct.push_back(r);
+    completion_stamps_.push_back(network::packet::parallel::stamp_of(sender));
     result_.peak_memory_bytes = std::max(result_.peak_memory_bytes, fabric_.memory_bytes());
-    if (--running_ == 0 && started_ == flows_.size()) simulator_.stop();
+    --running_;
   }
 
   Simulator& simulator_;
@@ -119,11 +128,11 @@ class Driver final : public FabricListener {
   HpccRouting ns3_routes_;
   std::map<std::pair<NodeId, NodeId>, std::uint32_t> next_port_;  // per host pair, from 10000
   std::vector<FctRecord> records_;
+  std::vector<network::packet::parallel::EventStamp> completion_stamps_;  // per result_.fct entry
   std::vector<LinkId> forward_, reverse_, path_;
   Time global_rtt_;
   Bytes global_bdp_ = 0;
   std::uint32_t running_ = 0;
-  std::size_t started_ = 0;
 };
 
 }  // namespace
@@ -139,11 +148,23 @@ HpccRunResult run_hpcc(const HpccConfig& config, const topology::Topology& topol
       network::make_packet_backend(simulator, topology, routing, config.params);
   Fabric& fabric = backend->fabric();
   fabric.record_pfc_events(true);  // every event, for pfc.txt (and packet_pfc.csv), as ns-3
+  std::optional<network::packet::parallel::LpPartition> lps;
+  std::optional<network::packet::parallel::WindowedExecutor> executor;
+  if (config.params.lp_delay_threshold > Time::zero()) {
+    lps = network::packet::parallel::partition_by_delay(topology, config.params.lp_delay_threshold);
+    executor.emplace(simulator, fabric, *lps);
+  }
   Driver driver(simulator, *backend, routing, flows, config, result);
   std::optional<network::packet::parallel::WindowProfiler> profiler;
-  if (profile_lps != nullptr) profiler.emplace(simulator, fabric, *profile_lps);
+  if (profile_lps != nullptr && !executor) profiler.emplace(simulator, fabric, *profile_lps);
   const auto started = std::chrono::steady_clock::now();
-  simulator.run_until(config.stop_time);
+  if (executor) {
+    executor->run_until(config.stop_time);
+    result.windows = executor->stats();
+  } else {
+    simulator.run_until(config.stop_time);
+  }
+  driver.order_completions();
   result.simulate_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (profiler) {
     constexpr std::array<std::uint32_t, 3> kThreads = {1, 2, 16};
@@ -151,7 +172,7 @@ HpccRunResult run_hpcc(const HpccConfig& config, const topology::Topology& topol
   }
   result.unfinished = driver.running();
   result.counters = fabric.counters();
-  result.events = simulator.events_processed();
+  result.events = executor ? executor->events_processed() : simulator.events_processed();
   result.monitor_files = backend->write_monitors(monitor_dir);
   for (const network::packet::PfcEvent& e : fabric.pfc_events()) {
     const topology::Link& link = topology.link(e.link);

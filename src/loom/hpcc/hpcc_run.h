@@ -22,6 +22,7 @@
 #include "loom/network/backend.h"
 #include "loom/network/packet/fabric.h"
 #include "loom/network/packet/parallel/window_profiler.h"
+#include "loom/network/packet/parallel/windowed_executor.h"
 
 namespace loom::hpcc {
 
@@ -39,14 +40,18 @@ struct HpccRunResult {
   // With a partition given: what window-synchronous parallel execution over its LPs would do
   // (network/packet/parallel/window_profiler.h), split over 1, 2 and 16 threads.
   std::optional<network::packet::parallel::WindowProfile> window_profile;
+  // With config.params.lp_delay_threshold > 0: the windows the run took (same outputs as serial).
+  std::optional<network::packet::parallel::WindowStats> windows;
 };
 
 // Runs the experiment until every flow ends or the stop time. With config.params.monitor on,
 // samples while flows run and writes the monitor CSV files (monitor_csv.h; QP tags are flow
 // indices) into `monitor_dir`, listed in result.monitor_files. Each flow's priority group is
 // the traffic class of its QP (QpSpec::priority), as ns-3's pg. Throws UserError when the
-// topology cannot route a flow. With `profile_lps`, the run is profiled over those LPs (the
-// outputs stay the same).
+// topology cannot route a flow. With `profile_lps`, a serial run is profiled over those LPs (the
+// outputs stay the same). With config.params.lp_delay_threshold > 0 it runs window by window over
+// the LPs of that threshold (parallel/windowed_executor.h), with the outputs of a serial run.
+// The run ends when the fabric drains (every flow done) or at the stop time.
 HpccRunResult run_hpcc(const HpccConfig& config, const topology::Topology& topology,
                        const std::vector<HpccFlow>& flows, const std::filesystem::path& monitor_dir = {},
                        const network::packet::parallel::LpPartition* profile_lps = nullptr);

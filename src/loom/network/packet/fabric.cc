@@ -45,6 +45,11 @@ Fabric::Fabric(Simulator& simulator, const topology::Topology& topology, const P
     throw UserError("packet mode supports fewer than 2^28 links; the topology has " +
                     std::to_string(topology.link_count()));
   }
+  node_sim_.assign(topology.node_count(), &simulator);
+  src_sim_.assign(topology.link_count(), &simulator);
+  dst_sim_.assign(topology.link_count(), &simulator);
+  far_lp_.assign(topology.link_count(), kSameLp);
+  near_lp_.assign(topology.link_count(), kSameLp);
   ecn_random_.reserve(topology.link_count());
   error_random_.reserve(topology.link_count());
   for (LinkId l = 0; l < topology.link_count(); ++l) {

@@ -138,6 +138,20 @@ class Fabric {
     pfc_limit_ = limit;
   }
 
+  // Runs node n's events on the simulator `by_lp[lp_of_node[n]]` (one per logical process of a
+  // windowed run, parallel/windowed_executor.h) instead of the one given at construction, which
+  // keeps the events of the fabric's drivers. Before any queue pair starts. Events for another
+  // LP (packets and PFC frames over a cable between LPs) are held until end_window(), which the
+  // executor calls between windows: it hands them to their LPs' queues, LP by LP, and puts the
+  // window's PAUSE/RESUME log entries in the serial order (time, then their events' order key).
+  void use_lp_simulators(std::span<Simulator* const> by_lp, std::span<const std::uint32_t> lp_of_node);
+  // `end`: the window's end, before which no held event may be due.
+  void end_window(Time end);
+  // Events handed between LPs since use_lp_simulators.
+  std::uint64_t handed_over() const { return handed_over_; }
+  // The simulator that runs `node`'s events (its clock is the node's time during them).
+  const Simulator& simulator_at(topology::NodeId node) const { return *node_sim_[node]; }
+
   // Starts a queue pair now. Throws UserError for a path longer than kMaxPathLinks links or a
   // priority outside 0..sw.queues-1.
   QpId add_qp(const QpSpec& spec);
@@ -238,15 +252,15 @@ class Fabric {
 
   // Prefetches the record of the packet whose arrival is the next event (when the queue can
   // tell in O(1)), so that its cache miss overlaps the current event's work.
-  void prefetch_next_arrival() const;
+  void prefetch_next_arrival(const Simulator& here) const;
   void try_transmit(topology::LinkId link);
   void transmit(topology::LinkId link, PacketId id);
   void enqueue(topology::LinkId link, PacketId id) { ports_[link].enqueue(pool_, id); }
   PacketId dequeue(EgressPort& port) { return port.dequeue(pool_, wrr_, params_.sw.class_weights.data()); }
   PacketId next_data_packet(topology::LinkId link);
   void forward(PacketId id, topology::LinkId arrived_on);
-  void receive_data(PacketId id);
-  void receive_ack(PacketId id);
+  void receive_data(PacketId id, Time now);
+  void receive_ack(PacketId id, Time now);
   // Selective repeat: remember an out-of-order packet; move rcv_nxt over held packets.
   void hold_reordered(QpId qp, std::uint64_t seq);
   void drain_reordered(QpId qp);
@@ -255,6 +269,7 @@ class Fabric {
   void drop(PacketId id, topology::LinkId at);
   // Returns a QP's packet to the pool (and the QP's slot once finished and empty).
   void release(PacketId id);
+  void free_qp(QpId qp);
   void flush(topology::LinkId link);
   void store_paths(QpId qp, std::span<const topology::LinkId> forward, std::span<const topology::LinkId> reverse);
   void finish_sender(QpId qp);
@@ -262,8 +277,34 @@ class Fabric {
   void schedule_increase(QpId qp, Time when);
   bool qp_ref_live(std::uint64_t ref) const;
   std::uint64_t qp_ref(QpId qp) const { return qp | (std::uint64_t{qps_[qp].generation} << 32); }
+  // The simulators of a link's sending and receiving node, and of a QP's sender.
+  Simulator& at_src(topology::LinkId link) const { return *src_sim_[link]; }
+  Simulator& at_dst(topology::LinkId link) const { return *dst_sim_[link]; }
+  Simulator& at_sender(QpId qp) const { return *src_sim_[paths_.forward(qp)[0]]; }
+  // Schedules fn at `lp` (another LP than the caller's) once the window ends.
+  void hand_over(std::uint32_t lp, Time when, EventFn fn, std::uint64_t arg, std::uint32_t order) {
+    handoffs_.push_back(HandOff{when, arg, fn, lp, order});
+  }
+  void deliver_handoffs(Time end);
+  // An event one LP schedules at another, held until the window's end.
+  struct HandOff {
+    Time when;
+    std::uint64_t arg;
+    EventFn fn;
+    std::uint32_t lp, order;
+  };
 
-  Simulator& simulator_;
+  Simulator& simulator_;  // the drivers' (and, unless use_lp_simulators, every node's)
+  std::vector<Simulator*> node_sim_;  // by node id
+  std::vector<Simulator*> src_sim_, dst_sim_;  // by link id: its source's, its destination's
+  // Windowed: by link id, the LP of its destination when that differs from its source's, else
+  // kSameLp (always, in a serial run).
+  static constexpr std::uint32_t kSameLp = ~0u;
+  std::vector<std::uint32_t> far_lp_, near_lp_;  // ... and of its source, for PFC frames
+  std::vector<Simulator*> lp_sim_;
+  std::vector<HandOff> handoffs_, handoff_scratch_;
+  std::vector<std::uint32_t> handoff_count_;  // per LP, scratch
+  std::uint64_t handed_over_ = 0;
   const topology::Topology& topology_;
   PacketParams params_;
   CongestionControl cc_;
@@ -279,11 +320,16 @@ class Fabric {
   std::vector<Qp> qps_;
   QpPaths paths_;
   std::vector<std::uint64_t> reorder_;   // selective repeat: per QP a ring of kReorderWords x 64 packet bits
+  // Ended QPs whose slots are free: a min-heap, so that the id a QP gets depends on which slots
+  // are free, not on the order in which they were freed (which differs between a serial and a
+  // windowed run).
   std::vector<QpId> free_qps_;
   FabricCounters counters_;
   std::vector<PfcEvent> pfc_events_;
   std::vector<IngressQueue> resumable_;  // scratch
   bool record_pfc_ = false;
+  bool windowed_ = false;           // use_lp_simulators was called
+  std::size_t pfc_ordered_ = 0;     // windowed: pfc_events_ before this are in order and capped
   std::size_t pfc_limit_ = SIZE_MAX;
   std::uint64_t pfc_events_dropped_ = 0;
   bool ack_control_ = false;  // ACK/NACK in the control class

@@ -2,6 +2,7 @@
 // NIC's weighted round robin over its QPs producing data packets at their paced times.
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 #include <fmt/format.h>
 
@@ -41,6 +42,7 @@ QpId Fabric::add_qp(const QpSpec& spec) {
     paths_.grow();
     if (params_.nic.selective_repeat) reorder_.resize(reorder_.size() + kReorderWords);
   } else {
+    std::pop_heap(free_qps_.begin(), free_qps_.end(), std::greater<>());
     id = free_qps_.back();
     free_qps_.pop_back();
   }
@@ -54,7 +56,8 @@ QpId Fabric::add_qp(const QpSpec& spec) {
   qp.tag = spec.tag;
   qp.weight = spec.weight;
   qp.priority = static_cast<std::uint8_t>(spec.priority == 0 ? params_.data_priority : spec.priority);
-  qp.start = simulator_.now();
+  Simulator& sender = at_src(spec.forward.front());
+  qp.start = sender.now();
   qp.last_progress = qp.start;
   qp.next_avail = qp.start;
   store_paths(id, spec.forward, spec.reverse);
@@ -88,8 +91,8 @@ QpId Fabric::add_qp(const QpSpec& spec) {
 
   Nic& nic = nics_[first.nic];
   nic.qps.push_back(id);
-  const Time timeout = simulator_.now() + params_.nic.retransmit_timeout;
-  qp.timeout = simulator_.schedule_at<&Fabric::on_timeout>(timeout, this, qp_ref(id), order_key(EventKind::kTimeout, id, timeout));
+  const Time timeout = sender.now() + params_.nic.retransmit_timeout;
+  qp.timeout = sender.schedule_at<&Fabric::on_timeout>(timeout, this, qp_ref(id), order_key(EventKind::kTimeout, id, timeout));
   try_transmit(spec.forward.front());
   return id;
 }
@@ -126,7 +129,8 @@ PacketId Fabric::next_data_packet(LinkId link) {
   const unsigned paused = port.paused;
   Nic& nic = nics_[port.nic];
   const auto count = static_cast<std::uint32_t>(nic.qps.size());
-  const Time now = simulator_.now();
+  Simulator& here = at_src(link);
+  const Time now = here.now();
   Time earliest = Time::max();
   // The QP at the cursor keeps its turn while it has credit; otherwise the next one starts.
   const std::uint32_t first = nic.credit > 0 ? 0 : 1;
@@ -183,7 +187,7 @@ PacketId Fabric::next_data_packet(LinkId link) {
   if (earliest != Time::max() && (!nic.wake_armed || nic.wake_at > earliest)) {
     nic.wake_at = earliest;
     nic.wake_armed = true;
-    simulator_.post_at<&Fabric::on_wake>(earliest, this, link | (std::uint64_t{++nic.wake_generation} << 32),
+    here.post_at<&Fabric::on_wake>(earliest, this, link | (std::uint64_t{++nic.wake_generation} << 32),
                                          order_key(EventKind::kWake, link, earliest));
   }
   return kNoPacket;
@@ -199,15 +203,16 @@ void Fabric::on_wake(std::uint64_t wake) {
 
 void Fabric::finish_sender(QpId q) {
   Qp& qp = qps_[q];
-  simulator_.cancel(qp.decrease);
-  simulator_.cancel(qp.increase);
-  simulator_.cancel(qp.timeout);
+  Simulator& sender = at_sender(q);
+  sender.cancel(qp.decrease);
+  sender.cancel(qp.increase);
+  sender.cancel(qp.timeout);
   const bool removed = nics_[ports_[paths_.forward(q)[0]].nic].remove(q);
   LOOM_ASSERT(removed, "finished QP not on its NIC");
   qp.active = false;
   --active_qps_;
   const std::uint64_t tag = qp.tag;
-  if (qp.packets_alive == 0) free_qps_.push_back(q);
+  if (qp.packets_alive == 0) free_qp(q);
   if (listener_ != nullptr) listener_->on_qp_acked(q, tag);
 }
 

@@ -3,6 +3,7 @@
 // (congestion control, go-back-N or a repair, the QP's end).
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 #include "loom/network/packet/fabric.h"
 
@@ -29,15 +30,17 @@ void Fabric::send_control(PacketId id, PacketKind kind, std::uint64_t seq, bool 
   try_transmit(first);
 }
 
-void Fabric::receive_data(PacketId id) {
+void Fabric::receive_data(PacketId id, Time now) {
   Packet& packet = pool_[id];
   const QpId q = packet.qp;
   Qp& qp = qps_[q];
-  if (!qp.active || packet.generation != static_cast<std::uint16_t>(qp.generation)) {
+  // The receiver knows only its own half: a duplicate reaching it after the sender has ended is
+  // ACKed like any other (the sender ignores the ACK). A slot is reused only once none of its
+  // packets is left, so a live packet's generation always matches; the test is a guard.
+  if (packet.generation != static_cast<std::uint16_t>(qp.generation)) {
     release(id);
     return;
   }
-  const Time now = simulator_.now();
   const bool selective = params_.nic.selective_repeat;
   if (packet.seq == qp.rcv_nxt) {
     qp.rcv_nxt += packet.payload;
@@ -105,7 +108,7 @@ void Fabric::drain_reordered(QpId q) {
   }
 }
 
-void Fabric::receive_ack(PacketId id) {
+void Fabric::receive_ack(PacketId id, Time now) {
   const Packet packet = pool_[id];
   const QpId q = packet.qp;
   Qp& qp = qps_[q];
@@ -114,7 +117,6 @@ void Fabric::receive_ack(PacketId id) {
     release(id);
     return;
   }
-  const Time now = simulator_.now();
   const bool echo = (packet.flags & kEcnEcho) != 0;
   if (echo) {
     ++counters_.cnps;
@@ -161,7 +163,12 @@ void Fabric::release(PacketId id) {
   pool_.release(id);
   // A finished QP's slot is reused only once none of its packets is left anywhere, so no stale
   // packet ever follows a new QP's path.
-  if (--qp.packets_alive == 0 && !qp.active) free_qps_.push_back(q);
+  if (--qp.packets_alive == 0 && !qp.active) free_qp(q);
+}
+
+void Fabric::free_qp(QpId q) {
+  free_qps_.push_back(q);
+  std::push_heap(free_qps_.begin(), free_qps_.end(), std::greater<>());
 }
 
 }  // namespace loom::network::packet

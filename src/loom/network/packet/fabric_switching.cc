@@ -10,10 +10,11 @@ using topology::LinkId;
 
 void Fabric::try_transmit(LinkId link) {
   EgressPort& port = ports_[link];
-  if (simulator_.now() < port.busy_until) {
+  Simulator& here = at_src(link);
+  if (here.now() < port.busy_until) {
     if (!port.wake_pending) {
       port.wake_pending = true;
-      simulator_.post_at<&Fabric::on_transmit_done>(port.busy_until, this, link,
+      here.post_at<&Fabric::on_transmit_done>(port.busy_until, this, link,
                                                     order_key(EventKind::kTransmitDone, link, port.busy_until));
     }
     return;
@@ -25,6 +26,7 @@ void Fabric::try_transmit(LinkId link) {
 
 void Fabric::transmit(LinkId link, PacketId id) {
   EgressPort& port = ports_[link];
+  Simulator& here = at_src(link);
   Packet& packet = pool_[id];
   if (packet.in_link != topology::kNone) {
     const topology::NodeId node = port.source;
@@ -45,27 +47,32 @@ void Fabric::transmit(LinkId link, PacketId id) {
       }
       if (cc_.kind() == CcKind::kHpcc && packet.int_hops < kMaxIntHops) {
         pool_.telemetry(id)[packet.int_hops++] =
-            IntHop{simulator_.now(), port.tx_bytes, static_cast<std::uint32_t>(port.bytes), link};
+            IntHop{here.now(), port.tx_bytes, static_cast<std::uint32_t>(port.bytes), link};
       }
     }
   }
   port.tx_bytes += packet.wire;
   const Time done = port.serialization(packet.wire);
-  port.busy_until = simulator_.now() + done;
-  const Time arrival = simulator_.now() + done + port.delay;
-  simulator_.post_at<&Fabric::on_arrive>(arrival, this, id, order_key(EventKind::kArrive, link, arrival));
+  port.busy_until = here.now() + done;
+  const Time arrival = here.now() + done + port.delay;
+  const std::uint32_t key = order_key(EventKind::kArrive, link, arrival);
+  if (far_lp_[link] == kSameLp) [[likely]] {
+    at_dst(link).post_at<&Fabric::on_arrive>(arrival, this, id, key);
+  } else {
+    hand_over(far_lp_[link], arrival, &detail::call_member<&Fabric::on_arrive, Fabric>, id, key);
+  }
   // A NIC may have more data for its QPs; a switch port only if packets wait.
   if (!port.wake_pending && (port.nic != kNoNic || port.bytes != 0)) {
     port.wake_pending = true;
-    simulator_.post_at<&Fabric::on_transmit_done>(port.busy_until, this, link,
-                                                  order_key(EventKind::kTransmitDone, link, port.busy_until));
+    here.post_at<&Fabric::on_transmit_done>(port.busy_until, this, link,
+                                            order_key(EventKind::kTransmitDone, link, port.busy_until));
   }
 }
 
 // Inlined into its callers: out of line, the compiler may drop the call as free of effects.
-[[gnu::always_inline]] inline void Fabric::prefetch_next_arrival() const {
+[[gnu::always_inline]] inline void Fabric::prefetch_next_arrival(const Simulator& here) const {
   EventQueue::Fired next;
-  if (simulator_.peek_next(next) && next.context == this &&
+  if (here.peek_next(next) && next.context == this &&
       next.fn == &detail::call_member<&Fabric::on_arrive, Fabric>) {
     const auto id = static_cast<PacketId>(next.arg);
     const auto* packet = reinterpret_cast<const char*>(&pool_[id]);
@@ -82,19 +89,20 @@ void Fabric::transmit(LinkId link, PacketId id) {
 }
 
 void Fabric::on_transmit_done(std::uint64_t link) {
-  prefetch_next_arrival();
+  prefetch_next_arrival(at_src(static_cast<LinkId>(link)));
   ports_[link].wake_pending = false;
   try_transmit(static_cast<LinkId>(link));
 }
 
 void Fabric::on_arrive(std::uint64_t packet_id) {
-  prefetch_next_arrival();
   const auto id = static_cast<PacketId>(packet_id);
   Packet& packet = pool_[id];
   const bool data = packet.kind == PacketKind::kData;
   const topology::LinkId* path = data ? paths_.data(packet.qp, packet.path) : paths_.reverse(packet.qp);
   const std::uint32_t length = packet.path_links;
   const LinkId arrived_on = path[packet.hop];
+  const Simulator& here = at_dst(arrived_on);
+  prefetch_next_arrival(here);
   // The port record of the arrival link is cold here; a byte per link says whether to look.
   const bool faulty = lossy_[arrived_on] != 0 &&
                       (ports_[arrived_on].down || error_random_[arrived_on].bernoulli(ports_[arrived_on].error_rate));
@@ -105,9 +113,9 @@ void Fabric::on_arrive(std::uint64_t packet_id) {
   if (packet.hop + 1u < length) {
     forward(id, arrived_on);
   } else if (data) {
-    receive_data(id);
+    receive_data(id, here.now());
   } else {
-    receive_ack(id);
+    receive_ack(id, here.now());
   }
 }
 
@@ -173,9 +181,15 @@ void Fabric::send_pfc(LinkId link, std::uint32_t priority, bool pause) {
   const LinkId back = topology_.link(link).reverse;
   const Time delay = ports_[back].serialization(static_cast<std::uint32_t>(params_.sw.pause_frame_bytes)) +
                      topology_.link(back).latency;
-  const Time when = simulator_.now() + delay;
-  simulator_.post_at<&Fabric::on_pfc>(when, this, (std::uint64_t{link} << 4) | (priority << 1) | (pause ? 1 : 0),
-                                      order_key(EventKind::kPfc, link, when));
+  // Sent by the node `link` leads to, taking effect at the node it comes from.
+  const Time when = at_dst(link).now() + delay;
+  const std::uint64_t frame = (std::uint64_t{link} << 4) | (priority << 1) | (pause ? 1 : 0);
+  const std::uint32_t key = order_key(EventKind::kPfc, link, when);
+  if (near_lp_[link] == kSameLp) {
+    at_src(link).post_at<&Fabric::on_pfc>(when, this, frame, key);
+  } else {
+    hand_over(near_lp_[link], when, &detail::call_member<&Fabric::on_pfc, Fabric>, frame, key);
+  }
 }
 
 void Fabric::on_pfc(std::uint64_t frame) {
@@ -185,8 +199,8 @@ void Fabric::on_pfc(std::uint64_t frame) {
   ports_[link].set_paused(priority, pause);
   ++(pause ? counters_.pauses : counters_.resumes);
   if (record_pfc_) {
-    if (pfc_events_.size() < pfc_limit_) {
-      pfc_events_.push_back(PfcEvent{simulator_.now(), link, pause, priority});
+    if (windowed_ || pfc_events_.size() < pfc_limit_) {  // windowed: capped at end_window()
+      pfc_events_.push_back(PfcEvent{at_src(link).now(), link, pause, priority});
     } else {
       ++pfc_events_dropped_;
     }

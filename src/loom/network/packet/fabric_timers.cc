@@ -5,11 +5,11 @@
 namespace loom::network::packet {
 
 void Fabric::schedule_increase(QpId q, Time when) {
-  qps_[q].increase = simulator_.schedule_at<&Fabric::on_increase>(when, this, qp_ref(q), order_key(EventKind::kIncrease, q, when));
+  qps_[q].increase = at_sender(q).schedule_at<&Fabric::on_increase>(when, this, qp_ref(q), order_key(EventKind::kIncrease, q, when));
 }
 
 void Fabric::schedule_decrease(QpId q, Time when) {
-  qps_[q].decrease = simulator_.schedule_at<&Fabric::on_decrease>(when, this, qp_ref(q), order_key(EventKind::kDecrease, q, when));
+  qps_[q].decrease = at_sender(q).schedule_at<&Fabric::on_decrease>(when, this, qp_ref(q), order_key(EventKind::kDecrease, q, when));
 }
 
 bool Fabric::qp_ref_live(std::uint64_t ref) const {
@@ -21,8 +21,9 @@ void Fabric::on_decrease(std::uint64_t ref) {
   if (!qp_ref_live(ref)) return;
   const auto q = static_cast<QpId>(ref & 0xffffffffu);
   Qp& qp = qps_[q];
-  const Time next = cc_.on_decrease(qp.cc, simulator_.now());
-  simulator_.cancel(qp.increase);
+  Simulator& sender = at_sender(q);
+  const Time next = cc_.on_decrease(qp.cc, sender.now());
+  sender.cancel(qp.increase);
   schedule_increase(q, next);
 }
 
@@ -30,7 +31,7 @@ void Fabric::on_increase(std::uint64_t ref) {
   if (!qp_ref_live(ref)) return;
   const auto q = static_cast<QpId>(ref & 0xffffffffu);
   Qp& qp = qps_[q];
-  schedule_increase(q, cc_.on_increase(qp.cc, simulator_.now()));
+  schedule_increase(q, cc_.on_increase(qp.cc, at_sender(q).now()));
   try_transmit(paths_.forward(q)[0]);
 }
 
@@ -38,7 +39,8 @@ void Fabric::on_timeout(std::uint64_t ref) {
   if (!qp_ref_live(ref)) return;
   const auto q = static_cast<QpId>(ref & 0xffffffffu);
   Qp& qp = qps_[q];
-  const Time now = simulator_.now();
+  Simulator& sender = at_sender(q);
+  const Time now = sender.now();
   const Time rto = params_.nic.retransmit_timeout;
   if (now - qp.last_progress >= rto) {
     qp.last_progress = now;
@@ -54,7 +56,7 @@ void Fabric::on_timeout(std::uint64_t ref) {
     }
   }
   const Time next = qp.last_progress + rto;
-  qp.timeout = simulator_.schedule_at<&Fabric::on_timeout>(next, this, ref, order_key(EventKind::kTimeout, q, next));
+  qp.timeout = sender.schedule_at<&Fabric::on_timeout>(next, this, ref, order_key(EventKind::kTimeout, q, next));
 }
 
 }  // namespace loom::network::packet

@@ -153,6 +153,10 @@ void visit_parameters(PacketParams& p, ParamVisitor& v) {
          "random loss per packet per link, recovered by retransmission (ERROR_RATE_PER_LINK)");
   v.flag("scale_up_flow", p.scale_up_flow, "GPU-to-GPU transfers inside a host at flow level (NVLink has no ECN/CNP), as SimAI and Arcadia; false: RoCEv2 packets");
   v.flag("packet_spraying", p.packet_spraying, "per-packet ECMP over up to 8 equal-cost paths");
+  v.time("lp_delay_threshold", p.lp_delay_threshold, Time::zero(), kMaxTime,
+         "windowed execution over logical processes of the nodes that cables shorter than this join "
+         "(parallel/README.md; same outputs); 0 = one serial event queue");
+  v.count("threads", p.threads, 1, 1024, "threads running the windows (only 1 yet: more are refused)");
   v.group("fast_forward", "skip steady partitions (fastforward/README.md)",
           [&] { fastforward::visit_fast_forward(p.fast_forward, v); });
   MonitorOptions& m = p.monitor;

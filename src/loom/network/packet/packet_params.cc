@@ -150,6 +150,17 @@ void check_packet_params(const PacketParams& params) {
   }
   check_fraction("cc.dctcp.g", cc.dctcp.g, false);
   check_positive("monitor.interval", params.monitor.interval);
+  if (params.lp_delay_threshold < Time::zero()) {
+    fail("lp_delay_threshold", to_string(params.lp_delay_threshold), "a delay >= 0 (0: serial)");
+  }
+  if (params.threads != 1) {
+    fail("threads", std::to_string(params.threads),
+         "1: the windowed executor runs its logical processes on one thread (threads are not built yet)");
+  }
+  if (params.lp_delay_threshold > Time::zero() && params.fast_forward.enabled) {
+    fail("lp_delay_threshold", to_string(params.lp_delay_threshold),
+         "0 with fast_forward on: a skip moves a partition spanning logical processes, which windows do not support yet");
+  }
   if (params.monitor.max_rows < 1) fail("monitor.max_rows", "0", "at least 1 row per file");
 }
 

@@ -191,6 +191,10 @@ struct PacketParams {
   bool packet_spraying = false;      // per-packet ECMP over up to 8 equal-cost paths (use selective repeat)
   Bandwidth nic_rate_hint;           // NIC speed for alpha_shift; zero = slowest endpoint link
   std::uint64_t seed = 1;            // RED marking random stream
+  // Windowed (parallel) execution, parallel/windowed_executor.h: nodes joined by cables shorter
+  // than this share a logical process; zero runs the one event queue of a serial run.
+  Time lp_delay_threshold;
+  std::uint32_t threads = 1;         // threads running the LPs' windows (1: the only value yet)
 
   // The NIC window settings in force: the explicit ones, else the congestion control's default.
   bool window_on() const { return nic.window.value_or(window_by_default(cc.kind)); }

@@ -1,5 +1,6 @@
 #include "loom/network/packet/parallel/lp_partition.h"
 
+#include <algorithm>
 #include <numeric>
 #include <unordered_map>
 
@@ -51,14 +52,15 @@ LpPartition finish(const topology::Topology& topology, std::vector<std::uint32_t
   for (LinkId l = 0; l < topology.link_count(); l += 2) {  // a cable is links l and l + 1
     const topology::Link& link = topology.link(l);
     if (p.lp_of_node[link.src] == p.lp_of_node[link.dst]) continue;
-    if (link.latency <= Time::zero()) {
+    const Time delay = std::min(link.latency, topology.link(link.reverse).latency);  // either way
+    if (delay <= Time::zero()) {
       throw UserError(fmt::format(
           "LP partition ({}): the cable {} <-> {} has zero delay but joins two LPs, which leaves no "
           "lookahead; put both ends in one LP (a threshold above zero does)",
           p.rule, topology.node(link.src).name, topology.node(link.dst).name));
     }
     ++p.cross_cables;
-    p.lookahead = std::min(p.lookahead, link.latency);
+    p.lookahead = std::min(p.lookahead, delay);
   }
   return p;
 }

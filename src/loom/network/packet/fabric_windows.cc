@@ -1,0 +1,65 @@
+// The fabric under the windowed executor (parallel/windowed_executor.h): each node's events on
+// its LP's simulator, events for other LPs held until the window ends, and the PFC log put back
+// in serial order.
+#include <algorithm>
+
+#include "loom/core/error.h"
+#include "loom/network/packet/fabric.h"
+
+namespace loom::network::packet {
+
+using topology::LinkId;
+
+void Fabric::use_lp_simulators(std::span<Simulator* const> by_lp, std::span<const std::uint32_t> lp_of_node) {
+  LOOM_ASSERT(lp_of_node.size() == topology_.node_count(), "one LP per node expected");
+  LOOM_ASSERT(qps_.empty(), "the fabric's simulators change only before its first queue pair");
+  lp_sim_.assign(by_lp.begin(), by_lp.end());
+  for (std::size_t n = 0; n < node_sim_.size(); ++n) node_sim_[n] = lp_sim_[lp_of_node[n]];
+  for (LinkId l = 0; l < topology_.link_count(); ++l) {
+    const std::uint32_t src = lp_of_node[topology_.link(l).src], dst = lp_of_node[topology_.link(l).dst];
+    src_sim_[l] = lp_sim_[src];
+    dst_sim_[l] = lp_sim_[dst];
+    far_lp_[l] = src == dst ? kSameLp : dst;
+    near_lp_[l] = src == dst ? kSameLp : src;
+  }
+  handoff_count_.assign(lp_sim_.size() + 1, 0);
+  windowed_ = true;
+}
+
+void Fabric::deliver_handoffs(Time end) {
+  // Grouped by LP (a counting sort, stable), so that each LP's queue takes its events together;
+  // within an LP they keep the order they were sent in, which for simultaneous events of one
+  // order key is their one sender's order.
+  std::fill(handoff_count_.begin(), handoff_count_.end(), 0);
+  for (const HandOff& h : handoffs_) {
+    LOOM_ASSERT(h.when >= end, "an event for another LP at " + to_string(h.when) + ", before the window's end " +
+                                   to_string(end) + ": a cable between LPs is shorter than the lookahead");
+    ++handoff_count_[h.lp + 1];
+  }
+  for (std::size_t lp = 1; lp < handoff_count_.size(); ++lp) handoff_count_[lp] += handoff_count_[lp - 1];
+  handoff_scratch_.resize(handoffs_.size());
+  for (const HandOff& h : handoffs_) handoff_scratch_[handoff_count_[h.lp]++] = h;
+  for (const HandOff& h : handoff_scratch_) lp_sim_[h.lp]->post_at(h.when, h.fn, this, h.arg, h.order);
+  handed_over_ += handoffs_.size();
+  handoffs_.clear();
+}
+
+void Fabric::end_window(Time end) {
+  deliver_handoffs(end);
+  if (pfc_ordered_ == pfc_events_.size()) return;
+  // Each port's events are in its own order already, and simultaneous events of two ports have
+  // different keys, so (time, key) restores the serial order (PFC frames are never scheduled
+  // with zero delay, so a serial run takes each instant's frames by key).
+  const auto key = [this](const PfcEvent& e) {
+    return std::pair{e.time, order_key(EventKind::kPfc, e.link, e.time)};
+  };
+  std::stable_sort(pfc_events_.begin() + static_cast<std::ptrdiff_t>(pfc_ordered_), pfc_events_.end(),
+                   [&](const PfcEvent& a, const PfcEvent& b) { return key(a) < key(b); });
+  if (pfc_events_.size() > pfc_limit_) {
+    pfc_events_dropped_ += pfc_events_.size() - pfc_limit_;
+    pfc_events_.resize(pfc_limit_);
+  }
+  pfc_ordered_ = pfc_events_.size();
+}
+
+}  // namespace loom::network::packet

@@ -1,0 +1,81 @@
+// Conservative window-synchronous execution of a packet run over logical processes (LPs): one
+// event queue per LP, windows of the lookahead, packets and PFC frames that cross LPs handed over
+// before the window that needs them (Arcadia, NSDI'26 §6.4; the protocol window_profiler.h
+// measures).
+//
+// Each LP has a Simulator of its own, and the fabric runs every node's events on its LP's
+// (Fabric::use_lp_simulators). The simulator the fabric was built with stays the drivers': its
+// events (queue pairs starting, cables going down or up, monitor samples) are global steps,
+// run alone between windows with every LP's clock at their time. A window starts at the
+// earliest pending event T and runs each LP's events before min(T + lookahead, the next global
+// step); an event one LP schedules at another lands at or after T + lookahead (lp_partition.h),
+// so the fabric holds it and hands it to that LP's queue when the window ends.
+//
+// Exactness (the outputs equal a serial run's, byte for byte): every node sees its events in the
+// serial order, because simultaneous events are ordered by the fabric's order key, which does
+// not depend on which node scheduled first (fabric.h, order_key). Global steps must come first
+// among simultaneous events, as the drivers' order key 0 makes them in a serial run, and may
+// not be scheduled from inside an LP's event (a completion that starts work at once): such runs
+// are refused by the callers (`loom run` in packet mode). Logs merge in the serial order: the
+// fabric's PFC log at each window's end (Fabric::end_window), a driver's own log by
+// (time, Simulator::current_order) of the LP event that wrote it.
+//
+// One thread runs the LPs one after the other. Memory: one EventQueue per LP (about 60 kB).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "loom/core/simulator.h"
+#include "loom/network/packet/parallel/lp_partition.h"
+
+namespace loom::network::packet {
+class Fabric;
+}
+
+namespace loom::network::packet::parallel {
+
+struct WindowStats {
+  std::uint64_t windows = 0;        // windows that ran fabric events
+  std::uint64_t global_steps = 0;   // instants of driver events between windows
+  std::uint64_t handed_over = 0;    // packets and PFC frames handed to another LP
+  std::vector<std::uint64_t> lp_events;  // events per LP
+};
+
+class WindowedExecutor {
+ public:
+  // Builds one simulator per LP of `partition` (of the fabric's topology, which must outlive
+  // the executor) and moves the fabric's nodes onto them, before any queue pair starts.
+  // UserError when the partition has a single LP or no lookahead.
+  WindowedExecutor(Simulator& global, Fabric& fabric, const LpPartition& partition);
+  WindowedExecutor(const WindowedExecutor&) = delete;
+  WindowedExecutor& operator=(const WindowedExecutor&) = delete;
+
+  // Runs every event (global and of every LP) due at or before `limit`, window by window.
+  void run_until(Time limit);
+
+  // Events processed by the global simulator and every LP.
+  std::uint64_t events_processed() const;
+  WindowStats stats() const;
+
+ private:
+  // Runs every LP's events before `end`.
+  void run_window(Time end);
+  // The earliest pending event of any LP (Time::max() when none). An LP's earliest event is
+  // looked up again only when it may have changed: it ran, its pending count changed (another LP
+  // handed it events; only an LP's own events cancel its events), or a global step ran.
+  Time next_lp_event();
+
+  Simulator& global_;
+  Fabric& fabric_;
+  const LpPartition& partition_;
+  std::vector<std::unique_ptr<Simulator>> lps_;
+  std::vector<Time> next_;  // per LP: its earliest pending event, as of the last look
+  std::vector<std::size_t> pending_;  // per LP: its pending events then
+  std::vector<std::uint8_t> stale_;   // per LP: ran since, so next_ must be looked up
+  std::uint64_t windows_ = 0, global_steps_ = 0;
+};
+
+}  // namespace loom::network::packet::parallel
