@@ -45,7 +45,8 @@ int run_cluster_command(config::Document& document, bool quiet, const MemoryBudg
 void list_cluster_models() {
   fmt::print("\nCluster (cluster: section; see src/loom/cluster/README.md)\n");
   fmt::print("  modes (cluster.mode): {} (job: opaque durations; the others simulate each job's workload from\n"
-             "    cluster.workloads on the topology, fast_forward.iterations per situation, default 2)\n",
+             "    cluster.workloads on the topology, fast_forward.iterations per situation, default 2;\n"
+             "    fast_forward.groups whole | pairs: groups of jobs sharing links simulated together or as pairs)\n",
              fmt::join(cluster::cluster_mode_names(), ", "));
   fmt::print("  schedulers (cluster.scheduler): {}\n", fmt::join(cluster::scheduler_names(), ", "));
   fmt::print("  placements (cluster.placement): {}\n", fmt::join(cluster::placement_names(), ", "));

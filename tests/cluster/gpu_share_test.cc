@@ -6,6 +6,7 @@
 #include "loom/cluster/cluster_state.h"
 #include "loom/cluster/job_mode.h"
 #include "test_cluster.h"
+#include "user_error.h"
 
 namespace loom::cluster {
 namespace {
@@ -104,6 +105,23 @@ TEST(GpuShares, GpuSecondsAreConservedWithSharesFailuresAndWholeJobs) {
     EXPECT_GE(busy, 0.0);
     EXPECT_NEAR(busy + s.gpus.idle + s.shared_free + s.gpus.down + s.gpus.drained + s.gpus.spare, 8.0, 1e-9);
   }
+}
+
+// priority and easy-backfill add up whole GPUs freed by preemption or by running jobs' ends: a
+// share there is an error at the job, never counted as a GPU.
+TEST(GpuShares, PriorityAndBackfillRefuseShares) {
+  for (const std::string scheduler : {"priority", "easy-backfill"}) {
+    std::vector<Job> jobs{job("w", 0, 1, 10), share("s", 0, 500, 10)};
+    jobs[1].where = SourceLocation{"jobs.csv", 3, 1};
+    EXPECT_EQ(loom::testing::user_error_of([&] { run(jobs, 1, 2, scheduler); }),
+              "jobs.csv:3:1: job 's' is a share of a GPU (gpu_milli 500), which scheduler '" + scheduler +
+                  "' cannot weigh: it adds up whole GPUs freed by preemption or by running jobs' ends; use fcfs, "
+                  "first-fit or sjf, or give the job gpu_milli 1000");
+    EXPECT_EQ(loom::testing::user_error_of([&] { run({job("w", 0, 1, 10), job("v", 0, 1, 10)}, 1, 2, scheduler); }),
+              "no error");
+  }
+  EXPECT_EQ(loom::testing::user_error_of([] { run({share("s", 0, 500, 10), share("t", 0, 500, 10)}, 1, 1, "sjf"); }),
+            "no error");
 }
 
 }  // namespace

@@ -85,10 +85,10 @@ TEST(ClusterFidelity, SummaryAndJobsTableShowTheSimulation) {
 // half of leaf 1) runs 40 all-reduces from 0; b (hosts 12-23: half of leaf 1 and leaf 2)
 // arrives mid-run and runs 20. Both rings cross leaf 1's single uplink, so while both run
 // each slows the other down.
-TEST(ClusterFidelity, FastForwardMatchesSimulatingEveryIteration) {
-  const std::string yaml = R"(
+std::string a_then_b(const std::string& collective_section = "") {
+  return R"(
 topology: {blueprint: leaf-spine, hosts: 24, hosts_per_leaf: 8, gpus_per_host: 1, spines: 1, links_per_pair: 1}
-cluster:
+)" + collective_section + R"(cluster:
   mode: flow
   workloads:
     dp: {type: microbenchmark, ranks: 12, collectives: [{op: all-reduce, group: world, size: 64MiB}]}
@@ -97,6 +97,10 @@ cluster:
     - {id: b, submit: 30ms, gpus: 12, workload: dp, iterations: 20}
   sample_interval: 0
 )";
+}
+
+TEST(ClusterFidelity, FastForwardMatchesSimulatingEveryIteration) {
+  const std::string yaml = a_then_b();
   const ClusterExperiment e = load_cluster_text(yaml);
   const ClusterOutcome o = run(load_cluster_text(yaml), "fast_forward");
   const cluster::Span ff_a = *o.result.jobs[0].end;
@@ -137,6 +141,25 @@ cluster:
   EXPECT_GT(truth_a, 1.05 * seconds(*run(load_cluster_text(alone), "fast_forward_alone").result.jobs[0].end));
   // Simulated: a alone on GPUs 0-11 (also b's reference), {a, b}, a alone again (remembered).
   EXPECT_EQ(o.summary["simulation"]["simulations"], 2);
+}
+
+// A group's simulation stops once every member's measured iterations have ended: later events
+// cannot move those ends, so the times are the same as running the trailing iterations out.
+// (a and b of the test above, 64 chunks per all-reduce so that the run is long enough for the
+// stop check, every Simulator::kWatchdogEvents events, to come before the end.)
+TEST(ClusterFidelity, GroupSimulationsStopWhenTheMeasuredIterationsEnd) {
+  ClusterExperiment e = load_cluster_text(a_then_b("collective: {algorithm: ring, chunks: 64}\n"));
+  const ClusterOutcome stopped = run(e, "stop_measured");
+  e.network->stop_when_measured = false;
+  const ClusterOutcome full = run(e, "stop_full");
+  for (std::size_t j = 0; j < 2; ++j) {
+    EXPECT_EQ(*stopped.result.jobs[j].end, *full.result.jobs[j].end);
+    EXPECT_EQ(stopped.result.jobs[j].iteration_time, full.result.jobs[j].iteration_time);
+  }
+  const double stopped_events = stopped.summary["simulation"]["events"];
+  const double full_events = full.summary["simulation"]["events"];
+  std::cout << "events with the stop / run out: " << stopped_events / full_events << "\n";
+  EXPECT_LT(stopped_events, 0.95 * full_events);
 }
 
 TEST(ClusterFidelity, UnevenPlacementsAreTuned) {
@@ -251,6 +274,9 @@ TEST(ClusterFidelity, EveryMisuseIsNamed) {
               HasSubstr("the workload is one iteration"));
   EXPECT_THAT(error_of(t + "cluster:\n  fast_forward: {iterations: 3}\n  jobs: [{id: a, gpus: 8, duration: 1h}]\n"),
               HasSubstr("job mode simulates no iterations"));
+  EXPECT_THAT(error_of(t + "cluster:\n  mode: flow\n  fast_forward: {groups: triples}\n" + w +
+                       "  jobs: [{id: a, gpus: 8, workload: dp, iterations: 2}]\n"),
+              HasSubstr("exp.yaml:4:26: cluster.fast_forward.groups: unknown value 'triples'; expected one of whole, pairs"));
   EXPECT_THAT(error_of(t + "cluster:\n  mode: flow\n  threads: 0\n" + w +
                        "  jobs: [{id: a, gpus: 8, workload: dp, iterations: 2}]\n"),
               HasSubstr("exp.yaml:4:12: cluster.threads: must be between 1 and 256, got 0"));

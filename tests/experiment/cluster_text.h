@@ -4,13 +4,31 @@
 #include <string>
 
 #include "loom/config/document.h"
+#include "loom/core/simulator.h"
 #include "loom/experiment/cluster_experiment.h"
+#include "loom/network/models/backend_factory.h"
+#include "loom/system/runtime.h"
+#include "loom/topology/routing.h"
+#include "loom/workload/composition.h"
 
 namespace loom::experiment::testing {
 
 inline ClusterExperiment load_cluster_text(const std::string& yaml) {
   config::Document doc = config::Document::parse(yaml, "exp.yaml");
   return load_cluster(doc);
+}
+
+// When the last node of `range` ended, in seconds, in one simulation of `workload` on the
+// experiment's fabric (the reference a cluster run's answers are checked against).
+inline double end_of_range(const ClusterNetwork& net, const workload::Workload& workload, workload::NodeRange range) {
+  Simulator simulator;
+  topology::Routing routing(net.topology);
+  auto backend = network::make_backend(simulator, net.topology, routing, net.network.params);
+  system::Runtime runtime(simulator, net.topology, workload, *backend, net.runtime);
+  const system::RunResult result = runtime.run();
+  Time end;
+  for (workload::NodeId id = range.first; id < range.last; ++id) end = std::max(end, result.nodes[id].end);
+  return end.picoseconds() * 1e-12;
 }
 
 }  // namespace loom::experiment::testing

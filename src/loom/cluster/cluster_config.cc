@@ -178,6 +178,7 @@ ClusterSettings read_cluster(config::Reader cluster, const Machines& machines, c
     if (n < 1 || n > 1000) ff->fail("iterations", fmt::format("must be between 1 and 1000, got {}", n));
     if (s.mode == "job") ff->fail("", "job mode simulates no iterations (cluster.mode analytical, flow or packet does)");
     s.fast_forward_iterations = static_cast<std::uint32_t>(n);
+    s.fast_forward_groups = ff->choice("groups", {"whole", "pairs"}, "whole");
   }
   if (cluster.has("threads")) {
     const std::uint64_t threads = cluster.optional<std::uint64_t>("threads", s.threads);

@@ -3,7 +3,9 @@
 //
 //   mode             job (opaque durations) | analytical | flow | packet (jobs' workloads
 //                    simulated together on the topology; experiment/cluster_fidelity.h)
-//   fast_forward     {iterations}: iterations of the running set simulated per change (2)
+//   fast_forward     {iterations, groups}: iterations of the running set simulated per change
+//                    (2); groups of more than two jobs that may share links simulated whole
+//                    (`whole`, the default) or as pairs (`pairs`)
 //   workloads        {name: workload section}: read by the experiment (needs the topology)
 //   scheduler        fcfs | first-fit | sjf | priority | easy-backfill
 //   backfill_depth   easy-backfill: queued jobs considered per pass (default 1000)
@@ -39,6 +41,7 @@ namespace loom::cluster {
 struct ClusterSettings {
   std::string mode = "job";            // job | analytical | flow | packet
   std::uint32_t fast_forward_iterations = 2;
+  std::string fast_forward_groups = "whole";  // whole | pairs (experiment/cluster_fidelity.h)
   // Network modes: groups of jobs that share no link, simulated at once on this many threads
   // (results do not depend on it).
   std::uint32_t threads = 1;

@@ -48,23 +48,31 @@ bool may_share_a_link(const Footprint& a, const Footprint& b) {
 
 }  // namespace
 
-std::vector<std::vector<std::size_t>> interacting_groups(const Machines& machines, std::span<const PlacedJob> jobs) {
+std::vector<std::pair<std::size_t, std::size_t>> interacting_pairs(const Machines& machines,
+                                                                   std::span<const PlacedJob> jobs) {
   std::vector<Footprint> prints;
   for (const PlacedJob& j : jobs) prints.push_back(footprint(machines, j.gpus));
-  std::vector<std::size_t> parent(jobs.size());
+  std::vector<std::pair<std::size_t, std::size_t>> pairs;
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    for (std::size_t k = i + 1; k < jobs.size(); ++k) {
+      if (may_share_a_link(prints[i], prints[k])) pairs.emplace_back(i, k);
+    }
+  }
+  return pairs;
+}
+
+std::vector<std::vector<std::size_t>> groups_of(std::size_t count,
+                                                std::span<const std::pair<std::size_t, std::size_t>> pairs) {
+  std::vector<std::size_t> parent(count);
   std::iota(parent.begin(), parent.end(), 0);
   const auto root = [&](std::size_t i) {
     while (parent[i] != i) i = parent[i] = parent[parent[i]];
     return i;
   };
-  for (std::size_t i = 0; i < jobs.size(); ++i) {
-    for (std::size_t j = i + 1; j < jobs.size(); ++j) {
-      if (may_share_a_link(prints[i], prints[j])) parent[std::max(root(i), root(j))] = std::min(root(i), root(j));
-    }
-  }
+  for (const auto& [i, k] : pairs) parent[std::max(root(i), root(k))] = std::min(root(i), root(k));
   std::vector<std::vector<std::size_t>> groups;
-  std::vector<std::size_t> group_of(jobs.size());
-  for (std::size_t i = 0; i < jobs.size(); ++i) {
+  std::vector<std::size_t> group_of(count);
+  for (std::size_t i = 0; i < count; ++i) {
     const std::size_t r = root(i);
     if (r == i) {
       group_of[i] = groups.size();
@@ -73,6 +81,10 @@ std::vector<std::vector<std::size_t>> interacting_groups(const Machines& machine
     groups[group_of[r]].push_back(i);
   }
   return groups;
+}
+
+std::vector<std::vector<std::size_t>> interacting_groups(const Machines& machines, std::span<const PlacedJob> jobs) {
+  return groups_of(jobs.size(), interacting_pairs(machines, jobs));
 }
 
 }  // namespace loom::cluster

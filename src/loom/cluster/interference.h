@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "loom/cluster/iteration_model.h"
@@ -19,7 +20,14 @@
 
 namespace loom::cluster {
 
-// Groups of indices into `jobs`, each group ascending, groups ordered by their first index.
+// The pairs (i < k, ascending) of indices into `jobs` that may share a link.
+std::vector<std::pair<std::size_t, std::size_t>> interacting_pairs(const Machines& machines,
+                                                                   std::span<const PlacedJob> jobs);
+// The connected groups of `pairs` over `count` jobs: each group ascending, groups ordered by
+// their first index.
+std::vector<std::vector<std::size_t>> groups_of(std::size_t count,
+                                                std::span<const std::pair<std::size_t, std::size_t>> pairs);
+// groups_of(jobs.size(), interacting_pairs(machines, jobs)).
 std::vector<std::vector<std::size_t>> interacting_groups(const Machines& machines, std::span<const PlacedJob> jobs);
 
 }  // namespace loom::cluster

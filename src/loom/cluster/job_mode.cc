@@ -72,6 +72,7 @@ class Engine final : public SchedulerContext {
         component_epoch_(machines.hosts.size() + machines.gpu_count, 0),
         component_down_until_(machines.hosts.size() + machines.gpu_count, Span::zero()),
         renew_(machines.hosts.size() + machines.gpu_count, false) {
+    check_shares_allowed(options.scheduler, jobs);
     result_.jobs.resize(jobs.size());
     scheduler_->reserve(jobs.size());
   }

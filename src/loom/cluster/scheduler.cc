@@ -117,6 +117,17 @@ const std::vector<std::string_view>& scheduler_names() {
   return names;
 }
 
+void check_shares_allowed(std::string_view scheduler, std::span<const Job> jobs) {
+  if (scheduler != "priority" && scheduler != "easy-backfill") return;
+  for (const Job& job : jobs) {
+    if (!job.shares_gpu()) continue;
+    throw UserError(job.where, fmt::format("job '{}' is a share of a GPU (gpu_milli {}), which scheduler '{}' cannot "
+                                           "weigh: it adds up whole GPUs freed by preemption or by running jobs' "
+                                           "ends; use fcfs, first-fit or sjf, or give the job gpu_milli 1000",
+                                           job.id, job.gpu_milli, scheduler));
+  }
+}
+
 std::unique_ptr<Scheduler> make_scheduler(std::string_view name, const SchedulerOptions& options) {
   if (name == "fcfs") return std::make_unique<Fcfs>();
   if (name == "first-fit") return std::make_unique<FirstFit>();

@@ -15,8 +15,9 @@
 //                  bf_max_job_test), which bounds the cost of a pass when thousands wait
 // Gangs are all or nothing: a job starts only when `gpus` GPUs are available, and any set of
 // available GPUs will do (placement chooses which). A share (a one-GPU job of gpu_milli < 1000)
-// fits where a GPU holding shares has room for it, or on an available GPU; priority and
-// easy-backfill count it as one GPU in their arithmetic of GPUs freed.
+// fits where a GPU holding shares has room for it, or on an available GPU. priority and
+// easy-backfill refuse shares: their arithmetic of GPUs that preemption or running jobs' ends
+// would free adds up whole GPUs, and a share frees its GPU only with the last share beside it.
 //
 // The engine (job_mode.h) tells the scheduler when jobs join and leave the queue and calls
 // schedule() once after every batch of events at the same time.
@@ -98,5 +99,8 @@ struct SchedulerOptions {
 // "fcfs", "first-fit", "sjf", "priority" or "easy-backfill"; UserError on another name.
 std::unique_ptr<Scheduler> make_scheduler(std::string_view name, const SchedulerOptions& options = {});
 const std::vector<std::string_view>& scheduler_names();
+// UserError at the first share (Job::shares_gpu) among `jobs` when `scheduler` is priority or
+// easy-backfill (see above).
+void check_shares_allowed(std::string_view scheduler, std::span<const Job> jobs);
 
 }  // namespace loom::cluster

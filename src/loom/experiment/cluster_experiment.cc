@@ -24,6 +24,7 @@ ClusterNetwork read_cluster_network(config::Reader root, config::Reader cluster,
   ClusterNetwork n;
   n.topology = std::move(topology);
   n.iterations = settings.fast_forward_iterations;
+  n.groups = settings.fast_forward_groups == "pairs" ? FastForwardGroups::kPairs : FastForwardGroups::kWhole;
   n.threads = settings.threads;
   if (!cluster.has_map("workloads")) {
     cluster.fail("workloads", fmt::format("cluster.mode {} simulates the jobs' workloads: define them here "

@@ -37,6 +37,27 @@ cluster::Span to_span(Time t) { return cluster::Span::ns(std::llround(static_cas
 
 }  // namespace
 
+workload::Workload staging_scatter(std::uint32_t gpu_count, const cluster::Job& job, std::uint32_t hosts,
+                                   std::span<const std::uint32_t> ranks) {
+  // Scatter sizes are the root's whole buffer, one block per member: data_bytes / hosts each.
+  const auto members = static_cast<std::uint32_t>(ranks.size());
+  workload::Workload w(gpu_count);
+  const workload::CommunicatorId comm =
+      w.add_communicator({"staging", "staging", {ranks.begin(), ranks.end()}, workload::CommunicatorKind::kOther});
+  workload::Node node;
+  node.kind = workload::NodeKind::kCollective;
+  node.op = collective::CollectiveOp::kScatter;
+  node.algorithm = collective::Algorithm::kDirect;
+  node.communicator = comm;
+  node.bytes = job.data_bytes / hosts * members;
+  node.label = w.intern_label(fmt::format("{}/staging", job.id));
+  for (const std::uint32_t r : ranks) {
+    node.rank = r;
+    w.add_node(node, {});
+  }
+  return w;
+}
+
 NetworkIterationModel::NetworkIterationModel(const ClusterNetwork& network, const cluster::Machines& machines,
                                              const std::vector<cluster::Job>& jobs)
     : network_(network), machines_(machines), jobs_(jobs), rank_of_gpu_(ranks_of(network.topology, machines)),
@@ -64,13 +85,31 @@ cluster::Span NetworkIterationModel::reference_time(const cluster::Job& job) {
 std::vector<cluster::Span> NetworkIterationModel::iteration_times(std::span<const cluster::PlacedJob> jobs) {
   std::vector<cluster::Span> times(jobs.size());
   std::map<std::vector<std::uint32_t>, std::vector<cluster::Span>> asked;
-  // Groups nothing remembers, simulated after the loop (at once, on network_.threads threads):
-  // each distinct situation once, with the groups that wait for it and their identities.
+  // What is simulated together: each group, or with fast_forward.groups pairs each pair of a
+  // group of more than two that may share a link. A job's time is its unit's, or its slowest
+  // pair's (the co-runners' slowdowns do not add up when they load different hops of the same
+  // collectives, whose slowest hop sets the pace).
+  const std::vector<std::pair<std::size_t, std::size_t>> pairs = cluster::interacting_pairs(machines_, jobs);
+  std::vector<std::vector<std::size_t>> units;
+  for (std::vector<std::size_t>& group : cluster::groups_of(jobs.size(), pairs)) {
+    if (network_.groups == FastForwardGroups::kWhole || group.size() <= 2) {
+      units.push_back(std::move(group));
+      continue;
+    }
+    for (const auto& [i, k] : pairs) {
+      if (std::binary_search(group.begin(), group.end(), i)) units.push_back({i, k});
+    }
+  }
+  const auto answer = [&](const std::vector<std::size_t>& unit, const std::vector<cluster::Span>& unit_times) {
+    for (std::size_t k = 0; k < unit.size(); ++k) times[unit[k]] = std::max(times[unit[k]], unit_times[k]);
+  };
+  // Units nothing remembers, simulated after the loop (at once, on network_.threads threads):
+  // each distinct situation once, with the units that wait for it and their identities.
   std::vector<std::vector<Member>> to_simulate;
   std::vector<std::string> keys;
   std::vector<std::vector<std::pair<std::vector<std::size_t>, std::vector<std::uint32_t>>>> waiting;
   std::map<std::string, std::size_t> pending;
-  for (const std::vector<std::size_t>& group : cluster::interacting_groups(machines_, jobs)) {
+  for (const std::vector<std::size_t>& group : units) {
     // The same jobs on the same GPUs on the same fabric as at the last question keep their
     // times: they run on in the phases they settled into (the co-runners elsewhere changed).
     std::vector<std::uint32_t> identity{fabric_version_};
@@ -81,7 +120,7 @@ std::vector<cluster::Span> NetworkIterationModel::iteration_times(std::span<cons
     }
     if (const auto found = running_groups_.find(identity); found != running_groups_.end()) {
       ++remembered_;
-      for (std::size_t k = 0; k < group.size(); ++k) times[group[k]] = found->second[k];
+      answer(group, found->second);
       asked.emplace(std::move(identity), std::move(found->second));
       continue;
     }
@@ -99,7 +138,7 @@ std::vector<cluster::Span> NetworkIterationModel::iteration_times(std::span<cons
     std::string key = memo_key(members);
     if (const auto found = memo_.find(key); found != memo_.end()) {
       ++remembered_;
-      for (std::size_t k = 0; k < group.size(); ++k) times[group[k]] = found->second[k];
+      answer(group, found->second);
       asked.emplace(std::move(identity), found->second);
       continue;
     }
@@ -116,7 +155,7 @@ std::vector<cluster::Span> NetworkIterationModel::iteration_times(std::span<cons
   const std::vector<std::vector<cluster::Span>> simulated = simulate_all(to_simulate);
   for (std::size_t p = 0; p < simulated.size(); ++p) {
     for (auto& [group, identity] : waiting[p]) {
-      for (std::size_t k = 0; k < group.size(); ++k) times[group[k]] = simulated[p][k];
+      answer(group, simulated[p]);
       asked.emplace(std::move(identity), simulated[p]);
     }
     memo_.emplace(std::move(keys[p]), simulated[p]);
@@ -203,28 +242,13 @@ cluster::Span NetworkIterationModel::staging_time(const cluster::Job& job, std::
     ++remembered_;
     return found->second[0];
   }
-  // Scatter sizes are the root's whole buffer, one block per member: data_bytes / hosts each.
-  const auto members = static_cast<std::uint32_t>(ranks.size());
-  workload::Workload w(network_.topology.gpu_count());
-  const workload::CommunicatorId comm =
-      w.add_communicator({"staging", "staging", ranks, workload::CommunicatorKind::kOther});
-  workload::Node node;
-  node.kind = workload::NodeKind::kCollective;
-  node.op = collective::CollectiveOp::kScatter;
-  node.algorithm = collective::Algorithm::kDirect;
-  node.communicator = comm;
-  node.bytes = job.data_bytes / hosts * members;
-  node.label = w.intern_label(fmt::format("{}/staging", job.id));
-  for (const std::uint32_t r : ranks) {
-    node.rank = r;
-    w.add_node(node, {});
-  }
-  const cluster::Span time = to_span(run(w).makespan);
+  const cluster::Span time = to_span(run(staging_scatter(network_.topology.gpu_count(), job, hosts, ranks)).makespan);
   memo_.emplace(std::move(key), std::vector<cluster::Span>{time});
   return time;
 }
 
-system::RunResult NetworkIterationModel::run(const workload::Workload& workload) {
+system::RunResult NetworkIterationModel::run(const workload::Workload& workload,
+                                             std::vector<workload::NodeRange> measured) {
   const topology::Topology& topology = network_.topology;
   Simulator simulator;
   topology::Routing routing(topology);
@@ -235,7 +259,18 @@ system::RunResult NetworkIterationModel::run(const workload::Workload& workload)
   if (network_.network.pxn) pxn.emplace(topology, *backend);
   network::Backend& carrier = pxn ? static_cast<network::Backend&>(*pxn) : *backend;
   system::Runtime runtime(simulator, topology, workload, carrier, network_.runtime);
-  system::RunResult result = runtime.run();
+  // Nothing after the last measured node ends can change when it ended: stop there (the
+  // watcher runs every Simulator::kWatchdogEvents events).
+  const system::RunWatcher until_measured = [&](const system::RunProgress&) {
+    while (!measured.empty()) {
+      workload::NodeRange& range = measured.back();
+      while (range.first < range.last && runtime.end_of(range.first) > Time::zero()) ++range.first;
+      if (range.first < range.last) return true;
+      measured.pop_back();
+    }
+    return false;
+  };
+  system::RunResult result = runtime.run(measured.empty() ? system::RunWatcher{} : until_measured);
   ++simulations_;
   events_ += result.events;
   return result;
@@ -285,7 +320,11 @@ std::vector<cluster::Span> NetworkIterationModel::simulate(const std::vector<Mem
     }
     copies.push_back(composition.append(*group[i].workload, ranks, fmt::format("job{}/", i), runs));
   }
-  const system::RunResult result = run(composition.take());
+  std::vector<workload::NodeRange> measured;
+  if (group.size() > 1 && network_.stop_when_measured) {
+    for (const auto& member_copies : copies) measured.insert(measured.end(), member_copies.begin(), member_copies.begin() + n);
+  }
+  const system::RunResult result = run(composition.take(), std::move(measured));
 
   std::vector<cluster::Span> times;
   for (std::size_t i = 0; i < group.size(); ++i) {
@@ -304,6 +343,7 @@ std::vector<cluster::Span> NetworkIterationModel::simulate(const std::vector<Mem
 nlohmann::json NetworkIterationModel::statistics() const {
   return {{"mode", network::to_string(network_.network.params.mode)},
           {"fast_forward_iterations", network_.iterations},
+          {"fast_forward_groups", network_.groups == FastForwardGroups::kPairs ? "pairs" : "whole"},
           {"simulations", simulations_.load()},
           {"remembered", remembered_},
           {"events", events_.load()}};

@@ -10,7 +10,8 @@
 // that is a fraction f into its current iteration when the set changes starts its first
 // simulated iteration (1 - f) of its reference iteration late (f rounded to 1/32), and every
 // job runs one iteration more than it is measured over, so that each measured iteration has
-// its co-runners beside it. (Phases matter: two identical ring all-reduces sharing an uplink
+// its co-runners beside it; the simulation stops as soon as every measured iteration has ended
+// (what comes later cannot change them). (Phases matter: two identical ring all-reduces sharing an uplink
 // lock into a period that depends on their offset, by ~3% between offsets of 1/2 and 3/4.)
 // The cluster engine then jumps to the next job event with those times. A group whose jobs,
 // GPUs and fabric are those of a group at the previous question keeps its times (its jobs run
@@ -49,6 +50,7 @@
 #include "loom/experiment/placement_shape.h"
 #include "loom/system/runtime.h"
 #include "loom/topology/topology.h"
+#include "loom/workload/composition.h"
 #include "loom/workload/workload.h"
 
 namespace loom::experiment {
@@ -67,6 +69,15 @@ struct FabricChange {
   bool up = false;
 };
 
+// How a group of more than two jobs that may share links is simulated (fast_forward.groups):
+// all together (kWhole), or as pairs (kPairs): each job with each co-runner it may share a link
+// with, the job's time that of its slowest pair. Pairs are exact when each job's co-runners
+// slow different hops of the same collectives (the slowest hop sets a ring's pace; a chain of
+// rings in tests/experiment/cluster_groups_test.cc) and optimistic when they slow different
+// parts of its iteration (those delays add up). A change re-simulates only the pairs it makes,
+// where a whole group is simulated again on any change.
+enum class FastForwardGroups : std::uint8_t { kWhole, kPairs };
+
 struct ClusterNetwork {
   topology::Topology topology;
   std::vector<FabricChange> fabric_changes;  // by time
@@ -74,8 +85,18 @@ struct ClusterNetwork {
   system::RuntimeOptions runtime;
   std::map<std::string, ClusterWorkload> workloads;  // cluster.workloads, by name
   std::uint32_t iterations = 2;                      // fast_forward.iterations
+  // A group's simulation stops when its members' measured iterations have ended (the trailing
+  // iteration only has to be there while they run); false runs it out, for tests.
+  bool stop_when_measured = true;
+  FastForwardGroups groups = FastForwardGroups::kWhole;  // fast_forward.groups
   std::uint32_t threads = 1;                         // cluster.threads
 };
+
+// The staging of `job`'s training data: a direct scatter from ranks[0] (the data host's first
+// GPU) to the other ranks (the first GPU of each of the job's hosts but the data host),
+// data_bytes / hosts to each, on a workload of `gpu_count` ranks.
+workload::Workload staging_scatter(std::uint32_t gpu_count, const cluster::Job& job, std::uint32_t hosts,
+                                   std::span<const std::uint32_t> ranks);
 
 class NetworkIterationModel final : public cluster::IterationModel {
  public:
@@ -110,8 +131,9 @@ class NetworkIterationModel final : public cluster::IterationModel {
   std::vector<std::vector<cluster::Span>> simulate_all(const std::vector<std::vector<Member>>& groups);
   std::vector<cluster::Span> times_of(const std::vector<Member>& group);
   std::vector<cluster::Span> simulate(const std::vector<Member>& group);
-  // Runs `workload` on the fabric as it is now (down cables down); counts the simulation.
-  system::RunResult run(const workload::Workload& workload);
+  // Runs `workload` on the fabric as it is now (down cables down); counts the simulation. With
+  // `measured` ranges, stops once every node in them has ended (the rest keeps the stop time).
+  system::RunResult run(const workload::Workload& workload, std::vector<workload::NodeRange> measured = {});
   std::string fabric_key() const;
 
   const ClusterNetwork& network_;

@@ -132,6 +132,9 @@ class Runtime final : private network::CompletionHandler {
   // running end at the stop time, ready ones that had not started last zero time, transfers in
   // flight are left out of the transfer log, and the makespan is the stop time.
   RunResult run(const RunWatcher& watcher = {});
+  // During run() (from a RunWatcher): when node `id` ended, or zero while it has not (and for a
+  // node that ended at time zero).
+  Time end_of(workload::NodeId id) const { return result_.nodes[id].end; }
 
  private:
   struct Stream;
