@@ -42,6 +42,17 @@ TEST(MemoryBudgetCheck, AHugeRepeatIsRefusedAtItsKeyBeforeBuilding) {
                               "budget of 1.0 GiB (test budget)")));
 }
 
+// With shared programs a node costs its run state only: no 64-byte record and CSR entry, and
+// its dependencies are stored once (reversed, in the runtime) instead of twice.
+TEST(MemoryBudgetCheck, SharedProgramsStoreNoRecordPerNode) {
+  const workload::WorkloadCounts counts{19'321'344, 25'000'000, 1024};
+  const double per_node = system::Runtime::estimated_bytes(counts, workload::NodeStorage::kPerNode);
+  const double shared = system::Runtime::estimated_bytes(counts, workload::NodeStorage::kSharedPrograms);
+  const double records = (sizeof(workload::Node) + 4.0) * 19'321'344 + 4.0 * 25'000'000;
+  EXPECT_NEAR(per_node - shared, 1.25 * records, 1.0);
+  EXPECT_LT(shared, 0.5 * per_node);
+}
+
 constexpr const char* kTraining = R"(topology: {hosts: 1, gpus_per_host: 4}
 workload:
   type: training
