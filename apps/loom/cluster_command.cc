@@ -18,8 +18,8 @@ void print_seconds(std::string_view what, const nlohmann::json& d) {
 }
 }  // namespace
 
-int run_cluster_command(config::Document& document, bool quiet) {
-  const experiment::ClusterExperiment loaded = experiment::load_cluster(document);
+int run_cluster_command(config::Document& document, bool quiet, const MemoryBudget& budget) {
+  const experiment::ClusterExperiment loaded = experiment::load_cluster(document, budget);
   for (const std::string& warning : loaded.warnings) fmt::print(stderr, "loom: warning: {}\n", warning);
   cluster::ProgressReporter progress;
   if (!quiet) progress.report = [](const cluster::Progress& p) {

@@ -54,29 +54,31 @@ void use_memo(experiment::Experiment& e, const std::string& dir) {
 
 }  // namespace
 
+MemoryBudget memory_budget(const RunArguments& args) {
+  if (!args.max_memory) return MemoryBudget::of_machine();
+  Bytes bytes = 0;
+  try {
+    bytes = parse_size(*args.max_memory);
+  } catch (const UserError& e) {
+    throw UserError("--max-memory: " + e.message());
+  }
+  if (bytes == 0) throw UserError("--max-memory: must be positive");
+  return MemoryBudget(bytes, "--max-memory " + *args.max_memory);
+}
+
 int run_command(const RunArguments& args) {
   if (!args.experiment_file) {
     fmt::print("loom: no experiment file given; running the built-in default experiment ({})\n",
                kDefaultExperimentName);
   }
   config::Document document = experiment_document(args);
+  const MemoryBudget budget = memory_budget(args);
   if (experiment::is_cluster_experiment(document)) {
     if (args.memo) throw UserError("--memo: cluster experiments do not run packet fast-forward's memo");
-    return run_cluster_command(document, args.quiet);
+    return run_cluster_command(document, args.quiet, budget);
   }
   // From here on, a Ctrl-C (even while loading) stops the run at its first check.
   const InterruptGuard interrupt;
-  const MemoryBudget budget = [&] {
-    if (!args.max_memory) return MemoryBudget::of_machine();
-    Bytes bytes = 0;
-    try {
-      bytes = parse_size(*args.max_memory);
-    } catch (const UserError& e) {
-      throw UserError("--max-memory: " + e.message());
-    }
-    if (bytes == 0) throw UserError("--max-memory: must be positive");
-    return MemoryBudget(bytes, "--max-memory " + *args.max_memory);
-  }();
   experiment::Experiment loaded = experiment::load(document, budget);
   if (args.memo) use_memo(loaded, *args.memo);
   for (const std::string& warning : loaded.warnings) fmt::print(stderr, "loom: warning: {}\n", warning);

@@ -251,6 +251,11 @@ TEST(ClusterFidelity, EveryMisuseIsNamed) {
               HasSubstr("the workload is one iteration"));
   EXPECT_THAT(error_of(t + "cluster:\n  fast_forward: {iterations: 3}\n  jobs: [{id: a, gpus: 8, duration: 1h}]\n"),
               HasSubstr("job mode simulates no iterations"));
+  EXPECT_THAT(error_of(t + "cluster:\n  mode: flow\n  threads: 0\n" + w +
+                       "  jobs: [{id: a, gpus: 8, workload: dp, iterations: 2}]\n"),
+              HasSubstr("exp.yaml:4:12: cluster.threads: must be between 1 and 256, got 0"));
+  EXPECT_THAT(error_of(t + "cluster:\n  threads: 2\n  jobs: [{id: a, gpus: 8, duration: 1h}]\n"),
+              HasSubstr("job mode simulates no network"));
 }
 
 TEST(ClusterFidelity, UnknownWorkloadsAndRankMismatchesAreNamedWhenTheRunStarts) {

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <string>
 
+#include "loom/experiment/cluster_experiment.h"
 #include "loom/experiment/experiment.h"
 #include "fixtures.h"
 #include "loom/system/runtime.h"
@@ -105,16 +106,37 @@ TEST(MemoryBudgetCheck, MoreNodesThanIdsAreRefusedWhateverTheBudget) {
 }
 
 TEST(MemoryBudgetCheck, ASimaiFileIsCountedExactlyAndRefusedAtItsKeyBeforeBuilding) {
-  // SimAI's 9,216-GPU MoE example: 1,970,085,888 nodes, counted from one rank per stage (the
+  // SimAI's 9,216-GPU MoE example: 82,934,784 nodes, counted from one rank per stage (the
   // topology is checked against the ranks only once a workload fits).
   const auto file = loom::testing::fixture_path("simai/inputs/workloads/simai_example_workload_analytical.txt");
   LOOM_SKIP_WITHOUT_FIXTURE(file);
   const std::string text =
       "topology: {hosts: 1, gpus_per_host: 8}\nworkload: {type: trace, file: " + file.string() + "}\n";
-  const double estimate = system::Runtime::estimated_bytes({1'970'085'888, 1'970'076'672, 9216});
-  EXPECT_THAT(refusal(text, MemoryBudget(std::uint64_t{64} << 30, "test budget")),
+  const double estimate = system::Runtime::estimated_bytes({82'934'784, 82'925'568, 9216});
+  EXPECT_THAT(refusal(text, MemoryBudget(std::uint64_t{1} << 30, "test budget")),
               AllOf(HasSubstr("exp.yaml:2:31: workload.file: needs about " + readable_bytes(estimate)),
-                    HasSubstr("for 1970085888 workload nodes on 9216 ranks and their run state")));
+                    HasSubstr("for 82934784 workload nodes on 9216 ranks and their run state")));
+}
+
+// A cluster experiment's workloads are checked against the run's budget (`loom run
+// --max-memory`), not the machine's.
+TEST(MemoryBudgetCheck, AClusterWorkloadIsRefusedUnderTheRunsBudget) {
+  constexpr const char* kCluster = R"(topology: {hosts: 2, gpus_per_host: 4}
+cluster:
+  mode: analytical
+  workloads:
+    big: {type: microbenchmark, collectives: [{op: all-reduce, size: 1MiB, repeat: 100000}]}
+  jobs:
+    - {id: a, gpus: 8, workload: big, iterations: 1}
+)";
+  const auto load_under = [&](const MemoryBudget& budget) {
+    config::Document document = config::Document::parse(kCluster, "cluster.yaml");
+    load_cluster(document, budget);
+  };
+  EXPECT_THAT(loom::testing::user_error_of([&] { load_under(MemoryBudget(std::uint64_t{16} << 20, "test budget")); }),
+              AllOf(HasSubstr("cluster.yaml:5:46: cluster.workloads.big.collectives: needs about"),
+                    HasSubstr("more than the memory budget of 16.0 MiB (test budget)")));
+  EXPECT_NO_THROW(load_under(MemoryBudget(std::uint64_t{64} << 30, "test budget")));
 }
 
 }  // namespace

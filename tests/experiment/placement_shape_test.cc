@@ -1,7 +1,7 @@
 // NetworkIterationModel's memo by placement shape (experiment/placement_shape.h): the same
 // arrangement of a group on other, equally built hosts is answered from memory with the time a
 // simulation of it gives; a placement on differently built hosts, or while a cable is down, is
-// simulated.
+// simulated. Groups simulated on several threads get the serial times.
 #include <string>
 #include <vector>
 
@@ -33,10 +33,10 @@ cluster:
 }
 
 // The model keeps a reference to the jobs: callers hold them.
-std::vector<cluster::Job> jobs_of() {
-  std::vector<cluster::Job> jobs(2);
-  for (std::size_t i = 0; i < 2; ++i) {
-    jobs[i].id = i == 0 ? "a" : "b";
+std::vector<cluster::Job> jobs_of(std::size_t count = 2) {
+  std::vector<cluster::Job> jobs(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    jobs[i].id = std::string(1, static_cast<char>('a' + i));
     jobs[i].gpus = 4;
     jobs[i].workload = "dp";
     jobs[i].iteration_time = cluster::Span::ns(1'000'000);
@@ -127,6 +127,34 @@ TEST(PlacementShape, WhileACableIsDownEveryPlacementIsItsOwn) {
   EXPECT_EQ(ask(model, {gpus_of({0, 2})})[0], near);  // the same GPUs on the same fabric: remembered
   EXPECT_EQ(simulations(model), 3u);
   (void)healthy_fabric;
+}
+
+// cluster.threads: the groups one question leaves to simulate run at once, each with its own
+// simulator, and give the serial run's times and counts.
+TEST(PlacementShape, GroupsSimulatedOnSeveralThreadsGetTheSerialTimes) {
+  ClusterExperiment e = fabric(16, 2, 1);
+  const std::vector<cluster::Job> jobs = jobs_of(5);
+  // Three groups of distinct shapes: {a, b} share leaves 0 and 1, {c, d} leaf 4, e is alone on
+  // leaf 7.
+  const Placement placement{gpus_of({0, 2}), gpus_of({1, 3}), gpus_of({8, 10}), gpus_of({9, 12}), gpus_of({14, 15})};
+  const std::vector<double> phases{0, 0.5, 0, 0.25, 0};
+  const auto ask_all = [&](NetworkIterationModel& model) {
+    std::vector<cluster::PlacedJob> placed;
+    for (std::size_t i = 0; i < placement.size(); ++i) {
+      placed.push_back(cluster::PlacedJob{static_cast<cluster::JobId>(i), placement[i], phases[i]});
+    }
+    return model.iteration_times(placed);
+  };
+  NetworkIterationModel serial(*e.network, e.machines, jobs);
+  const std::vector<cluster::Span> expected = ask_all(serial);
+  EXPECT_EQ(simulations(serial), 3u);
+  e.network->threads = 3;
+  NetworkIterationModel threaded(*e.network, e.machines, jobs);
+  EXPECT_EQ(ask_all(threaded), expected);
+  EXPECT_EQ(threaded.statistics(), serial.statistics());
+  EXPECT_EQ(ask_all(threaded), expected) << "the same groups again keep their times";
+  EXPECT_EQ(simulations(threaded), 3u);
+  EXPECT_GT(expected[0], expected[4]) << "a and b share uplinks, e is alone";
 }
 
 }  // namespace

@@ -4,8 +4,9 @@
 // NICs 48.5 (or 50) "GB/s" taken as SimAI takes them, GiB/s; no latency anywhere (SimAI's
 // analytical mode has none); ring, Simple protocol, no NCCL hop latency.
 //
-// Two facts are proved on every fixture small enough to run today (the 9,216-GPU example is
-// refused by the memory budget, issue #21 item 1):
+// Two facts are proved on every fixture that runs in seconds (not the 9,216-GPU example, which
+// needs compact programs, issue #21 item 1; the pipelined GPT-13B but for its total, since Loom
+// simulates the pipeline SimAI has formulas for):
 //   1. SimAI's numbers are its formula (simai_analytical_model.h): every layer row's exposed
 //      communication, each kind's total, compute and total time.
 //   2. Loom's collectives take exactly that formula's bandwidth term, and Loom's exposed
@@ -65,13 +66,13 @@ const ParityCase kCases[] = {
     {"small_msg_quirks/disc_24r-EndToEnd.csv", "authored_disc_24r.txt", 24, 50, 0},
 };
 
-// PP 2 and GA 16: SimAI's side only (Loom runs its lines 16 times, 2 minutes; README).
+// PP 2 and GA 16 (16 micro-batches in the file).
 const ParityCase kAicbGenerated = {
     "aicbgen_gpt13B_g128/aicbgen_gpt_13B-tp8-pp2-dp8-ga16-ep1-NVL8-388.0G-DP0.0-EndToEnd.csv",
     "aicb_generated_gpt_13B-world_size128-tp8-pp2-ep1-gbs128-mbs1-seq4096.txt", 128, 48.5, 0};
 
-// SimAI's README example (MoE, TP 2, EP 16, PP 12, vpp 8, GA 24): SimAI's side only, Loom refuses
-// it today (2.01e9 nodes; README).
+// SimAI's README example (MoE, TP 2, EP 16, PP 12, vpp 8, GA 24): SimAI's side only (8.3e7 nodes
+// in Loom; README).
 const ParityCase kExample9216 = {"example9216/example-EndToEnd.csv", "simai_example_workload_analytical.txt", 9216,
                                  48.5, 0};
 
@@ -280,11 +281,9 @@ TEST(SimaiAnalyticalParity, SimaiPipelineTermsAreFormulasWithoutBandwidth) {
   }
 }
 
-// A Loom bug, open (README "SimAI analytical parity"): SimAI runs the layer lines once per
-// iteration, and AICB writes all 16 micro-batches into this file, but Loom's importer runs the
-// lines `ga` times, so it issues 16 times the TP collectives SimAI charges. Fixing the importer
-// turns this into equality.
-TEST(SimaiAnalyticalParity, LoomRepeatsTheLinesOfAnAicbFileGaTimes) {
+// SimAI runs the layer lines once per iteration, and AICB writes all 16 micro-batches into this
+// file: Loom issues the TP collectives SimAI charges, each once.
+TEST(SimaiAnalyticalParity, LoomRunsTheLinesOfAnAicbFileOnce) {
   const std::filesystem::path file =
       testing::fixture_path(std::string("simai/inputs/workloads/") + kAicbGenerated.workload);
   LOOM_SKIP_WITHOUT_FIXTURE(file);
@@ -301,7 +300,7 @@ TEST(SimaiAnalyticalParity, LoomRepeatsTheLinesOfAnAicbFileGaTimes) {
     loom_calls += n.rank == 0 && n.kind == workload::NodeKind::kCollective && n.stream == 0;
   }
   EXPECT_EQ(s.header.ga, 16u);
-  EXPECT_EQ(loom_calls, s.header.ga * simai_calls);
+  EXPECT_EQ(loom_calls, simai_calls);
 }
 
 // Loom's exposed communication of `kind` (mean over ranks, us) and the part of its
@@ -319,7 +318,9 @@ LoomKind loom_kind(const nlohmann::json& summary, const std::string& kind) {
 TEST(SimaiAnalyticalParity, LoomTakesTheBandwidthTermAndDiffersOnlyBySimaisRulesAndOverlap) {
   LOOM_SKIP_WITHOUT_FIXTURE(testing::fixture_path("simai/outputs/analytical"));
   const sm::Tables ratio = ratio_tables();
-  for (const ParityCase& c : kCases) {
+  std::vector<ParityCase> cases(std::begin(kCases), std::end(kCases));
+  cases.push_back(kAicbGenerated);
+  for (const ParityCase& c : cases) {
     SCOPED_TRACE(c.outputs);
     const auto [e, lines, setup] = read_case(c);
     config::Document document = config::Document::parse(experiment_text(c), "parity.yaml");
@@ -368,14 +369,20 @@ TEST(SimaiAnalyticalParity, LoomTakesTheBandwidthTermAndDiffersOnlyBySimaisRules
     const LoomKind dp = loom_kind(out.summary, "dp"), tp_kind = loom_kind(out.summary, "tp");
     const double tolerance = 0.5 + 2e-3 * static_cast<double>(lines.size());
     EXPECT_NEAR(dp.comm - dp.exposed, c.dp_overlap_us, 5e-4);
-    EXPECT_NEAR(tp_kind.comm, tp_kind.exposed, 5e-4) << "TP communication blocks the next compute";
+    // TP communication blocks the next compute; only an update (after a weight-gradient
+    // collective, on its own) may run beside it.
+    EXPECT_NEAR(tp_kind.comm, tp_kind.exposed, 5e-4 + update_us);
     EXPECT_NEAR(e.summary[kDp] - dp.exposed, rules_dp + c.dp_overlap_us, tolerance);
     EXPECT_NEAR(e.summary[kTp] - tp_kind.exposed, rules_tp - broadcast_us, tolerance);
     const nlohmann::json& ranks = out.summary["metrics"]["ranks"];
     const double loom_compute = ranks["compute_us"]["mean"].get<double>();
     EXPECT_NEAR(e.summary[kCompute], loom_compute - update_us, 0.5 + 1e-3);
-    EXPECT_NEAR(e.summary[kTotal] - out.result.makespan.seconds() * 1e6,
-                rules_dp + rules_tp - broadcast_us + c.dp_overlap_us - update_us, 2 * tolerance);
+    // The totals agree by the same rules where there is no pipeline: Loom simulates one (its
+    // sends and bubble), where SimAI has formulas (the test above).
+    if (&c != &cases.back()) {
+      EXPECT_NEAR(e.summary[kTotal] - out.result.makespan.seconds() * 1e6,
+                  rules_dp + rules_tp - broadcast_us + c.dp_overlap_us - update_us, 2 * tolerance);
+    }
   }
 }
 

@@ -80,9 +80,18 @@ TEST(SimaiText, NewHeaderWithPipelineStagesAndGradientAccumulation) {
     sends += s.workload.node(id).kind == NodeKind::kSend;
     recvs += s.workload.node(id).kind == NodeKind::kRecv;
   }
-  // Each of the 8 stage-0 ranks sends 16 activations and receives 16 gradients; stage 1 mirrors.
+  // The file holds its 16 micro-batches, each from an embedding_layer line: each of the 8
+  // stage-0 ranks sends 16 activations and receives 16 gradients; stage 1 mirrors. Its 683
+  // lines run once each, as SimAI runs them: 683 forward computes per rank.
   EXPECT_EQ(sends, 8u * 16 * 2);
   EXPECT_EQ(recvs, 8u * 16 * 2);
+  EXPECT_FALSE(any_warning(s, "micro-batch"));
+  std::uint32_t forwards = 0;
+  for (NodeId id = 0; id < s.workload.node_count(); ++id) {
+    const Node& n = s.workload.node(id);
+    forwards += n.rank == 0 && s.workload.label(n.label).ends_with(".fwd");
+  }
+  EXPECT_EQ(forwards, 683u);
   EXPECT_NO_THROW(s.workload.validate());
 }
 
@@ -95,19 +104,21 @@ constexpr std::string_view kSmall =
 
 TEST(SimaiText, SmallFileHasTheDocumentedShape) {
   const SimaiWorkload s = parse_simai(kSmall, "small.txt");
-  EXPECT_TRUE(s.warnings.empty());
+  // ga 2, but a table without embedding_layer lines is one micro-batch: its lines run once.
+  ASSERT_EQ(s.warnings.size(), 1u);
+  EXPECT_TRUE(any_warning(s, "small.txt:1: ga 2 but the layer table holds 1 micro-batch(es) (embedding_layer "
+                             "lines); as in SimAI the lines run once per iteration and ga repeats nothing"));
   const Workload& w = s.workload;
-  // Rank 0's nodes in order: two forwards, two backwards, the wg collectives after the last.
+  // Rank 0's nodes in order: forward, then backward in reverse, each wg collective and update
+  // after its line's wg compute.
   std::vector<std::string> labels;
   for (NodeId id = 0; id < w.node_count(); ++id) {
     if (w.node(id).rank == 0) labels.emplace_back(w.label(w.node(id).label));
   }
   const std::vector<std::string> expected = {
-      "attn.fwd", "attn.fwd.comm", "moe.fwd", "moe.fwd.comm",                            // mb 0
-      "attn.fwd", "attn.fwd.comm", "moe.fwd", "moe.fwd.comm",                            // mb 1
-      "moe.ig",   "moe.wg",        "attn.ig", "attn.ig.comm", "attn.wg",               // mb 0
-      "moe.ig",   "moe.wg",        "moe.wg.comm", "moe.update",                          // mb 1
-      "attn.ig",  "attn.ig.comm",  "attn.wg", "attn.wg.comm", "attn.update"};
+      "attn.fwd", "attn.fwd.comm", "moe.fwd", "moe.fwd.comm",                                       // forward
+      "moe.ig",   "moe.wg",        "moe.wg.comm", "moe.update",                                     // backward
+      "attn.ig",  "attn.ig.comm",  "attn.wg",     "attn.wg.comm", "attn.update"};
   EXPECT_EQ(labels, expected);
   // Groups: TP {0,1}; DP of TP position 0 is {0,2,4,6}; EP pairs {0,2}; DP outside EP {0,4}.
   std::map<std::string, std::vector<std::uint32_t>> groups;
@@ -131,17 +142,54 @@ TEST(SimaiText, SmallFileHasTheDocumentedShape) {
   EXPECT_EQ(parse_simai(kSmall, "small.txt", two).workload.node_count(), 2 * w.node_count());
 }
 
+// A table with a prelude line and two micro-batches on two stages: the prelude runs outside
+// the pipeline, forward goes through the micro-batches in file order, backward from the last.
+TEST(SimaiText, MicroBatchesStartAtEmbeddingLayerLines) {
+  constexpr std::string_view kTwoMicroBatches =
+      "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 1 ep: 1 pp: 2 vpp: 1 ga: 2 all_gpus: 2 "
+      "pp_comm: 1024\n"
+      "5\n"
+      "norm -1 1 NONE 0 1 NONE 0 1 ALLREDUCE 64 1\n"
+      "embedding_layer -1 1 NONE 0 1 NONE 0 1 NONE 0 1\n"
+      "attn -1 1 NONE 0 1 NONE 0 1 NONE 0 1\n"
+      "embedding_layer -1 1 NONE 0 1 NONE 0 1 NONE 0 1\n"
+      "attn -1 1 NONE 0 1 NONE 0 1 NONE 0 1\n";
+  const SimaiWorkload s = parse_simai(kTwoMicroBatches, "mb.txt");
+  EXPECT_TRUE(s.warnings.empty());
+  std::map<std::uint32_t, std::vector<std::string>> order;
+  for (NodeId id = 0; id < s.workload.node_count(); ++id) {
+    const Node& n = s.workload.node(id);
+    order[n.rank].push_back(std::string(s.workload.label(n.label)) + "/" + std::to_string(n.micro_batch));
+  }
+  EXPECT_EQ(order[0], (std::vector<std::string>{
+                          "norm.fwd/0", "embedding_layer.fwd/0", "attn.fwd/0", "pp.send.activation/0",
+                          "embedding_layer.fwd/1", "attn.fwd/1", "pp.send.activation/1",
+                          "pp.recv.gradient/1", "attn.ig/1", "attn.wg/1", "embedding_layer.ig/1",
+                          "embedding_layer.wg/1", "pp.recv.gradient/0", "attn.ig/0", "attn.wg/0",
+                          "embedding_layer.ig/0", "embedding_layer.wg/0", "norm.ig/0", "norm.wg/0",
+                          "norm.wg.comm/0", "norm.update/0"}));
+  EXPECT_EQ(order[1].front(), "norm.fwd/0");
+  EXPECT_EQ(order[1][1], "pp.recv.activation/0");
+}
+
 // Two pipeline stages, TP 2, DP 2, four micro-batches, two iterations: the runtime finishes it.
 TEST(SimaiText, PipelinedFileRunsOnTheRuntime) {
   constexpr std::string_view kPipelined =
       "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 2 ep: 1 pp: 2 vpp: 1 ga: 4 all_gpus: 8 "
       "pp_comm: 65536\n"
-      "2\n"
-      "attn -1 1000 ALLREDUCE 4096 2000 ALLREDUCE 4096 2000 ALLREDUCE 8192 100\n"
+      "8\n"
+      "embedding_layer -1 1000 ALLREDUCE 4096 2000 ALLREDUCE 4096 2000 ALLREDUCE 8192 100\n"
+      "mlp  -1 3000 ALLREDUCE 4096 6000 ALLREDUCE 4096 6000 ALLREDUCE 8192 100\n"
+      "embedding_layer -1 1000 ALLREDUCE 4096 2000 ALLREDUCE 4096 2000 ALLREDUCE 8192 100\n"
+      "mlp  -1 3000 ALLREDUCE 4096 6000 ALLREDUCE 4096 6000 ALLREDUCE 8192 100\n"
+      "embedding_layer -1 1000 ALLREDUCE 4096 2000 ALLREDUCE 4096 2000 ALLREDUCE 8192 100\n"
+      "mlp  -1 3000 ALLREDUCE 4096 6000 ALLREDUCE 4096 6000 ALLREDUCE 8192 100\n"
+      "embedding_layer -1 1000 ALLREDUCE 4096 2000 ALLREDUCE 4096 2000 ALLREDUCE 8192 100\n"
       "mlp  -1 3000 ALLREDUCE 4096 6000 ALLREDUCE 4096 6000 ALLREDUCE 8192 100\n";
   Options options;
   options.iterations = 2;
   const SimaiWorkload s = parse_simai(kPipelined, "pp.txt", options);
+  EXPECT_TRUE(s.warnings.empty());
   topology::SingleSwitchParams p;
   p.hosts = 8;
   p.host.gpus_per_host = 1;

@@ -179,6 +179,12 @@ ClusterSettings read_cluster(config::Reader cluster, const Machines& machines, c
     if (s.mode == "job") ff->fail("", "job mode simulates no iterations (cluster.mode analytical, flow or packet does)");
     s.fast_forward_iterations = static_cast<std::uint32_t>(n);
   }
+  if (cluster.has("threads")) {
+    const std::uint64_t threads = cluster.optional<std::uint64_t>("threads", s.threads);
+    if (threads < 1 || threads > 256) cluster.fail("threads", fmt::format("must be between 1 and 256, got {}", threads));
+    if (s.mode == "job") cluster.fail("threads", "job mode simulates no network (cluster.mode analytical, flow or packet does)");
+    s.threads = static_cast<std::uint32_t>(threads);
+  }
   s.options.seed = seed;
   s.options.scheduler = cluster.choice("scheduler", scheduler_names(), "fcfs");
   s.options.placement = cluster.choice("placement", placement_names(), "packed");

@@ -39,6 +39,9 @@ namespace loom::cluster {
 struct ClusterSettings {
   std::string mode = "job";            // job | analytical | flow | packet
   std::uint32_t fast_forward_iterations = 2;
+  // Network modes: groups of jobs that share no link, simulated at once on this many threads
+  // (results do not depend on it).
+  std::uint32_t threads = 1;
   JobModeOptions options;
   std::vector<Job> jobs;               // finalized (job.h)
   std::vector<std::string> warnings;   // from importing job files

@@ -20,10 +20,11 @@ namespace {
 // The network modes' workloads, collective, system and network sections, on `topology`.
 ClusterNetwork read_cluster_network(config::Reader root, config::Reader cluster, topology::Topology topology,
                                     const cluster::ClusterSettings& settings, const std::filesystem::path& base_dir,
-                                    std::uint64_t seed) {
+                                    std::uint64_t seed, const MemoryBudget& budget) {
   ClusterNetwork n;
   n.topology = std::move(topology);
   n.iterations = settings.fast_forward_iterations;
+  n.threads = settings.threads;
   if (!cluster.has_map("workloads")) {
     cluster.fail("workloads", fmt::format("cluster.mode {} simulates the jobs' workloads: define them here "
                                           "({{name: {{type: training, ...}}}}) and name one in each job",
@@ -37,7 +38,7 @@ ClusterNetwork read_cluster_network(config::Reader root, config::Reader cluster,
       w.fail("iterations", "a cluster job's iterations are the job's (jobs[].iterations); the workload is one iteration");
     }
     LoadedWorkloadSection loaded =
-        read_workload_section(w, n.topology.gpu_count(), base_dir, seed, MemoryBudget::of_machine());
+        read_workload_section(w, n.topology.gpu_count(), base_dir, seed, budget);
     if (!loaded.nic_slowdowns.empty()) {
       w.fail("variation", "NIC slowdowns name ranks of one job, not NICs of the cluster; slow the topology's links instead");
     }
@@ -84,7 +85,7 @@ void drain_switches(ClusterNetwork& n, const cluster::Machines& machines, std::v
 
 }  // namespace
 
-ClusterExperiment load_cluster(config::Document& document) {
+ClusterExperiment load_cluster(config::Document& document, const MemoryBudget& budget) {
   config::Reader root = document.root();
   const std::filesystem::path base_dir = std::filesystem::path(document.source_name()).parent_path();
   ClusterExperiment e;
@@ -95,7 +96,7 @@ ClusterExperiment load_cluster(config::Document& document) {
     if (root.has("topology")) section.fail("machines", "give a topology section or cluster.machines, not both");
     e.machines = std::move(*machines);
   } else {
-    topology = read_topology(root.child("topology"), base_dir, MemoryBudget::of_machine());
+    topology = read_topology(root.child("topology"), base_dir, budget);
     e.machines = cluster::machines_from_topology(*topology);
   }
   e.warnings = e.machines.warnings;
@@ -116,7 +117,7 @@ ClusterExperiment load_cluster(config::Document& document) {
                                            e.settings.mode));
     }
     if (root.has("workload")) root.fail("workload", "a cluster experiment's workloads are named in cluster.workloads");
-    e.network = read_cluster_network(root, section, std::move(*topology), e.settings, base_dir, e.seed);
+    e.network = read_cluster_network(root, section, std::move(*topology), e.settings, base_dir, e.seed, budget);
     drain_switches(*e.network, e.machines, e.settings.options.failures.maintenance);
   }
   config::Reader output = root.child_or_empty("output");

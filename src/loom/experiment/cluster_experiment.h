@@ -46,8 +46,9 @@ struct ClusterExperiment {
 
 // Whether the document is a cluster experiment (has a `cluster:` section).
 bool is_cluster_experiment(config::Document& document);
-// Reads the experiment (overrides already applied) and checks for unknown keys.
-ClusterExperiment load_cluster(config::Document& document);
+// Reads the experiment (overrides already applied) and checks for unknown keys; a topology file
+// or a workload larger than `budget` allows is refused at its key.
+ClusterExperiment load_cluster(config::Document& document, const MemoryBudget& budget = MemoryBudget::of_machine());
 
 struct ClusterOutcome {
   std::vector<cluster::Job> jobs;  // as run: the network modes set durations from iteration times

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
 #include <optional>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -62,6 +64,12 @@ cluster::Span NetworkIterationModel::reference_time(const cluster::Job& job) {
 std::vector<cluster::Span> NetworkIterationModel::iteration_times(std::span<const cluster::PlacedJob> jobs) {
   std::vector<cluster::Span> times(jobs.size());
   std::map<std::vector<std::uint32_t>, std::vector<cluster::Span>> asked;
+  // Groups nothing remembers, simulated after the loop (at once, on network_.threads threads):
+  // each distinct situation once, with the groups that wait for it and their identities.
+  std::vector<std::vector<Member>> to_simulate;
+  std::vector<std::string> keys;
+  std::vector<std::vector<std::pair<std::vector<std::size_t>, std::vector<std::uint32_t>>>> waiting;
+  std::map<std::string, std::size_t> pending;
   for (const std::vector<std::size_t>& group : cluster::interacting_groups(machines_, jobs)) {
     // The same jobs on the same GPUs on the same fabric as at the last question keep their
     // times: they run on in the phases they settled into (the co-runners elsewhere changed).
@@ -88,12 +96,65 @@ std::vector<cluster::Span> NetworkIterationModel::iteration_times(std::span<cons
       members.push_back(Member{&network_.workloads.at(job.workload).workload, job.workload, jobs[i].gpus,
                                Time::ps(offset_ps)});
     }
-    std::vector<cluster::Span> group_times = times_of(members);
-    for (std::size_t k = 0; k < group.size(); ++k) times[group[k]] = group_times[k];
-    asked.emplace(std::move(identity), std::move(group_times));
+    std::string key = memo_key(members);
+    if (const auto found = memo_.find(key); found != memo_.end()) {
+      ++remembered_;
+      for (std::size_t k = 0; k < group.size(); ++k) times[group[k]] = found->second[k];
+      asked.emplace(std::move(identity), found->second);
+      continue;
+    }
+    const auto [at, first] = pending.emplace(key, to_simulate.size());
+    if (first) {
+      to_simulate.push_back(std::move(members));
+      keys.push_back(std::move(key));
+      waiting.emplace_back();
+    } else {
+      ++remembered_;  // the same situation as a group before it in this question
+    }
+    waiting[at->second].emplace_back(group, std::move(identity));
+  }
+  const std::vector<std::vector<cluster::Span>> simulated = simulate_all(to_simulate);
+  for (std::size_t p = 0; p < simulated.size(); ++p) {
+    for (auto& [group, identity] : waiting[p]) {
+      for (std::size_t k = 0; k < group.size(); ++k) times[group[k]] = simulated[p][k];
+      asked.emplace(std::move(identity), simulated[p]);
+    }
+    memo_.emplace(std::move(keys[p]), simulated[p]);
   }
   running_groups_ = std::move(asked);
   return times;
+}
+
+std::vector<std::vector<cluster::Span>> NetworkIterationModel::simulate_all(
+    const std::vector<std::vector<Member>>& groups) {
+  std::vector<std::vector<cluster::Span>> out(groups.size());
+  const auto workers = static_cast<std::uint32_t>(std::min<std::size_t>(network_.threads, groups.size()));
+  if (workers <= 1) {
+    for (std::size_t g = 0; g < groups.size(); ++g) out[g] = simulate(groups[g]);
+    return out;
+  }
+  // Each simulation owns its simulator, routing and backend and reads only what is shared and
+  // constant, so results do not depend on which thread ran what. The first exception (in group
+  // order) is rethrown, as the serial loop would have thrown it.
+  std::atomic<std::size_t> next = 0;
+  std::vector<std::exception_ptr> failed(groups.size());
+  const auto work = [&] {
+    for (std::size_t g = next++; g < groups.size(); g = next++) {
+      try {
+        out[g] = simulate(groups[g]);
+      } catch (...) {
+        failed[g] = std::current_exception();
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  for (std::uint32_t t = 1; t < workers; ++t) threads.emplace_back(work);
+  work();
+  for (std::thread& t : threads) t.join();
+  for (const std::exception_ptr& e : failed) {
+    if (e) std::rethrow_exception(e);
+  }
+  return out;
 }
 
 std::vector<cluster::Span> NetworkIterationModel::fabric_change_times() const {
@@ -180,7 +241,7 @@ system::RunResult NetworkIterationModel::run(const workload::Workload& workload)
   return result;
 }
 
-std::vector<cluster::Span> NetworkIterationModel::times_of(const std::vector<Member>& group) {
+std::string NetworkIterationModel::memo_key(const std::vector<Member>& group) {
   // With every cable up, equivalent placements meet (placement_shape.h); with cables down,
   // where each job is matters, so its GPUs do.
   std::string key = fabric_key();
@@ -195,6 +256,11 @@ std::vector<cluster::Span> NetworkIterationModel::times_of(const std::vector<Mem
       key += ';';
     }
   }
+  return key;
+}
+
+std::vector<cluster::Span> NetworkIterationModel::times_of(const std::vector<Member>& group) {
+  std::string key = memo_key(group);
   if (const auto found = memo_.find(key); found != memo_.end()) {
     ++remembered_;
     return found->second;
@@ -238,9 +304,9 @@ std::vector<cluster::Span> NetworkIterationModel::simulate(const std::vector<Mem
 nlohmann::json NetworkIterationModel::statistics() const {
   return {{"mode", network::to_string(network_.network.params.mode)},
           {"fast_forward_iterations", network_.iterations},
-          {"simulations", simulations_},
+          {"simulations", simulations_.load()},
           {"remembered", remembered_},
-          {"events", events_}};
+          {"events", events_.load()}};
 }
 
 }  // namespace loom::experiment

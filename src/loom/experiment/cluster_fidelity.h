@@ -18,8 +18,10 @@
 // group's times are remembered by (workload and rounded phase of each member, the group's
 // placement shape: placement_shape.h), so an unchanged situation is never simulated twice and
 // the same arrangement on equally built hosts elsewhere is not simulated again; while any
-// cable is down, by each member's exact GPUs instead. A job's reference time is its workload
-// alone on GPUs 0..gpus-1 (a packed placement on an empty cluster).
+// cable is down, by each member's exact GPUs instead. The groups one change leaves to simulate
+// run at once on `cluster.threads` threads, each with its own simulator, routing and backend, so
+// results do not depend on the thread count. A job's reference time is its workload alone on
+// GPUs 0..gpus-1 (a packed placement on an empty cluster).
 //
 // Cables that are down (fabric_changes) are taken down at time zero of every simulation, so
 // routes avoid them; the fabric state is part of what is remembered. A job with training data
@@ -33,6 +35,7 @@
 // on those same links.
 #pragma once
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <string>
@@ -71,6 +74,7 @@ struct ClusterNetwork {
   system::RuntimeOptions runtime;
   std::map<std::string, ClusterWorkload> workloads;  // cluster.workloads, by name
   std::uint32_t iterations = 2;                      // fast_forward.iterations
+  std::uint32_t threads = 1;                         // cluster.threads
 };
 
 class NetworkIterationModel final : public cluster::IterationModel {
@@ -100,6 +104,10 @@ class NetworkIterationModel final : public cluster::IterationModel {
     std::span<const std::uint32_t> gpus;
     Time offset;  // start delay in the simulation
   };
+  // What a group's times are remembered by (see above).
+  std::string memo_key(const std::vector<Member>& group);
+  // simulate() of each group, on up to network_.threads threads; in order.
+  std::vector<std::vector<cluster::Span>> simulate_all(const std::vector<std::vector<Member>>& groups);
   std::vector<cluster::Span> times_of(const std::vector<Member>& group);
   std::vector<cluster::Span> simulate(const std::vector<Member>& group);
   // Runs `workload` on the fabric as it is now (down cables down); counts the simulation.
@@ -116,9 +124,9 @@ class NetworkIterationModel final : public cluster::IterationModel {
   std::map<std::string, std::vector<cluster::Span>> memo_;
   // The groups of the last question, by (fabric version, then each member's id and GPUs).
   std::map<std::vector<std::uint32_t>, std::vector<cluster::Span>> running_groups_;
-  std::uint64_t simulations_ = 0;
+  std::atomic<std::uint64_t> simulations_ = 0;  // counted by run(), on simulate_all's threads too
   std::uint64_t remembered_ = 0;
-  std::uint64_t events_ = 0;
+  std::atomic<std::uint64_t> events_ = 0;
 };
 
 }  // namespace loom::experiment

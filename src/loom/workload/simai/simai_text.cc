@@ -215,26 +215,60 @@ std::vector<Line> parse_lines(const std::vector<std::string_view>& lines, std::s
   return out;
 }
 
+// The micro-batches of a layer table: AICB writes every micro-batch into the file, each
+// starting at an `embedding_layer` line; lines before the first one (the gradient-norm and
+// layer-norm lines) run once per iteration outside any micro-batch. A table without an
+// `embedding_layer` line is one micro-batch.
+struct MicroBatches {
+  std::size_t prelude_end = 0;                                // lines [0, prelude_end)
+  std::vector<std::pair<std::size_t, std::size_t>> ranges;   // [first, end) per micro-batch
+};
+
+MicroBatches find_micro_batches(const std::vector<Line>& lines) {
+  MicroBatches out;
+  std::vector<std::size_t> starts;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (lines[i].name == "embedding_layer") starts.push_back(i);
+  }
+  if (starts.empty()) starts.push_back(0);
+  out.prelude_end = starts.front();
+  for (std::size_t k = 0; k < starts.size(); ++k) {
+    out.ranges.emplace_back(starts[k], k + 1 < starts.size() ? starts[k + 1] : lines.size());
+  }
+  return out;
+}
+
+// SimAI takes `ga` only into its bubble and PP formulas; the micro-batches Loom pipelines are
+// the file's. Says so when the two disagree, since a hand-written table may mean `ga` as a
+// repeat count.
+void check_micro_batches(const Header& h, const MicroBatches& mbs, std::string_view name, WarningLog& log) {
+  if (h.ga <= 1 || mbs.ranges.size() == h.ga) return;
+  log.add(name, "header", fmt::format("{}:1", name),
+          fmt::format("ga {} but the layer table holds {} micro-batch(es) (embedding_layer lines); as in SimAI the "
+                      "lines run once per iteration and ga repeats nothing{}",
+                      h.ga, mbs.ranges.size(), h.pp > 1 ? ", and stages exchange pp_comm once per micro-batch of the table" : ""));
+}
+
 // Refuses, before allocating anything, a file that would expand to more than
-// options.max_nodes nodes. The bound per rank and iteration: per micro-batch at most five nodes
-// per layer line (fwd compute and comm, ig compute and comm, wg compute) and four pipeline
-// sends/receives, then two per line (wg collective and update) after the last one.
-void check_size(const Header& h, std::size_t layers, const Options& options, std::string_view name) {
+// options.max_nodes nodes. The bound per rank and iteration: at most seven nodes per layer line
+// (fwd compute and comm, ig compute and comm, wg compute and comm, update) and four pipeline
+// sends/receives per micro-batch.
+void check_size(const Header& h, std::size_t layers, std::size_t micro_batches, const Options& options,
+                std::string_view name) {
   const double per_rank = static_cast<double>(options.iterations) *
-                          (static_cast<double>(h.ga) * (5.0 * static_cast<double>(layers) + 4) +
-                           2.0 * static_cast<double>(layers));
+                          (7.0 * static_cast<double>(layers) + 4.0 * static_cast<double>(micro_batches));
   const double bound = per_rank * h.all_gpus;
   if (bound > static_cast<double>(options.max_nodes)) {
-    throw UserError(fmt::format("{}: {} ranks x {} micro-batches x {} layer lines x {} iterations expand to up to "
-                                "{:.3g} nodes, more than the {} allowed (Options::max_nodes); check all_gpus and ga",
-                                name, h.all_gpus, h.ga, layers, options.iterations, bound, options.max_nodes));
+    throw UserError(fmt::format("{}: {} ranks x {} layer lines x {} iterations expand to up to {:.3g} nodes, more "
+                                "than the {} allowed (Options::max_nodes); check all_gpus",
+                                name, h.all_gpus, layers, options.iterations, bound, options.max_nodes));
   }
 }
 
 // Builds the per-rank DAG described in the header comment.
 class Builder {
  public:
-  Builder(Workload& w, const Header& h) : w_(w), h_(h) {
+  Builder(Workload& w, const Header& h, const MicroBatches& mbs) : w_(w), h_(h), mbs_(mbs) {
     dp_ = h.all_gpus / (h.tp * h.pp);
     make_groups();
   }
@@ -406,51 +440,75 @@ class Builder {
     return add(n, {after});
   }
 
+  // Forward: the prelude's lines, then per micro-batch: receive the activation, its lines in
+  // order, send it on. Backward (SimAI's reverse pass over the whole table): per micro-batch
+  // from the last: receive the gradient, its lines in reverse, send it back; then the prelude's.
   void build_rank(std::uint32_t rank, const std::vector<Line>& lines, std::uint32_t iterations) {
     const std::uint32_t stage = rank / (h_.tp * dp_);
     const std::uint32_t stride = h_.tp * dp_;
     const bool pp_comm = h_.pp > 1 && h_.pp_comm > 0;
-    std::vector<NodeId> updates(lines.size(), kNone);
+    const bool receives_activations = pp_comm && stage > 0;
+    const bool sends_activations = pp_comm && stage + 1 < h_.pp;
+    updates_.assign(lines.size(), kNone);
     NodeId last = kNone;
     for (iteration_ = 0; iteration_ < iterations; ++iteration_) {
-      for (std::uint32_t mb = 0; mb < h_.ga; ++mb) {
-        const auto m = static_cast<std::uint16_t>(mb);
-        if (pp_comm && stage > 0) last = p2p(rank, NodeKind::kRecv, rank - stride, 0, m, last);
-        for (std::size_t i = 0; i < lines.size(); ++i) {
-          const Line& l = lines[i];
-          const auto layer = static_cast<std::uint16_t>(i);
-          // The first forward of a layer waits for its weights to be updated (previous iteration).
-          last = compute(rank, l.fwd, label(lines, i, kFwd), layer, m, last, mb == 0 ? updates[i] : kNone);
-          if (l.fwd_comm.op) last = comm(rank, l.fwd_comm, false, label(lines, i, kFwdComm), layer, m, last);
-        }
-        if (pp_comm && stage + 1 < h_.pp) p2p(rank, NodeKind::kSend, rank + stride, 0, m, last);
+      last = forward(rank, lines, 0, mbs_.prelude_end, 0, last);
+      for (std::size_t k = 0; k < mbs_.ranges.size(); ++k) {
+        const auto m = static_cast<std::uint16_t>(k);
+        if (receives_activations) last = p2p(rank, NodeKind::kRecv, rank - stride, 0, m, last);
+        last = forward(rank, lines, mbs_.ranges[k].first, mbs_.ranges[k].second, m, last);
+        if (sends_activations) p2p(rank, NodeKind::kSend, rank + stride, 0, m, last);
       }
-      for (std::uint32_t mb = 0; mb < h_.ga; ++mb) {
-        const auto m = static_cast<std::uint16_t>(mb);
-        if (pp_comm && stage + 1 < h_.pp) last = p2p(rank, NodeKind::kRecv, rank + stride, 1, m, last);
-        for (std::size_t i = lines.size(); i-- > 0;) {
-          const Line& l = lines[i];
-          const auto layer = static_cast<std::uint16_t>(i);
-          last = compute(rank, l.ig, label(lines, i, kIg), layer, m, last);
-          if (l.ig_comm.op) last = comm(rank, l.ig_comm, false, label(lines, i, kIgComm), layer, m, last);
-          last = compute(rank, l.wg, label(lines, i, kWg), layer, m, last);
-          if (mb + 1 == h_.ga && l.wg_comm.op) {
-            const NodeId reduced = comm(rank, l.wg_comm, true, label(lines, i, kWgComm), layer, m, last);
-            updates[i] = compute(rank, l.update, label(lines, i, kUpdate), layer, m, reduced);
-          }
-        }
-        if (pp_comm && stage > 0) p2p(rank, NodeKind::kSend, rank - stride, 1, m, last);
+      for (std::size_t k = mbs_.ranges.size(); k-- > 0;) {
+        const auto m = static_cast<std::uint16_t>(k);
+        if (sends_activations) last = p2p(rank, NodeKind::kRecv, rank + stride, 1, m, last);
+        last = backward(rank, lines, mbs_.ranges[k].first, mbs_.ranges[k].second, m, last);
+        if (receives_activations) p2p(rank, NodeKind::kSend, rank - stride, 1, m, last);
+      }
+      last = backward(rank, lines, 0, mbs_.prelude_end, 0, last);
+    }
+  }
+
+  // Lines [first, end) forward; a line's forward waits for its weights' update of the previous
+  // iteration.
+  NodeId forward(std::uint32_t rank, const std::vector<Line>& lines, std::size_t first, std::size_t end,
+                 std::uint16_t m, NodeId last) {
+    for (std::size_t i = first; i < end; ++i) {
+      const Line& l = lines[i];
+      const auto layer = static_cast<std::uint16_t>(i);
+      last = compute(rank, l.fwd, label(lines, i, kFwd), layer, m, last, updates_[i]);
+      if (l.fwd_comm.op) last = comm(rank, l.fwd_comm, false, label(lines, i, kFwdComm), layer, m, last);
+    }
+    return last;
+  }
+
+  // Lines [first, end) backward, in reverse; a line's weight-gradient collective runs on stream 1
+  // beside the rest of backward, and its update after it.
+  NodeId backward(std::uint32_t rank, const std::vector<Line>& lines, std::size_t first, std::size_t end,
+                  std::uint16_t m, NodeId last) {
+    for (std::size_t i = end; i-- > first;) {
+      const Line& l = lines[i];
+      const auto layer = static_cast<std::uint16_t>(i);
+      last = compute(rank, l.ig, label(lines, i, kIg), layer, m, last);
+      if (l.ig_comm.op) last = comm(rank, l.ig_comm, false, label(lines, i, kIgComm), layer, m, last);
+      last = compute(rank, l.wg, label(lines, i, kWg), layer, m, last);
+      if (l.wg_comm.op) {
+        const NodeId reduced = comm(rank, l.wg_comm, true, label(lines, i, kWgComm), layer, m, last);
+        updates_[i] = compute(rank, l.update, label(lines, i, kUpdate), layer, m, reduced);
       }
     }
+    return last;
   }
 
   static constexpr NodeId kNone = 0xffffffffu;
   Workload& w_;
   const Header& h_;
+  const MicroBatches& mbs_;
   std::uint32_t dp_ = 1;
   std::uint32_t iteration_ = 0;
   std::vector<CommunicatorId> tp_of_, dp_of_, ep_of_, dpep_of_;
   std::vector<NodeId> deps_;
+  std::vector<NodeId> updates_;  // per line: its latest update node
   std::vector<std::array<std::optional<LabelId>, kLabelKinds>> labels_;
   bool counting_ = false;
   std::uint64_t counted_nodes_ = 0, counted_deps_ = 0;
@@ -472,9 +530,11 @@ SimaiWorkload parse_simai(std::string_view text, std::string_view name, const Op
   if (layers.size() > kNoIndex) {
     throw UserError(fmt::format("{}: {} layer lines, at most {} are supported", name, layers.size(), kNoIndex));
   }
-  check_size(header, layers.size(), options, name);
+  const MicroBatches micro_batches = find_micro_batches(layers);
+  check_micro_batches(header, micro_batches, name, log);
+  check_size(header, layers.size(), micro_batches.ranges.size(), options, name);
   SimaiWorkload out{Workload(header.all_gpus), header, {}, {}, {}};
-  Builder builder(out.workload, header);
+  Builder builder(out.workload, header, micro_batches);
   out.counts = builder.count(layers, options.iterations);
   if (options.count_only) {
     // no ranks built

@@ -18,12 +18,15 @@
 // DP = all_gpus / (TP * pp); the EP group is EP consecutive members of a DP group, the DP_EP
 // group the DP members with the same position in their EP group.
 //
-// Per rank and iteration (one pass per micro-batch, ga of them, GPipe order: every forward, then
-// every backward): forward runs each layer's fwd compute then its fwd collective, in order;
-// backward runs the layers in reverse: ig compute, ig collective, wg compute. The wg collective
-// is issued after the last micro-batch's wg compute on communication stream 1, overlapped with
-// the rest of backward; a compute node of wg_update_time follows it. Stages exchange pp_comm
-// bytes per micro-batch (send/recv, tag 0 forward, 1 backward). Every other node runs on
+// Per rank and iteration the lines run once, as in SimAI (AICB writes every micro-batch into
+// the file; `ga` repeats nothing, a warning says so when the file's micro-batches number
+// otherwise). A micro-batch starts at each `embedding_layer` line; lines before the first run
+// outside any micro-batch; a table without one is one micro-batch. Forward runs the lines in
+// order: fwd compute then fwd collective; backward runs them in reverse: ig compute, ig
+// collective, wg compute, then the wg collective on communication stream 1, overlapped with the
+// rest of backward, and a compute node of wg_update_time after it, which the line's next
+// forward waits for. Stages exchange pp_comm bytes per micro-batch (send/recv, tag 0 forward
+// in file order, tag 1 backward from the last micro-batch). Every other node runs on
 // communication stream 0 and blocks the next compute.
 //
 // Older AICB files lack ep, pp, vpp, ga and all_gpus (SimAI divides by zero on them): missing
@@ -74,7 +77,7 @@ struct SimaiWorkload {
 // UserError "name:line: ..." for malformed input: an unknown policy or comm type, a missing or
 // non-numeric field, a layer count that disagrees with the lines present, groups that do not
 // divide the rank count.
-// The counts come from one rank per stage, so they cost O(pp x ga x layer lines) whatever the
+// The counts come from one rank per stage, so they cost O(pp x layer lines) whatever the
 // rank count.
 SimaiWorkload parse_simai(std::string_view text, std::string_view name, const Options& options = {});
 SimaiWorkload read_simai(const std::string& path, const Options& options = {});
