@@ -49,8 +49,8 @@ std::vector<ParamEntry> system_parameter_catalog() {
        "analytical mode: step one representative per class of ranks with identical programs (checked; the summary's "
        "symmetry block says what was reduced or why not)"},
       {"compact", "flag", "true", "true, false",
-       "synthesised training: ranks with the same program share one copy of its nodes instead of one record per "
-       "node (outputs are the same)"},
+       "synthesised training and SimAI text: ranks with the same program share one copy of its nodes instead of "
+       "one record per node (outputs are the same)"},
   };
 }
 

@@ -213,10 +213,11 @@ workload::Workload read_dlrm(config::Reader& s, std::uint32_t gpu_count, const s
 }
 
 LoadedWorkloadSection read_trace(config::Reader& s, std::uint32_t gpu_count, const std::filesystem::path& base_dir,
-                                 const MemoryBudget& budget) {
+                                 workload::NodeStorage storage, const MemoryBudget& budget) {
   std::filesystem::path path = s.required<std::string>("file");
   if (path.is_relative()) path = base_dir / path;
   workload::LoadOptions options;
+  options.storage = storage;
   options.format = parsed(s, "format", workload::parse_file_format, "auto");
   if (s.has("ranks")) options.simai_ranks = count(s, "ranks", 1);
   const double scale = s.optional<double>("scale", 1.0);
@@ -226,7 +227,7 @@ LoadedWorkloadSection read_trace(config::Reader& s, std::uint32_t gpu_count, con
   LoadedWorkloadSection out;
   try {
     // A SimAI file is counted exactly before it is built (a Chakra trace is only known by reading it).
-    if (const auto counts = workload::count_workload(path.string(), options)) check_fits(s, "file", *counts, budget);
+    if (const auto counts = workload::count_workload(path.string(), options)) check_fits(s, "file", *counts, budget, storage);
     workload::LoadedWorkload loaded = workload::load_workload(path.string(), options);
     compute.assign(loaded.workload);
     if (scale != 1.0) workload::scale_workload(loaded.workload, scale);
@@ -343,7 +344,7 @@ LoadedWorkloadSection read_workload_section(config::Reader s, std::uint32_t gpu_
   } else if (type == "dlrm") {
     out.workload = read_dlrm(s, gpu_count, base_dir, budget);
   } else {
-    out = read_trace(s, gpu_count, base_dir, budget);
+    out = read_trace(s, gpu_count, base_dir, storage, budget);
   }
   // Collective members agree, sends meet receives: reject a broken DAG before running it.
   try {

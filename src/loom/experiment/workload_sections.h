@@ -46,7 +46,8 @@ struct LoadedWorkloadSection {
 // optional `variation:` (compute slowdowns, stragglers, NIC slowdowns; workload/variation.h)
 // applied to it. A workload whose nodes would not fit in `budget` is refused before it is built
 // (microbenchmark and training from their counts, SimAI text from its header). `storage` is how
-// synthesised training holds its nodes (system.compact; the other types store theirs per node).
+// synthesised training and SimAI text hold their nodes (system.compact; the other types store
+// theirs per node).
 LoadedWorkloadSection read_workload_section(config::Reader section, std::uint32_t gpu_count,
                                             const std::filesystem::path& base_dir, std::uint64_t seed,
                                             const MemoryBudget& budget,

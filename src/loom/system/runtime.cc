@@ -112,7 +112,8 @@ double Runtime::estimated_bytes(const workload::WorkloadCounts& counts, workload
   // Peak RSS over these arrays, measured:
   // vectors' spare capacity, metrics and critical path after the run, outputs being written.
   // GPT-175B on 1,024 GPUs in flow mode: 19.3 M nodes in 2,828 MiB peak, 154 B a node, against
-  // 122 B a node from the arrays above.
+  // 122 B a node from the arrays above; with shared programs 975 MiB, 53 B a node, against ~41
+  // (bench/README.md).
   constexpr double kMeasuredOverhead = 1.25;
   return kMeasuredOverhead * (per_node_bytes * static_cast<double>(counts.nodes) +
                               per_dependency * static_cast<double>(counts.dependencies) +
