@@ -7,7 +7,6 @@
 
 #include <filesystem>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "experiment/switch_comparison.h"
@@ -59,16 +58,10 @@ TEST(CompactPrograms, VariationIsByteIdentical) {
 // SimAI workload text, built rank by rank as training is: the fixtures small enough to hold
 // per node.
 TEST(CompactPrograms, SimaiWorkloadsAreByteIdentical) {
-  const fs::path first = loom::testing::fixture_path("simai/inputs/workloads/simai_example_microAllReduce.txt");
-  LOOM_SKIP_WITHOUT_FIXTURE(first);
-  const std::vector<std::pair<std::string, std::uint32_t>> workloads = {
-      {"simai_example_microAllReduce.txt", 8},
-      {"authored_dp_allreduce_64MB_tp8_g128.txt", 128},
-      {"aicb_micro_test_all_to_all.txt", 8},
-      {"derived_L7B-M1-C04_Llama7B_megatron_tp2_pp1_mbs1_A100_hdrfix_g64.txt", 64},
-      {"derived_G175B-M1-C03_GPT175B_megatron_tp8_pp1_mbs1_A100_hdrfix_g128.txt", 128},
-  };
-  for (const auto& [file, gpus] : workloads) expect_same_compact_or_not(file, switched::simai_experiment(file, gpus));
+  LOOM_SKIP_WITHOUT_FIXTURE(switched::simai_workload_path(switched::kSmallSimaiWorkloads[0].first));
+  for (const auto& [file, gpus] : switched::kSmallSimaiWorkloads) {
+    expect_same_compact_or_not(file, switched::simai_experiment(file, gpus));
+  }
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -40,12 +41,25 @@ inline Outcome run_text(const std::string& text, std::vector<std::string> overri
   return run(load(document));
 }
 
+inline std::filesystem::path simai_workload_path(const std::string& file) {
+  return loom::testing::fixture_path("simai/inputs/workloads/" + file);
+}
+
 // SimAI workload text from the shared fixtures, on DGX-H100 hosts of 8 GPUs.
 inline std::string simai_experiment(const std::string& file, std::uint32_t gpus) {
   return "topology: {blueprint: rail-optimized, hosts: " + std::to_string(gpus / 8) +
-         ", host_model: dgx-h100}\nworkload: {type: trace, file: " +
-         loom::testing::fixture_path("simai/inputs/workloads/" + file).string() + "}\nnetwork: {mode: analytical}\n";
+         ", host_model: dgx-h100}\nworkload: {type: trace, file: " + simai_workload_path(file).string() +
+         "}\nnetwork: {mode: analytical}\n";
 }
+
+// SimAI fixture files (and their GPU counts) that run in a second or two in analytical mode.
+inline const std::vector<std::pair<std::string, std::uint32_t>> kSmallSimaiWorkloads = {
+    {"simai_example_microAllReduce.txt", 8},
+    {"authored_dp_allreduce_64MB_tp8_g128.txt", 128},
+    {"aicb_micro_test_all_to_all.txt", 8},
+    {"derived_L7B-M1-C04_Llama7B_megatron_tp2_pp1_mbs1_A100_hdrfix_g64.txt", 64},
+    {"derived_G175B-M1-C03_GPT175B_megatron_tp8_pp1_mbs1_A100_hdrfix_g128.txt", 128},
+};
 
 struct SwitchedRuns {
   Outcome on, off;
