@@ -11,6 +11,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -73,7 +74,12 @@ void copy_gpt175b(benchmark::State& state, const std::shared_ptr<std::unique_ptr
     for (workload::CommunicatorId c = 0; c < from.communicator_count(); ++c) to.add_communicator(from.communicator(c));
     for (workload::LabelId l = 0; l < from.label_count(); ++l) to.intern_label(from.label(l));
     to.reserve(from.node_count(), from.dependency_count());
-    for (NodeId id = 0; id < from.node_count(); ++id) to.add_node(from.node(id), from.deps(id));
+    std::vector<NodeId> deps;
+    for (NodeId id = 0; id < from.node_count(); ++id) {
+      const workload::DepList d = from.deps(id);
+      deps.assign(d.begin(), d.end());
+      to.add_node(from.node(id), deps);
+    }
     nodes += to.node_count();
   }
   state.SetItemsProcessed(static_cast<std::int64_t>(nodes));

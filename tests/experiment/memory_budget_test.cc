@@ -43,6 +43,17 @@ TEST(MemoryBudgetCheck, AHugeRepeatIsRefusedAtItsKeyBeforeBuilding) {
                               "budget of 1.0 GiB (test budget)")));
 }
 
+// With shared programs a node costs its run state only: no 64-byte record and CSR entry, and
+// its dependencies are stored once (reversed, in the runtime) instead of twice.
+TEST(MemoryBudgetCheck, SharedProgramsStoreNoRecordPerNode) {
+  const workload::WorkloadCounts counts{19'321'344, 25'000'000, 1024};
+  const double per_node = system::Runtime::estimated_bytes(counts, workload::NodeStorage::kPerNode);
+  const double shared = system::Runtime::estimated_bytes(counts, workload::NodeStorage::kSharedPrograms);
+  const double records = (sizeof(workload::Node) + 4.0) * 19'321'344 + 4.0 * 25'000'000;
+  EXPECT_NEAR(per_node - shared, 1.25 * records, 1.0);
+  EXPECT_LT(shared, 0.5 * per_node);
+}
+
 constexpr const char* kTraining = R"(topology: {hosts: 1, gpus_per_host: 4}
 workload:
   type: training
@@ -95,13 +106,14 @@ TEST(MemoryBudgetCheck, MoreNodesThanIdsAreRefusedWhateverTheBudget) {
 }
 
 TEST(MemoryBudgetCheck, ASimaiFileIsCountedExactlyAndRefusedAtItsKeyBeforeBuilding) {
-  // SimAI's 9,216-GPU MoE example: 82,934,784 nodes, counted from one rank per stage (the
-  // topology is checked against the ranks only once a workload fits).
+  // SimAI's 9,216-GPU MoE example: 82,934,784 nodes, counted from one rank per stage, held as
+  // shared programs (the topology is checked against the ranks only once a workload fits).
   const auto file = loom::testing::fixture_path("simai/inputs/workloads/simai_example_workload_analytical.txt");
   LOOM_SKIP_WITHOUT_FIXTURE(file);
   const std::string text =
       "topology: {hosts: 1, gpus_per_host: 8}\nworkload: {type: trace, file: " + file.string() + "}\n";
-  const double estimate = system::Runtime::estimated_bytes({82'934'784, 82'925'568, 9216});
+  const double estimate =
+      system::Runtime::estimated_bytes({82'934'784, 82'925'568, 9216}, workload::NodeStorage::kSharedPrograms);
   EXPECT_THAT(refusal(text, MemoryBudget(std::uint64_t{1} << 30, "test budget")),
               AllOf(HasSubstr("exp.yaml:2:31: workload.file: needs about " + readable_bytes(estimate)),
                     HasSubstr("for 82934784 workload nodes on 9216 ranks and their run state")));

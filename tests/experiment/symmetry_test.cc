@@ -4,15 +4,9 @@
 // equivalent, the reduction declines and says why.
 #include <gtest/gtest.h>
 
-#include <unistd.h>
-
-#include <filesystem>
-#include <fstream>
-#include <sstream>
-
 #include <nlohmann/json.hpp>
 
-#include "loom/experiment/experiment.h"
+#include "experiment/switch_comparison.h"
 #include "fixtures.h"
 #include "user_error.h"
 
@@ -20,58 +14,17 @@ namespace loom::experiment {
 namespace {
 
 namespace fs = std::filesystem;
+using switched::run_text;
+using switched::scratch_dir;
+using switched::simai_experiment;
 
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-fs::path scratch_dir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("loom_symmetry_test_" + name + "." + std::to_string(getpid()));
-  fs::remove_all(dir);
-  return dir;
-}
-
-Outcome run_text(const std::string& text, std::vector<std::string> overrides, const fs::path& dir) {
-  config::Document document = config::Document::parse(text, "exp.yaml");
-  overrides.push_back("output.dir=" + dir.string());
-  for (const auto& o : overrides) document.apply_override(o);
-  return run(load(document));
-}
-
-// The summary without what differs by design: the symmetry block, the switch, the folder.
-nlohmann::json comparable(nlohmann::json summary) {
-  summary.erase("symmetry");
-  summary["config"]["system"].erase("symmetry");
-  summary["config"]["output"].erase("dir");
-  return summary;
-}
-
-// Runs `text` with the reduction on and off; every file must be byte-identical and the
-// summaries equal but for the symmetry block. Returns the symmetry block of the reduced run.
+// Every file byte-identical and the summaries equal but for the symmetry block, with the
+// reduction on and off. Returns the symmetry block of the reduced run.
 nlohmann::json expect_same_with_and_without(const std::string& name, const std::string& text,
                                             const std::vector<std::string>& overrides = {}) {
-  const fs::path on = scratch_dir(name + "_on"), off = scratch_dir(name + "_off");
-  std::vector<std::string> with = overrides, without = overrides;
-  with.push_back("system.symmetry=true");
-  without.push_back("system.symmetry=false");
-  const Outcome reduced = run_text(text, with, on);
-  const Outcome full = run_text(text, without, off);
-  EXPECT_EQ(full.summary["symmetry"]["applied"], false);
-  std::size_t compared = 0;
-  for (const fs::directory_entry& file : fs::directory_iterator(off)) {
-    const std::string filename = file.path().filename().string();
-    if (filename == "summary.json") continue;
-    EXPECT_TRUE(read_file(file.path()) == read_file(on / filename)) << name << ": " << filename << " differs";
-    ++compared;
-  }
-  EXPECT_GE(compared, 4u) << name << ": collectives, flows, ranks and timeline";
-  EXPECT_EQ(comparable(reduced.summary), comparable(full.summary)) << name;
-  fs::remove_all(on);
-  fs::remove_all(off);
-  return reduced.summary["symmetry"];
+  const switched::SwitchedRuns runs = switched::expect_same_with_and_without("symmetry", "symmetry", name, text, overrides);
+  EXPECT_EQ(runs.off.summary["symmetry"]["applied"], false);
+  return runs.on.summary["symmetry"];
 }
 
 const char* const kTraining = R"(
@@ -101,24 +54,9 @@ TEST(RankSymmetry, InterleavedZeroThreeTrainingIsByteIdentical) {
   EXPECT_TRUE(s.contains("refinements")) << s.dump();
 }
 
-// SimAI workload text from the shared fixtures, on DGX-H100 hosts of 8 GPUs.
-std::string simai_experiment(const std::string& file, std::uint32_t gpus) {
-  return "topology: {blueprint: rail-optimized, hosts: " + std::to_string(gpus / 8) +
-         ", host_model: dgx-h100}\nworkload: {type: trace, file: " +
-         testing::fixture_path("simai/inputs/workloads/" + file).string() + "}\nnetwork: {mode: analytical}\n";
-}
-
 TEST(RankSymmetry, SimaiWorkloadsAreByteIdenticalWithAndWithoutTheReduction) {
-  const fs::path first = testing::fixture_path("simai/inputs/workloads/simai_example_microAllReduce.txt");
-  LOOM_SKIP_WITHOUT_FIXTURE(first);
-  const std::vector<std::pair<std::string, std::uint32_t>> workloads = {
-      {"simai_example_microAllReduce.txt", 8},
-      {"authored_dp_allreduce_64MB_tp8_g128.txt", 128},
-      {"aicb_micro_test_all_to_all.txt", 8},
-      {"derived_L7B-M1-C04_Llama7B_megatron_tp2_pp1_mbs1_A100_hdrfix_g64.txt", 64},
-      {"derived_G175B-M1-C03_GPT175B_megatron_tp8_pp1_mbs1_A100_hdrfix_g128.txt", 128},
-  };
-  for (const auto& [file, gpus] : workloads) {
+  LOOM_SKIP_WITHOUT_FIXTURE(switched::simai_workload_path(switched::kSmallSimaiWorkloads[0].first));
+  for (const auto& [file, gpus] : switched::kSmallSimaiWorkloads) {
     const nlohmann::json s = expect_same_with_and_without(file, simai_experiment(file, gpus));
     EXPECT_TRUE(s.contains("applied")) << file;
   }

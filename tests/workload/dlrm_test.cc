@@ -29,14 +29,13 @@ std::uint32_t nodes_of(const Workload& w, std::uint32_t rank) {
 }
 
 // The node of `rank` labelled `label` in iteration 0 (test failure if there is none).
-const Node& find(const Workload& w, std::uint32_t rank, std::string_view label) {
+Node find(const Workload& w, std::uint32_t rank, std::string_view label) {
   for (NodeId id = 0; id < w.node_count(); ++id) {
-    const Node& n = w.node(id);
+    const Node n = w.node(id);
     if (n.rank == rank && n.iteration == 0 && w.label(n.label) == label) return n;
   }
   ADD_FAILURE() << "no node " << label << " on rank " << rank;
-  static const Node kMissing;
-  return kMissing;
+  return Node{};
 }
 
 TEST(DlrmConfig, MlperfShapes) {

@@ -33,12 +33,11 @@ topology::Topology free_fabric(std::uint32_t ranks) {
 // Layer work takes 1 ps per 1000 FLOPs (so backward = 2 x forward); embedding, logits, loss
 // and optimizer take no time, so every stage has the same t_f and t_b.
 void set_durations(Workload& w) {
-  for (NodeId id = 0; id < w.node_count(); ++id) {
-    Node& n = w.mutable_node(id);
-    if (n.kind != NodeKind::kCompute) continue;
+  w.edit_nodes([](Node& n, std::uint64_t) {
+    if (n.kind != NodeKind::kCompute) return;
     n.duration = n.layer == kNoIndex ? Time::zero() : Time::ps(static_cast<std::int64_t>(n.flops / 1000));
     if (n.layer == kNoIndex) n.flops = 0;  // the runtime asks a node with FLOPs for a duration
-  }
+  });
 }
 
 double bubble(PipelineSchedule schedule, std::uint32_t p, std::uint32_t m, std::uint32_t v) {

@@ -22,12 +22,11 @@ Workload pipeline(std::uint32_t pp = 4, std::uint32_t m = 8) {
   plan.pp = pp;
   plan.global_batch = m;
   Workload w = synthesis::synthesize_training(model, plan);
-  for (NodeId id = 0; id < w.node_count(); ++id) {
-    Node& n = w.mutable_node(id);
-    if (n.kind != NodeKind::kCompute) continue;
+  w.edit_nodes([](Node& n, std::uint64_t) {
+    if (n.kind != NodeKind::kCompute) return;
     n.duration = n.layer == kNoIndex ? Time::zero() : Time::ps(static_cast<std::int64_t>(n.flops / 1000));
     if (n.layer == kNoIndex) n.flops = 0;
-  }
+  });
   return w;
 }
 

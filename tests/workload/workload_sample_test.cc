@@ -78,7 +78,7 @@ TEST(WorkloadSample, TrainingSamplesAgreeWithTheWholePlan) {
   cases.push_back({"full sharding", synthesis::testing::small_gpt(), full});
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
-    Workload whole = synthesize_training(c.model, c.plan);
+    Workload whole = synthesize_training(c.model, c.plan, NodeStorage::kPerNode);  // as the sample holds it
     TrainingSample sample = sample_training(c.model, c.plan, 3);
     synthesis::testing::time_on_a100(whole);
     synthesis::testing::time_on_a100(sample.workload);

@@ -87,15 +87,17 @@ Experiment load(config::Document& document, const MemoryBudget& budget) {
   e.topology =
       read_topology(root.child("topology"), std::filesystem::path(document.source_name()).parent_path(), budget);
   const std::filesystem::path base_dir = std::filesystem::path(document.source_name()).parent_path();
+  config::Reader system = root.child_or_empty("system");
+  const workload::NodeStorage storage = system.optional<bool>("compact", true) ? workload::NodeStorage::kSharedPrograms
+                                                                               : workload::NodeStorage::kPerNode;
   LoadedWorkloadSection loaded =
-      read_workload_section(root.child("workload"), e.topology.gpu_count(), base_dir, e.seed, budget);
+      read_workload_section(root.child("workload"), e.topology.gpu_count(), base_dir, e.seed, budget, storage);
   apply_slow_nics(loaded.nic_slowdowns, e);
   e.workload = std::move(loaded.workload);
   e.warnings = std::move(loaded.warnings);
   e.memory = loaded.memory;
   e.runtime = read_collective(root.child_or_empty("collective"), base_dir);
   e.runtime.flow_hash_seed = e.seed;
-  config::Reader system = root.child_or_empty("system");
   read_system(system, loaded.comm_streams_needed, e.runtime);
   e.symmetry = system.optional<bool>("symmetry", e.symmetry);
   system.finish();

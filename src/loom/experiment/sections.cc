@@ -55,7 +55,7 @@ std::optional<std::uint32_t> read_count_or_auto(config::Reader& s, std::string_v
 }  // namespace
 
 void check_fits(config::Reader& section, std::string_view key, const workload::WorkloadCounts& counts,
-                const MemoryBudget& budget) {
+                const MemoryBudget& budget, workload::NodeStorage storage) {
   // The largest id is system::kNoNode, so ids name one node fewer than they count.
   constexpr std::uint64_t kMaxNodes = std::numeric_limits<workload::NodeId>::max();
   if (counts.nodes >= kMaxNodes) {
@@ -63,7 +63,7 @@ void check_fits(config::Reader& section, std::string_view key, const workload::W
                                   "(fewer than {})", counts.nodes, kMaxNodes));
   }
   const std::string what = fmt::format("{} workload nodes on {} ranks and their run state", counts.nodes, counts.ranks);
-  if (const auto refusal = budget.refusal(system::Runtime::estimated_bytes(counts), what)) section.fail(key, *refusal);
+  if (const auto refusal = budget.refusal(system::Runtime::estimated_bytes(counts, storage), what)) section.fail(key, *refusal);
 }
 
 topology::Topology read_topology(config::Reader s, const std::filesystem::path& base_dir,

@@ -17,10 +17,10 @@ topology::Topology read_topology(config::Reader section, const std::filesystem::
                                  const MemoryBudget& budget);
 // A microbenchmark workload section (its `type` already read). `gpu_count` bounds the ranks;
 // `ranks` (default: every GPU) may use fewer.
-// A UserError at `key` of `section` when a workload of `counts` would not fit in `budget`
-// (system::Runtime::estimated_bytes), naming the estimate and the limit.
+// A UserError at `key` of `section` when a workload of `counts` stored as `storage` would not fit
+// in `budget` (system::Runtime::estimated_bytes), naming the estimate and the limit.
 void check_fits(config::Reader& section, std::string_view key, const workload::WorkloadCounts& counts,
-                const MemoryBudget& budget);
+                const MemoryBudget& budget, workload::NodeStorage storage = workload::NodeStorage::kPerNode);
 // Refuses, at `collectives`, a benchmark whose nodes would not fit in `budget`.
 workload::Workload read_microbenchmark(config::Reader& section, std::uint32_t gpu_count, const MemoryBudget& budget);
 // `plans` (imported MSCCL++/MSCCL files) are read relative to `base_dir`.

@@ -48,6 +48,9 @@ std::vector<ParamEntry> system_parameter_catalog() {
       {"symmetry", "flag", "false", "true, false",
        "analytical mode: step one representative per class of ranks with identical programs (checked; the summary's "
        "symmetry block says what was reduced or why not)"},
+      {"compact", "flag", "true", "true, false",
+       "synthesised training and SimAI text: ranks with the same program share one copy of its nodes instead of "
+       "one record per node (outputs are the same)"},
   };
 }
 

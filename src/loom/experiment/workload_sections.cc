@@ -112,6 +112,7 @@ std::uint32_t streams_used(const workload::Workload& w) {
 }
 
 LoadedWorkloadSection read_training(config::Reader& s, std::uint32_t gpu_count, const std::filesystem::path& base_dir,
+                                    workload::NodeStorage storage,
                                     const MemoryBudget& budget) {
   const synthesis::TransformerConfig model = read_model(s);
   synthesis::ParallelPlan plan;
@@ -157,10 +158,10 @@ LoadedWorkloadSection read_training(config::Reader& s, std::uint32_t gpu_count, 
       throw e.located(s.location());
     }
   }();
-  check_fits(s, "", counts, budget);
+  check_fits(s, "", counts, budget, storage);
   try {
     LoadedWorkloadSection out;
-    out.workload = synthesis::synthesize_training(model, plan);
+    out.workload = synthesis::synthesize_training(model, plan, storage);
     compute.assign(out.workload);
     out.memory = synthesis::peak_memory(model, plan);
     const Bytes hbm = compute.params.gpu.memory_capacity();
@@ -212,10 +213,11 @@ workload::Workload read_dlrm(config::Reader& s, std::uint32_t gpu_count, const s
 }
 
 LoadedWorkloadSection read_trace(config::Reader& s, std::uint32_t gpu_count, const std::filesystem::path& base_dir,
-                                 const MemoryBudget& budget) {
+                                 workload::NodeStorage storage, const MemoryBudget& budget) {
   std::filesystem::path path = s.required<std::string>("file");
   if (path.is_relative()) path = base_dir / path;
   workload::LoadOptions options;
+  options.storage = storage;
   options.format = parsed(s, "format", workload::parse_file_format, "auto");
   if (s.has("ranks")) options.simai_ranks = count(s, "ranks", 1);
   const double scale = s.optional<double>("scale", 1.0);
@@ -225,7 +227,7 @@ LoadedWorkloadSection read_trace(config::Reader& s, std::uint32_t gpu_count, con
   LoadedWorkloadSection out;
   try {
     // A SimAI file is counted exactly before it is built (a Chakra trace is only known by reading it).
-    if (const auto counts = workload::count_workload(path.string(), options)) check_fits(s, "file", *counts, budget);
+    if (const auto counts = workload::count_workload(path.string(), options)) check_fits(s, "file", *counts, budget, storage);
     workload::LoadedWorkload loaded = workload::load_workload(path.string(), options);
     compute.assign(loaded.workload);
     if (scale != 1.0) workload::scale_workload(loaded.workload, scale);
@@ -325,7 +327,7 @@ workload::VariationSpec read_variation(config::Reader v, std::uint64_t seed, std
 
 LoadedWorkloadSection read_workload_section(config::Reader s, std::uint32_t gpu_count,
                                             const std::filesystem::path& base_dir, std::uint64_t seed,
-                                            const MemoryBudget& budget) {
+                                            const MemoryBudget& budget, workload::NodeStorage storage) {
   const std::string type = s.choice("type", {"microbenchmark", "training", "dlrm", "trace"}, "microbenchmark");
   std::optional<workload::VariationSpec> variation;
   std::optional<SourceLocation> variation_at;
@@ -338,11 +340,11 @@ LoadedWorkloadSection read_workload_section(config::Reader s, std::uint32_t gpu_
   if (type == "microbenchmark") {
     out.workload = read_microbenchmark(s, gpu_count, budget);
   } else if (type == "training") {
-    out = read_training(s, gpu_count, base_dir, budget);
+    out = read_training(s, gpu_count, base_dir, storage, budget);
   } else if (type == "dlrm") {
     out.workload = read_dlrm(s, gpu_count, base_dir, budget);
   } else {
-    out = read_trace(s, gpu_count, base_dir, budget);
+    out = read_trace(s, gpu_count, base_dir, storage, budget);
   }
   // Collective members agree, sends meet receives: reject a broken DAG before running it.
   try {

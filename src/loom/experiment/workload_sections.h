@@ -45,9 +45,12 @@ struct LoadedWorkloadSection {
 // seeds the variation draws. The workload is validated (workload_validation.h), then the
 // optional `variation:` (compute slowdowns, stragglers, NIC slowdowns; workload/variation.h)
 // applied to it. A workload whose nodes would not fit in `budget` is refused before it is built
-// (microbenchmark and training from their counts, SimAI text from its header).
+// (microbenchmark and training from their counts, SimAI text from its header). `storage` is how
+// synthesised training and SimAI text hold their nodes (system.compact; the other types store
+// theirs per node).
 LoadedWorkloadSection read_workload_section(config::Reader section, std::uint32_t gpu_count,
                                             const std::filesystem::path& base_dir, std::uint64_t seed,
-                                            const MemoryBudget& budget);
+                                            const MemoryBudget& budget,
+                                            workload::NodeStorage storage = workload::NodeStorage::kSharedPrograms);
 
 }  // namespace loom::experiment

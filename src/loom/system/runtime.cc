@@ -34,7 +34,6 @@ Runtime::Runtime(Simulator& simulator, const topology::Topology& topology, const
   const std::uint32_t n = workload.node_count();
   node_state_.resize(std::size_t{n} + 1);
   result_.nodes.resize(n);
-  duration_.resize(n);
   if (std::uint64_t{workload.rank_count()} * (1 + options.comm_streams) >= kMaxStreams) {
     throw UserError(fmt::format("{} ranks x {} streams: expected fewer than {} streams in all", workload.rank_count(),
                                 1 + options.comm_streams, kMaxStreams));
@@ -61,7 +60,6 @@ Runtime::Runtime(Simulator& simulator, const topology::Topology& topology, const
       continue;
     }
     ++nodes_to_run_;
-    if (node.kind == NodeKind::kCompute) duration_[id] = node.duration;
     for (NodeId dep : workload.deps(id)) ++node_state_[dep + 1].first_dependent;
   }
   for (NodeId id = 0; id < n; ++id) node_state_[id + 1].first_dependent += node_state_[id].first_dependent;
@@ -101,21 +99,24 @@ Runtime::Runtime(Simulator& simulator, const topology::Topology& topology, const
 
 Runtime::~Runtime() = default;
 
-double Runtime::estimated_bytes(const workload::WorkloadCounts& counts) {
-  // Held for the whole run: the workload's node and CSR offset, this runtime's state, duration
-  // and the result's timing record per node; a dependency is stored once in the workload and
-  // once reversed here.
-  constexpr double kPerNode = sizeof(workload::Node) + sizeof(std::uint32_t) + sizeof(NodeState) + sizeof(Time) +
-                              sizeof(NodeTiming);
-  constexpr double kPerDependency = 2 * sizeof(workload::NodeId);
+double Runtime::estimated_bytes(const workload::WorkloadCounts& counts, workload::NodeStorage storage) {
+  // Held for the whole run: the workload's node and CSR offset (per node storage only), this
+  // runtime's state and the result's timing record per node; a dependency is stored
+  // in the workload (per node storage only) and reversed here.
+  const bool per_node = storage == workload::NodeStorage::kPerNode;
+  constexpr double kRunPerNode = sizeof(NodeState) + sizeof(NodeTiming);
+  constexpr double kStoredPerNode = sizeof(workload::Node) + sizeof(std::uint32_t);
+  const double per_node_bytes = kRunPerNode + (per_node ? kStoredPerNode : 0.0);
+  const double per_dependency = sizeof(workload::NodeId) * (per_node ? 2.0 : 1.0);
   constexpr double kPerRank = sizeof(Stream) * 8 + sizeof(Time);
   // Peak RSS over these arrays, measured:
   // vectors' spare capacity, metrics and critical path after the run, outputs being written.
   // GPT-175B on 1,024 GPUs in flow mode: 19.3 M nodes in 2,828 MiB peak, 154 B a node, against
-  // 122 B a node from the arrays above.
+  // 122 B a node from the arrays above; with shared programs 975 MiB, 53 B a node, against ~41
+  // (bench/README.md).
   constexpr double kMeasuredOverhead = 1.25;
-  return kMeasuredOverhead * (kPerNode * static_cast<double>(counts.nodes) +
-                              kPerDependency * static_cast<double>(counts.dependencies) +
+  return kMeasuredOverhead * (per_node_bytes * static_cast<double>(counts.nodes) +
+                              per_dependency * static_cast<double>(counts.dependencies) +
                               kPerRank * static_cast<double>(counts.ranks));
 }
 
@@ -226,7 +227,7 @@ void Runtime::start_next(Stream& stream) {
 void Runtime::start_node(NodeId id) {
   switch (static_cast<NodeKind>(node_state_[id].kind)) {
     case NodeKind::kCompute:
-      node_completions_.add(duration_[id], id);
+      node_completions_.add(workload_.duration(id), id);
       break;
     case NodeKind::kCollective:
       arrive(id);
@@ -249,10 +250,6 @@ void Runtime::prefetch_after(NodeId id) const {
   const std::size_t state = std::min<std::size_t>(std::size_t{id} + kPrefetchStates, n);
   __builtin_prefetch(&node_state_[state]);
   __builtin_prefetch(&result_.nodes[std::min<std::size_t>(std::size_t{id} + kPrefetchTimings, n - 1)]);
-  const workload::Node* node = &workload_.node(static_cast<NodeId>(std::min<std::size_t>(id + kPrefetchNodes, n - 1)));
-  __builtin_prefetch(node);
-  __builtin_prefetch(reinterpret_cast<const char*>(node) + sizeof(workload::Node) - 1);
-  __builtin_prefetch(&duration_[std::min<std::size_t>(std::size_t{id} + kPrefetchDurations, n - 1)]);
   const std::size_t dependents = dependents_.size();
   if (dependents > 0) {
     __builtin_prefetch(&dependents_[std::min<std::size_t>(node_state_[id].first_dependent + kPrefetchDependents,

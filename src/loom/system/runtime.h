@@ -120,11 +120,13 @@ class Runtime final : private network::CompletionHandler {
   Runtime& operator=(const Runtime&) = delete;
 
   // Heap bytes a run of a workload of `counts` holds at its peak, for the size check before
-  // anything is built (core/memory_budget.h): the workload's node and dependency arrays, the
-  // runtime's per-node state, duration and dependents, the result's per-node timing, and the
+  // anything is built (core/memory_budget.h): the workload's node and dependency arrays (none
+  // per node with shared programs: a program per stage is small beside the rest), the
+  // runtime's per-node state and dependents, the result's per-node timing, and the
   // per-node work of metrics and outputs afterwards (measured, see runtime.cc). State per
   // operation in flight is not counted.
-  static double estimated_bytes(const workload::WorkloadCounts& counts);
+  static double estimated_bytes(const workload::WorkloadCounts& counts,
+                                workload::NodeStorage storage = workload::NodeStorage::kPerNode);
 
   // Runs the whole workload to completion and returns what happened. When the watchdog stops a
   // run whose simulated time no longer advances, throws UserError or (keep_stalled_run) returns
@@ -147,13 +149,12 @@ class Runtime final : private network::CompletionHandler {
 
   void node_ready(workload::NodeId id, workload::NodeId cause);
   void node_done(workload::NodeId id);
-  // How far ahead prefetch_after() fetches, in nodes (node_state_, result_.nodes, workload
-  // nodes) and in dependents_ entries: about one cache line ahead of each array's cursor.
+  // How far ahead prefetch_after() fetches, in nodes (node_state_, result_.nodes) and in
+  // dependents_ entries: about one cache line ahead of each array's cursor. (Workload nodes are
+  // not fetched: large workloads share programs, which stay in cache.)
   static constexpr std::size_t kPrefetchStates = 6;
   static constexpr std::size_t kPrefetchTimings = 3;
-  static constexpr std::size_t kPrefetchNodes = 2;
   static constexpr std::size_t kPrefetchDependents = 16;
-  static constexpr std::size_t kPrefetchDurations = 8;
   void prefetch_after(workload::NodeId id) const;
   void prefetch_next_completion() const;
   Stream& stream_of(workload::NodeId id);
@@ -201,7 +202,8 @@ class Runtime final : private network::CompletionHandler {
 
   // What the runtime touches per node as it becomes ready, starts and completes, in one record
   // so that a node costs few cache misses at 10^7 nodes: starting a compute node reads only
-  // this record and duration_, never the 72-byte workload node.
+  // this record and its duration (Workload::duration: from a shared program, which stays in
+  // cache), not the whole workload node.
   struct NodeState {
     std::uint32_t pending = 0;          // dependencies not yet complete
     std::uint32_t first_dependent = 0;  // its dependents: dependents_[first, next node's first)
@@ -211,7 +213,6 @@ class Runtime final : private network::CompletionHandler {
   static constexpr std::uint32_t kMaxStreams = std::uint32_t{1} << 30;
   static constexpr std::uint32_t kMirrorPending = 0xffffffffu;  // a mirrored node's pending count
   std::vector<NodeState> node_state_;   // per node, plus one past the end
-  std::vector<Time> duration_;          // per node: a compute node's duration (else zero)
   std::vector<workload::NodeId> dependents_;
   std::vector<Stream> streams_;                   // rank * (1 + comm_streams) + stream
   std::vector<std::vector<std::uint32_t>> next_sequence_;     // per communicator, per member

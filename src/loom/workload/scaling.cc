@@ -21,12 +21,11 @@ void scale_workload(Workload& workload, double factor) {
   if (!(factor > 0 && factor <= 1)) {
     throw UserError(fmt::format("scale factor {} is invalid, expected a value in (0, 1]", factor));
   }
-  for (NodeId id = 0; id < workload.node_count(); ++id) {
-    Node& n = workload.mutable_node(id);
+  workload.edit_nodes([factor](Node& n, std::uint64_t) {
     n.flops = scaled(n.flops, factor);
     n.bytes = scaled(n.bytes, factor);
     n.duration = Time::ps(static_cast<std::int64_t>(scaled(static_cast<std::uint64_t>(n.duration.picoseconds()), factor)));
-  }
+  });
 }
 
 }  // namespace loom::workload

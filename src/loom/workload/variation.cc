@@ -90,7 +90,7 @@ VariationResult apply_variation(Workload& workload, const VariationSpec& spec) {
   VariationResult result;
   std::vector<bool> straggler_matched(spec.stragglers.size(), false);
   for (NodeId id = 0; id < workload.node_count(); ++id) {
-    Node& n = workload.mutable_node(id);
+    const Node n = workload.node(id);
     if (n.kind != NodeKind::kCompute) continue;
     for (std::size_t i = 0; i < spec.stragglers.size(); ++i) {
       if (matches(spec.stragglers[i], n)) straggler_matched[i] = true;
@@ -110,8 +110,9 @@ VariationResult apply_variation(Workload& workload, const VariationSpec& spec) {
     }
     if (factor == 1.0) continue;
     const Time before = n.duration;
-    n.duration = Time::ps(static_cast<std::int64_t>(std::llround(static_cast<double>(before.picoseconds()) * factor)));
-    result.added += n.duration - before;
+    const Time after = Time::ps(static_cast<std::int64_t>(std::llround(static_cast<double>(before.picoseconds()) * factor)));
+    workload.editable_node(id).duration = after;
+    result.added += after - before;
     ++result.slowed_nodes;
   }
   for (std::size_t i = 0; i < spec.stragglers.size(); ++i) {

@@ -84,7 +84,8 @@ CommunicatorKind communicator_kind_from_name(std::string_view group_name) {
   return CommunicatorKind::kOther;
 }
 
-Workload::Workload(std::uint32_t rank_count) : rank_count_(rank_count) {
+Workload::Workload(std::uint32_t rank_count, NodeStorage storage)
+    : rank_count_(rank_count), shared_(storage == NodeStorage::kSharedPrograms) {
   if (rank_count == 0) throw UserError("a workload needs at least one rank");
 }
 
@@ -109,7 +110,7 @@ CommunicatorId Workload::add_communicator(Communicator communicator) {
 }
 
 NodeId Workload::add_node(const Node& node, std::span<const NodeId> deps) {
-  const auto id = static_cast<NodeId>(nodes_.size());
+  const NodeId id = node_count_;
   LOOM_ASSERT(node.label < labels_.size(), "node label was not interned");
   const std::string_view where = labels_[node.label];
   if (node.rank >= rank_count_) {
@@ -135,10 +136,30 @@ NodeId Workload::add_node(const Node& node, std::span<const NodeId> deps) {
       throw UserError(fmt::format("{}: depends on node {}, which does not come before it", where, dep));
     }
   }
+  LOOM_ASSERT(id != ~NodeId{0}, "more nodes than 32-bit node ids can number");
+  ++node_count_;
+  if (shared_) {
+    programs_.add(id, node, deps);
+    return id;
+  }
   nodes_.push_back(node);
   dep_ids_.insert(dep_ids_.end(), deps.begin(), deps.end());
   dep_offsets_.push_back(static_cast<std::uint32_t>(dep_ids_.size()));
   return id;
+}
+
+void Workload::seal() {
+  if (shared_) programs_.seal();
+}
+
+Node& Workload::editable_node(NodeId id) { return shared_ ? programs_.editable(id) : nodes_[id]; }
+
+void Workload::edit_nodes(const std::function<void(Node&, std::uint64_t copies)>& f) {
+  if (shared_) {
+    programs_.edit_each(f);
+    return;
+  }
+  for (Node& n : nodes_) f(n, 1);
 }
 
 LabelId Workload::intern_label(std::string_view text) {
@@ -148,6 +169,7 @@ LabelId Workload::intern_label(std::string_view text) {
 }
 
 void Workload::reserve(std::size_t nodes, std::size_t deps) {
+  if (shared_) return;
   nodes_.reserve(nodes);
   dep_offsets_.reserve(nodes + 1);
   dep_ids_.reserve(deps);
@@ -155,7 +177,7 @@ void Workload::reserve(std::size_t nodes, std::size_t deps) {
 
 std::size_t Workload::memory_bytes() const {
   return nodes_.capacity() * sizeof(Node) + dep_offsets_.capacity() * sizeof(std::uint32_t) +
-         dep_ids_.capacity() * sizeof(NodeId) + shared_bytes();
+         dep_ids_.capacity() * sizeof(NodeId) + programs_.memory_bytes() + shared_bytes();
 }
 
 std::size_t Workload::memory_bytes_holding(const WorkloadCounts& all) const {
@@ -176,8 +198,9 @@ std::size_t Workload::shared_bytes() const {
   return total;
 }
 
-std::span<const NodeId> Workload::deps(NodeId id) const {
-  return std::span<const NodeId>(dep_ids_).subspan(dep_offsets_[id], dep_offsets_[id + 1] - dep_offsets_[id]);
+DepList Workload::deps(NodeId id) const {
+  if (shared_) return programs_.deps(id);
+  return {std::span<const NodeId>(dep_ids_).subspan(dep_offsets_[id], dep_offsets_[id + 1] - dep_offsets_[id]), 0};
 }
 
 void Workload::validate() const {
@@ -187,7 +210,7 @@ void Workload::validate() const {
   };
   std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>, Channel> channels;
   for (NodeId id = 0; id < node_count(); ++id) {
-    const Node& n = nodes_[id];
+    const Node n = node(id);
     if (n.kind == NodeKind::kSend) channels[{n.rank, n.peer, n.tag}].sends.push_back(id);
     if (n.kind == NodeKind::kRecv) channels[{n.peer, n.rank, n.tag}].recvs.push_back(id);
   }
@@ -195,8 +218,8 @@ void Workload::validate() const {
     const auto [src, dst, tag] = key;
     const std::size_t pairs = std::min(channel.sends.size(), channel.recvs.size());
     for (std::size_t i = 0; i < pairs; ++i) {
-      const Node& send = nodes_[channel.sends[i]];
-      const Node& recv = nodes_[channel.recvs[i]];
+      const Node send = node(channel.sends[i]);
+      const Node recv = node(channel.recvs[i]);
       if (send.bytes != recv.bytes) {
         throw UserError(fmt::format("{}: send #{} from rank {} to rank {} (tag {}) carries {} bytes but its receive "
                                     "({}) expects {}",
@@ -205,7 +228,7 @@ void Workload::validate() const {
     }
     if (channel.sends.size() != channel.recvs.size()) {
       const bool extra_send = channel.sends.size() > channel.recvs.size();
-      const Node& odd = nodes_[extra_send ? channel.sends[pairs] : channel.recvs[pairs]];
+      const Node odd = node(extra_send ? channel.sends[pairs] : channel.recvs[pairs]);
       throw UserError(fmt::format("{}: {} #{} from rank {} to rank {} (tag {}) has no matching {}", labels_[odd.label],
                                   extra_send ? "send" : "receive", pairs, src, dst, tag,
                                   extra_send ? "receive" : "send"));

@@ -72,6 +72,7 @@ simai::Options simai_options(const LoadOptions& options) {
   out.rank_count = options.simai_ranks;
   out.max_nodes = options.max_nodes;
   out.sample = options.sample;
+  out.storage = options.storage;
   return out;
 }
 

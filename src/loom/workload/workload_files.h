@@ -31,6 +31,9 @@ struct LoadOptions {
   // SimAI text: build only a sample of the ranks (simai::Options::sample); other formats load
   // every rank.
   std::optional<std::uint32_t> sample;
+  // SimAI text: how the workload holds its nodes (simai::Options::storage); Chakra traces are
+  // stored per node.
+  NodeStorage storage = NodeStorage::kPerNode;
 };
 
 struct LoadedWorkload {

@@ -49,24 +49,23 @@ Time roofline_time(std::uint64_t flops, Bytes bytes, ComputeKind kind, DataType 
 PassStats assign_durations(Workload& workload, const Params& params, const KernelTable* table) {
   validate(params);
   PassStats stats;
-  for (NodeId id = 0; id < workload.node_count(); ++id) {
-    Node& n = workload.mutable_node(id);
-    if (n.kind != NodeKind::kCompute) continue;
+  workload.edit_nodes([&](Node& n, std::uint64_t copies) {
+    if (n.kind != NodeKind::kCompute) return;
     if (table != nullptr) {
       if (const auto t = table->find(workload.label(n.label))) {
         n.duration = *t;
-        ++stats.from_table;
-        continue;
+        stats.from_table += copies;
+        return;
       }
     }
     const bool has_work = n.flops > 0 || n.bytes > 0;
     if (has_work && (n.duration == Time::zero() || params.overwrite)) {
       n.duration = roofline_time(n.flops, n.bytes, n.compute_kind, n.dtype, params);
-      ++stats.modelled;
+      stats.modelled += copies;
     } else {
-      ++stats.kept;
+      stats.kept += copies;
     }
-  }
+  });
   return stats;
 }
 

@@ -533,7 +533,7 @@ SimaiWorkload parse_simai(std::string_view text, std::string_view name, const Op
   const MicroBatches micro_batches = find_micro_batches(layers);
   check_micro_batches(header, micro_batches, name, log);
   check_size(header, layers.size(), micro_batches.ranges.size(), options, name);
-  SimaiWorkload out{Workload(header.all_gpus), header, {}, {}, {}};
+  SimaiWorkload out{Workload(header.all_gpus, options.storage), header, {}, {}, {}};
   Builder builder(out.workload, header, micro_batches);
   out.counts = builder.count(layers, options.iterations);
   if (options.count_only) {
@@ -546,6 +546,7 @@ SimaiWorkload parse_simai(std::string_view text, std::string_view name, const Op
     out.workload.reserve(out.counts.nodes, out.counts.dependencies);  // exact: no spare capacity
   }
   builder.build(layers, options.iterations, out.built_ranks);
+  out.workload.seal();
   out.warnings = log.finish();
   return out;
 }

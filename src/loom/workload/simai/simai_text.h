@@ -64,6 +64,9 @@ struct Options {
   std::optional<std::uint32_t> sample;
   // Build no rank: only the counts and the communicators (the size check before a run).
   bool count_only = false;
+  // How the workload holds its nodes (the builder emits rank by rank, so ranks of a stage can
+  // share one program).
+  NodeStorage storage = NodeStorage::kPerNode;
 };
 
 struct SimaiWorkload {

@@ -474,15 +474,16 @@ TrainingSample sample_training(const TransformerConfig& model, const ParallelPla
   return out;
 }
 
-Workload synthesize_training(const TransformerConfig& model, const ParallelPlan& plan) {
+Workload synthesize_training(const TransformerConfig& model, const ParallelPlan& plan, NodeStorage storage) {
   validate(plan, model);
-  Workload w(plan.ranks());
+  Workload w(plan.ranks(), storage);
   // Exact capacity first: the arrays never grow by doubling (at 10^7 nodes that is half the
   // memory).
   const WorkloadCounts counts = count_training(model, plan);
   w.reserve(counts.nodes, counts.dependencies);
   Orchestrator orchestrator(model, plan, w);
   for (std::uint32_t r = 0; r < plan.ranks(); ++r) orchestrator.build_rank(r);
+  w.seal();
   return w;
 }
 

@@ -54,8 +54,11 @@ struct Streams {
 };
 inline constexpr std::uint32_t kCommStreams = 6;
 
-// Validates (validate(plan, model)) and builds. O(nodes).
-Workload synthesize_training(const TransformerConfig& model, const ParallelPlan& plan);
+// Validates (validate(plan, model)) and builds. O(nodes) time; with shared programs (the
+// default), memory for one program per pipeline stage (a stage's ranks share it) and a few
+// words per rank.
+Workload synthesize_training(const TransformerConfig& model, const ParallelPlan& plan,
+                             NodeStorage storage = NodeStorage::kSharedPrograms);
 // The nodes and dependencies synthesize_training would build, exactly, without building them:
 // one rank per pipeline stage, one and two iterations. Validates as synthesize_training does.
 // O(nodes of two iterations of pp ranks) time; memory for the communicators only.

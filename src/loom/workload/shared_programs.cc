@@ -1,0 +1,151 @@
+#include "loom/workload/shared_programs.h"
+
+#include <algorithm>
+
+#include "loom/core/error.h"
+#include "loom/core/random.h"
+
+namespace loom::workload {
+namespace {
+
+constexpr std::uint64_t kCommunicatorRole = std::uint64_t{1} << 32;
+constexpr std::uint64_t kPeerRole = std::uint64_t{2} << 32;
+
+bool is_point_to_point(const Node& n) { return n.kind == NodeKind::kSend || n.kind == NodeKind::kRecv; }
+
+std::uint64_t combine(std::uint64_t h, std::uint64_t value) { return mix64(h ^ (value + kGoldenGamma)); }
+
+std::uint64_t hash_of(const Node& n) {
+  std::uint64_t h = combine(static_cast<std::uint64_t>(n.kind) << 16 | static_cast<std::uint64_t>(n.op) << 8 |
+                                static_cast<std::uint64_t>(n.compute_kind),
+                            n.algorithm ? 1 + static_cast<std::uint64_t>(*n.algorithm) : 0);
+  h = combine(h, std::uint64_t{n.stream} << 32 | n.communicator);
+  h = combine(h, std::uint64_t{n.peer} << 32 | n.tag);
+  h = combine(h, std::uint64_t{n.label} << 32 | n.iteration);
+  h = combine(h, n.bytes);
+  h = combine(h, n.flops);
+  h = combine(h, static_cast<std::uint64_t>(n.duration.picoseconds()));
+  return combine(h, std::uint64_t{n.layer} << 32 | std::uint64_t{n.micro_batch} << 16 |
+                        static_cast<std::uint64_t>(n.dtype));
+}
+
+}  // namespace
+
+std::uint32_t SharedPrograms::role_of(std::uint64_t key, std::uint32_t value) {
+  const auto [it, added] = open_roles_.try_emplace(key | value, static_cast<std::uint32_t>(roles_.size() - blocks_.back().roles));
+  if (added) roles_.push_back(value);
+  return it->second;
+}
+
+void SharedPrograms::add(NodeId id, const Node& node, std::span<const NodeId> deps) {
+  if (!open_ || blocks_.back().rank != node.rank) {
+    seal();
+    blocks_.push_back({id, node.rank, static_cast<std::uint32_t>(programs_.size()),
+                       static_cast<std::uint32_t>(roles_.size())});
+    programs_.emplace_back().users = 1;
+    open_ = true;
+  }
+  const Block& block = blocks_.back();
+  Program& program = programs_.back();
+  Node stored = node;
+  stored.rank = 0;
+  if (node.kind == NodeKind::kCollective) stored.communicator = role_of(kCommunicatorRole, node.communicator);
+  if (is_point_to_point(node)) stored.peer = role_of(kPeerRole, node.peer);
+  program.hash = combine(program.hash, hash_of(stored));
+  for (NodeId dep : deps) {
+    LOOM_ASSERT(dep >= block.first, "a node of a shared program depends on a node outside its rank's block");
+    program.dep_ids.push_back(dep - block.first);
+    program.hash = combine(program.hash, dep - block.first);
+  }
+  program.dep_offsets.push_back(static_cast<std::uint32_t>(program.dep_ids.size()));
+  program.nodes.push_back(stored);
+  dependencies_ += deps.size();
+}
+
+bool SharedPrograms::same(const Program& a, const Program& b) const {
+  return a.hash == b.hash && a.nodes == b.nodes && a.dep_offsets == b.dep_offsets && a.dep_ids == b.dep_ids;
+}
+
+void SharedPrograms::seal() {
+  if (!open_) return;
+  open_ = false;
+  open_roles_.clear();
+  const auto mine = static_cast<std::uint32_t>(programs_.size() - 1);
+  Program& program = programs_.back();
+  const auto [first, last] = by_hash_.equal_range(program.hash);
+  for (auto it = first; it != last; ++it) {
+    if (!same(programs_[it->second], program)) continue;
+    ++programs_[it->second].users;
+    blocks_.back().program = it->second;
+    programs_.pop_back();
+    return;
+  }
+  program.nodes.shrink_to_fit();
+  program.dep_offsets.shrink_to_fit();
+  program.dep_ids.shrink_to_fit();
+  by_hash_.emplace(program.hash, mine);
+}
+
+const SharedPrograms::Block& SharedPrograms::block_of(NodeId id) const {
+  const auto after = std::upper_bound(blocks_.begin(), blocks_.end(), id,
+                                      [](NodeId x, const Block& b) { return x < b.first; });
+  return *(after - 1);
+}
+
+Node SharedPrograms::node(NodeId id) const {
+  const Block& block = block_of(id);
+  Node n = programs_[block.program].nodes[id - block.first];
+  n.rank = block.rank;
+  if (n.kind == NodeKind::kCollective) n.communicator = roles_[block.roles + n.communicator];
+  if (is_point_to_point(n)) n.peer = roles_[block.roles + n.peer];
+  return n;
+}
+
+Time SharedPrograms::duration(NodeId id) const {
+  const Block& block = block_of(id);
+  return programs_[block.program].nodes[id - block.first].duration;
+}
+
+DepList SharedPrograms::deps(NodeId id) const {
+  const Block& block = block_of(id);
+  const Program& program = programs_[block.program];
+  const std::uint32_t local = id - block.first;
+  const std::uint32_t from = program.dep_offsets[local];
+  return {std::span<const NodeId>(program.dep_ids).subspan(from, program.dep_offsets[local + 1] - from), block.first};
+}
+
+Node& SharedPrograms::editable(NodeId id) {
+  auto& block = const_cast<Block&>(block_of(id));
+  if (programs_[block.program].users > 1) {
+    // The copy is not offered to later blocks (by_hash_): edits come after building.
+    --programs_[block.program].users;
+    Program copy = programs_[block.program];
+    copy.users = 1;
+    programs_.push_back(std::move(copy));
+    block.program = static_cast<std::uint32_t>(programs_.size() - 1);
+  }
+  return programs_[block.program].nodes[id - block.first];
+}
+
+void SharedPrograms::edit_each(const std::function<void(Node&, std::uint64_t copies)>& f) {
+  for (Program& program : programs_) {
+    for (Node& n : program.nodes) f(n, program.users);
+  }
+}
+
+std::uint64_t SharedPrograms::stored_nodes() const {
+  std::uint64_t total = 0;
+  for (const Program& program : programs_) total += program.nodes.size();
+  return total;
+}
+
+std::size_t SharedPrograms::memory_bytes() const {
+  std::size_t total = programs_.capacity() * sizeof(Program) + blocks_.capacity() * sizeof(Block) +
+                      roles_.capacity() * sizeof(std::uint32_t);
+  for (const Program& p : programs_) {
+    total += p.nodes.capacity() * sizeof(Node) + (p.dep_offsets.capacity() + p.dep_ids.capacity()) * sizeof(NodeId);
+  }
+  return total;
+}
+
+}  // namespace loom::workload

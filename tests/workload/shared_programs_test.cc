@@ -1,0 +1,89 @@
+// Shared programs (workload/shared_programs.h): a workload built with them reads node for node
+// and dependency for dependency as the one built with a record per node; a pipeline stage's
+// ranks share one program; edits reach exactly the nodes they should.
+#include <gtest/gtest.h>
+
+#include "workload/synthesis_testing.h"
+#include "loom/core/error.h"
+#include "loom/workload/synthesis/training_step.h"
+
+namespace loom::workload {
+namespace {
+
+using synthesis::testing::plan;
+using synthesis::testing::small_gpt;
+
+void expect_same_nodes(const Workload& a, const Workload& b) {
+  ASSERT_EQ(a.node_count(), b.node_count());
+  ASSERT_EQ(a.dependency_count(), b.dependency_count());
+  for (NodeId id = 0; id < a.node_count(); ++id) {
+    ASSERT_EQ(a.node(id), b.node(id)) << "node " << id << " (" << a.label(a.node(id).label) << ")";
+    const DepList da = a.deps(id), db = b.deps(id);
+    ASSERT_EQ(std::vector<NodeId>(da.begin(), da.end()), std::vector<NodeId>(db.begin(), db.end())) << "node " << id;
+  }
+}
+
+synthesis::ParallelPlan zero3_interleaved() {
+  synthesis::ParallelPlan p = plan(2, 2, 2, 8);
+  p.schedule = synthesis::PipelineSchedule::kInterleaved;
+  p.virtual_stages = 2;
+  p.sharding = synthesis::Sharding::kFull;
+  p.iterations = 2;
+  return p;
+}
+
+TEST(SharedPrograms, ReadAsPerNodeStorage) {
+  const synthesis::TransformerConfig model = small_gpt();
+  for (const synthesis::ParallelPlan& p : {plan(2, 2, 2, 8), plan(1, 4, 2, 8), zero3_interleaved()}) {
+    const Workload shared = synthesis::synthesize_training(model, p, NodeStorage::kSharedPrograms);
+    const Workload per_node = synthesis::synthesize_training(model, p, NodeStorage::kPerNode);
+    expect_same_nodes(shared, per_node);
+    // The ranks of a stage share its program; stages differ (pipeline position, embeddings).
+    EXPECT_EQ(shared.program_count(), p.pp);
+    EXPECT_EQ(shared.stored_nodes() * p.ranks() / p.pp, per_node.node_count());
+    EXPECT_EQ(per_node.program_count(), 0u);
+  }
+}
+
+TEST(SharedPrograms, EditingOneRankCopiesItsProgramOnly) {
+  const synthesis::ParallelPlan p = plan(2, 2, 2, 8);
+  Workload shared = synthesis::synthesize_training(small_gpt(), p);
+  Workload per_node = synthesis::synthesize_training(small_gpt(), p, NodeStorage::kPerNode);
+  NodeId target = 0;
+  while (shared.node(target).rank != 3 || shared.node(target).kind != NodeKind::kCompute) ++target;
+  shared.editable_node(target).duration = Time::us(7);
+  per_node.editable_node(target).duration = Time::us(7);
+  expect_same_nodes(shared, per_node);
+  EXPECT_EQ(shared.program_count(), p.pp + 1);
+}
+
+TEST(SharedPrograms, EditEachCountsTheNodesARecordStandsFor) {
+  const synthesis::ParallelPlan p = plan(2, 2, 2, 8);
+  Workload shared = synthesis::synthesize_training(small_gpt(), p);
+  Workload per_node = synthesis::synthesize_training(small_gpt(), p, NodeStorage::kPerNode);
+  const auto edit = [](Workload& w) {
+    std::uint64_t compute = 0;
+    w.edit_nodes([&compute](Node& n, std::uint64_t copies) {
+      if (n.kind != NodeKind::kCompute) return;
+      n.duration = Time::ns(static_cast<std::int64_t>(n.flops % 1000 + 1));
+      compute += copies;
+    });
+    return compute;
+  };
+  EXPECT_EQ(edit(shared), edit(per_node));
+  expect_same_nodes(shared, per_node);
+}
+
+// A builder whose node depends on another rank's breaks the storage's rule: a bug, not input.
+TEST(SharedPrograms, RanksAreBlocksOfTheirOwn) {
+  Workload w(2, NodeStorage::kSharedPrograms);
+  Node n;
+  n.label = w.intern_label("x");
+  const NodeId first = w.add_node(n, {});
+  n.rank = 1;
+  const NodeId deps[] = {first};
+  EXPECT_THROW(w.add_node(n, deps), InternalError);
+}
+
+}  // namespace
+}  // namespace loom::workload
