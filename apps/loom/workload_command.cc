@@ -60,8 +60,9 @@ void print_rank(std::uint32_t rank, const workload::RankSummary& r) {
 void show(const Workload& w, const workload::WorkloadCounts& counts, std::span<const std::uint32_t> built,
           std::uint32_t per_rank_rows) {
   const workload::WorkloadSummary s = workload::summarize(w);
-  fmt::print("{} ranks, {} nodes, {} dependencies, {} communicators, {:.1f} bytes per node in memory\n",
-             w.rank_count(), counts.nodes, counts.dependencies, w.communicator_count(),
+  fmt::print("{} ranks, {} nodes, {} dependencies, {} communicators, {} collective operations, {:.1f} bytes per node "
+             "in memory\n",
+             w.rank_count(), counts.nodes, counts.dependencies, w.communicator_count(), counts.collectives,
              counts.nodes == 0 ? 0.0 : static_cast<double>(w.memory_bytes_holding(counts)) / counts.nodes);
   for (std::uint32_t r = 0; r < w.rank_count() && r < per_rank_rows; ++r) print_rank(r, s.ranks[r]);
   if (w.rank_count() > per_rank_rows) fmt::print("  ... {} more ranks\n", w.rank_count() - per_rank_rows);

@@ -133,7 +133,7 @@ TEST(Cli, AnInputTooLargeForTheAddressSpaceIsRefusedBeforeBuilding) {
   // 600 MB of address space: the 10^8 collectives' DAG cannot fit, and the budget says so.
   const Result r = loom("run " + file.string() + " --out " + (scratch() / "huge").string(), "ulimit -v 600000; ");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_THAT(r.err, HasSubstr(file.string() + ":2:25: workload.collectives: needs about 26.1 GiB for 200000000 "
+  EXPECT_THAT(r.err, HasSubstr(file.string() + ":2:25: workload.collectives: needs about 38.3 GiB for 200000000 "
                                "workload nodes on 2 ranks and their run state, more than the memory budget of 527.3 "
                                "MiB (90% of the process's 585.9 MiB address-space limit; --max-memory sets another)"));
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1);

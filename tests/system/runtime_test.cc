@@ -34,6 +34,21 @@ TEST(Runtime, RepeatsRunBackToBackAndConserveBytes) {
   for (Time t : r.rank_finish) EXPECT_EQ(t, one * 5);
 }
 
+// The records are held for the whole run, one per operation: reserved from the workload's
+// count (Workload::counts, which the size check estimates from), never grown by doubling.
+TEST(Runtime, HoldsExactlyOneRecordPerCollectiveOperation) {
+  const StarFabric fabric(8);
+  workload::MicrobenchmarkSpec spec;
+  spec.groups.push_back({"tp", workload::GroupSpec::Shape::kBlock, 4, {}});
+  spec.collectives.push_back({CollectiveOp::kAllReduce, "tp", 4096, 37, std::nullopt});
+  spec.collectives.push_back({CollectiveOp::kAllGather, "world", 4096, 3, std::nullopt});
+  const workload::Workload w = workload::make_microbenchmark(spec, 8);
+  EXPECT_EQ(w.counts().collectives, 2u * 37 + 3);
+  const RunResult r = testing::run_analytical(fabric.topology, fabric.routing, w);
+  EXPECT_EQ(r.collectives.size(), 2u * 37 + 3);
+  EXPECT_EQ(r.collectives.capacity(), r.collectives.size());
+}
+
 TEST(Runtime, DisjointCommunicatorsRunConcurrently) {
   const StarFabric fabric(8);
   workload::MicrobenchmarkSpec spec;

@@ -33,6 +33,10 @@ inline void expect_counts_of(const Workload& built, const WorkloadCounts& counte
   EXPECT_EQ(counted.nodes, built.node_count());
   EXPECT_EQ(counted.dependencies, built.dependency_count());
   EXPECT_EQ(counted.ranks, built.rank_count());
+  EXPECT_EQ(counted.collectives, built.counts().collectives);
+  if (built.rank_count() > 1) {
+    EXPECT_GT(counted.collectives, 0u);
+  }
 }
 
 // Gives every compute node its A100 roofline duration.

@@ -1,6 +1,7 @@
 #include "loom/system/metrics.h"
 
 #include <algorithm>
+#include <span>
 
 #include "loom/core/error.h"
 
@@ -13,26 +14,30 @@ namespace {
 
 using Interval = std::pair<Time, Time>;
 
-// Sorts and merges overlapping intervals in place; returns the total covered length.
-Time merge(std::vector<Interval>& intervals) {
+// Sorts and merges overlapping intervals in place, leaving the merged ones at the front;
+// returns how many there are.
+std::size_t merge(std::span<Interval> intervals) {
   std::sort(intervals.begin(), intervals.end());
-  std::vector<Interval> merged;
+  std::size_t merged = 0;
   for (const Interval& i : intervals) {
     if (i.second <= i.first) continue;
-    if (!merged.empty() && i.first <= merged.back().second) {
-      merged.back().second = std::max(merged.back().second, i.second);
+    if (merged > 0 && i.first <= intervals[merged - 1].second) {
+      intervals[merged - 1].second = std::max(intervals[merged - 1].second, i.second);
     } else {
-      merged.push_back(i);
+      intervals[merged++] = i;
     }
   }
-  intervals = std::move(merged);
+  return merged;
+}
+
+Time covered(std::span<const Interval> merged) {
   Time total;
-  for (const Interval& i : intervals) total += i.second - i.first;
+  for (const Interval& i : merged) total += i.second - i.first;
   return total;
 }
 
 // Length of `a` not covered by `b`; both merged (sorted, disjoint).
-Time uncovered(const std::vector<Interval>& a, const std::vector<Interval>& b) {
+Time uncovered(std::span<const Interval> a, std::span<const Interval> b) {
   Time total;
   std::size_t j = 0;
   for (const Interval& i : a) {
@@ -70,34 +75,55 @@ Metrics compute_metrics(const workload::Workload& workload, const RunResult& res
   LOOM_ASSERT(result.nodes.size() == workload.node_count(), "run result does not belong to this workload");
   Metrics m;
   const std::uint32_t ranks = workload.rank_count();
-  std::vector<std::vector<Interval>> compute(ranks), comm_all(ranks);
-  std::vector<std::array<std::vector<Interval>, kCommKinds>> comm(ranks);
   m.ranks.resize(ranks);
+  // Every node's interval, grouped by (rank, list): list 0 holds compute, list 1 + k
+  // communication of kind k. Counted first and laid out in one array, as per-rank vectors
+  // growing by doubling would hold up to twice the intervals (most of the memory after a run).
+  constexpr std::size_t kLists = 1 + kCommKinds;
+  const auto list_of = [&](const workload::Node& node) {
+    return node.kind == NodeKind::kCompute ? 0 : 1 + comm_kind_of(workload, node);
+  };
+  std::vector<std::size_t> offset(std::size_t{ranks} * kLists + 1, 0);
+  for (NodeId id = 0; id < workload.node_count(); ++id) {
+    const workload::Node node = workload.node(id);
+    ++offset[std::size_t{node.rank} * kLists + list_of(node) + 1];
+  }
+  for (std::size_t i = 1; i < offset.size(); ++i) offset[i] += offset[i - 1];
+  std::vector<Interval> intervals(offset.back());
+  std::vector<std::size_t> fill(offset.begin(), offset.end() - 1);
   std::vector<Time> iteration_end;
   for (NodeId id = 0; id < workload.node_count(); ++id) {
-    const workload::Node& node = workload.node(id);
+    const workload::Node node = workload.node(id);
     const NodeTiming& t = result.nodes[id];
     if (iteration_end.size() <= node.iteration) iteration_end.resize(node.iteration + 1);
     iteration_end[node.iteration] = std::max(iteration_end[node.iteration], t.end);
-    if (node.kind == NodeKind::kCompute) {
-      compute[node.rank].emplace_back(t.start, t.end);
-      continue;
+    Time begin = t.start;
+    if (node.kind != NodeKind::kCompute) {
+      begin = operation_begin(result, id);
+      m.ranks[node.rank].sync_wait += begin - t.start;
     }
-    const Time begin = operation_begin(result, id);
-    m.ranks[node.rank].sync_wait += begin - t.start;
-    comm[node.rank][comm_kind_of(workload, node)].emplace_back(begin, t.end);
-    comm_all[node.rank].emplace_back(begin, t.end);
+    intervals[fill[std::size_t{node.rank} * kLists + list_of(node)]++] = {begin, t.end};
   }
+  std::vector<Interval> comm_all;
   for (std::uint32_t r = 0; r < ranks; ++r) {
+    const auto list = [&](std::size_t l) {
+      const std::size_t first = offset[std::size_t{r} * kLists + l];
+      return std::span<Interval>(intervals).subspan(first, offset[std::size_t{r} * kLists + l + 1] - first);
+    };
     RankMetrics& rm = m.ranks[r];
     rm.finish = result.rank_finish[r];
-    rm.compute = merge(compute[r]);
+    const auto compute = list(0).first(merge(list(0)));
+    rm.compute = covered(compute);
+    comm_all.clear();
     for (std::size_t k = 0; k < kCommKinds; ++k) {
-      rm.comm[k] = merge(comm[r][k]);
-      rm.exposed[k] = uncovered(comm[r][k], compute[r]);
+      const auto comm = list(1 + k).first(merge(list(1 + k)));
+      rm.comm[k] = covered(comm);
+      rm.exposed[k] = uncovered(comm, compute);
+      comm_all.insert(comm_all.end(), comm.begin(), comm.end());
     }
-    rm.comm_total = merge(comm_all[r]);
-    rm.exposed_total = uncovered(comm_all[r], compute[r]);
+    const auto all = std::span<const Interval>(comm_all).first(merge(comm_all));
+    rm.comm_total = covered(all);
+    rm.exposed_total = uncovered(all, compute);
     rm.idle = result.makespan - rm.compute - rm.exposed_total;
   }
   Time previous;

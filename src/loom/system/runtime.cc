@@ -39,8 +39,10 @@ Runtime::Runtime(Simulator& simulator, const topology::Topology& topology, const
                                 1 + options.comm_streams, kMaxStreams));
   }
   const std::uint32_t per_rank = 1 + options.comm_streams;
+  std::vector<std::uint64_t> collective_nodes(workload.communicator_count(), 0);
   for (NodeId id = 0; id < n; ++id) {
     const workload::Node& node = workload.node(id);
+    if (node.kind == NodeKind::kCollective) ++collective_nodes[node.communicator];
     if (node.kind == NodeKind::kCompute && node.flops > 0 && node.duration == Time::zero()) {
       throw UserError(fmt::format("{}: a compute node with flops needs a compute-time model, which this "
                                   "runtime does not have yet; give it a duration",
@@ -72,6 +74,14 @@ Runtime::Runtime(Simulator& simulator, const topology::Topology& topology, const
   }
   streams_.resize(std::size_t{workload.rank_count()} * per_rank);
   for (std::size_t s = 0; s < streams_.size(); ++s) streams_[s].rank = static_cast<std::uint32_t>(s / per_rank);
+  // One record per collective instance: reserved exactly, as growing it by doubling would
+  // hold up to three times its size at the moment it grows.
+  std::uint64_t instances = 0;
+  for (workload::CommunicatorId c = 0; c < workload.communicator_count(); ++c) {
+    const std::uint64_t members = workload.communicator(c).ranks.size();
+    if (members > 0) instances += (collective_nodes[c] + members - 1) / members;
+  }
+  result_.collectives.reserve(instances);
   next_sequence_.resize(workload.communicator_count());
   open_instances_.resize(workload.communicator_count());
   for (workload::CommunicatorId c = 0; c < workload.communicator_count(); ++c) {
@@ -102,21 +112,24 @@ Runtime::~Runtime() = default;
 double Runtime::estimated_bytes(const workload::WorkloadCounts& counts, workload::NodeStorage storage) {
   // Held for the whole run: the workload's node and CSR offset (per node storage only), this
   // runtime's state and the result's timing record per node; a dependency is stored
-  // in the workload (per node storage only) and reversed here.
+  // in the workload (per node storage only) and reversed here; a collective operation's record
+  // and its slot in the per-communicator sequence index.
   const bool per_node = storage == workload::NodeStorage::kPerNode;
   constexpr double kRunPerNode = sizeof(NodeState) + sizeof(NodeTiming);
   constexpr double kStoredPerNode = sizeof(workload::Node) + sizeof(std::uint32_t);
   const double per_node_bytes = kRunPerNode + (per_node ? kStoredPerNode : 0.0);
   const double per_dependency = sizeof(workload::NodeId) * (per_node ? 2.0 : 1.0);
+  constexpr double kPerCollective = sizeof(CollectiveRecord) + sizeof(std::uint32_t);
   constexpr double kPerRank = sizeof(Stream) * 8 + sizeof(Time);
-  // Peak RSS over these arrays, measured:
-  // vectors' spare capacity, metrics and critical path after the run, outputs being written.
-  // GPT-175B on 1,024 GPUs in flow mode: 19.3 M nodes in 2,828 MiB peak, 154 B a node, against
-  // 122 B a node from the arrays above; with shared programs 975 MiB, 53 B a node, against ~41
-  // (bench/README.md).
-  constexpr double kMeasuredOverhead = 1.25;
-  return kMeasuredOverhead * (per_node_bytes * static_cast<double>(counts.nodes) +
+  // Peak RSS over these arrays, measured (bench/README.md, "Size check"): the process itself (11
+  // MiB for a 2-GPU run), then allocator and vector slack, routes, channels and operations in
+  // flight, in proportion. Fitted so that the estimate is at or above the peak on compute-heavy
+  // (GPT-175B) and collective-heavy (SimAI MoE) runs, with either storage.
+  constexpr double kProcessBytes = 16.0 * 1024 * 1024;
+  constexpr double kMeasuredOverhead = 1.3;
+  return kProcessBytes + kMeasuredOverhead * (per_node_bytes * static_cast<double>(counts.nodes) +
                               per_dependency * static_cast<double>(counts.dependencies) +
+                              kPerCollective * static_cast<double>(counts.collectives) +
                               kPerRank * static_cast<double>(counts.ranks));
 }
 

@@ -122,9 +122,9 @@ class Runtime final : private network::CompletionHandler {
   // Heap bytes a run of a workload of `counts` holds at its peak, for the size check before
   // anything is built (core/memory_budget.h): the workload's node and dependency arrays (none
   // per node with shared programs: a program per stage is small beside the rest), the
-  // runtime's per-node state and dependents, the result's per-node timing, and the
-  // per-node work of metrics and outputs afterwards (measured, see runtime.cc). State per
-  // operation in flight is not counted.
+  // runtime's per-node state and dependents, the result's per-node timing and per-operation
+  // record, and the work of metrics and outputs afterwards (measured, see runtime.cc). State
+  // per operation in flight is within the measured overhead.
   static double estimated_bytes(const workload::WorkloadCounts& counts,
                                 workload::NodeStorage storage = workload::NodeStorage::kPerNode);
 
@@ -222,7 +222,10 @@ class Runtime final : private network::CompletionHandler {
   std::vector<std::uint32_t> member_offset_;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> members_by_rank_;
   std::uint32_t member_of(workload::CommunicatorId comm, std::uint32_t rank) const;
+  // Collective instances under way; a finished one's slot is reused (free_instances_), so this
+  // holds the instances in flight, not every instance of the run.
   std::vector<Instance> instances_;
+  std::vector<std::uint32_t> free_instances_;
   std::vector<std::vector<std::uint32_t>> open_instances_;    // per communicator: by sequence
   std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>, PointToPoint> channels_;  // (src, dst, tag)
   std::vector<std::shared_ptr<const collective::GroupLayout>> layouts_;  // per communicator, on demand

@@ -58,8 +58,15 @@ void Runtime::arrive(NodeId id) {
   auto& by_sequence = open_instances_[comm];
   if (by_sequence.size() <= sequence) by_sequence.resize(sequence + 1, kNoInstance);
   if (by_sequence[sequence] == kNoInstance) {
-    by_sequence[sequence] = static_cast<std::uint32_t>(instances_.size());
-    Instance& fresh = instances_.emplace_back();
+    if (free_instances_.empty()) {
+      by_sequence[sequence] = static_cast<std::uint32_t>(instances_.size());
+      instances_.emplace_back();
+    } else {
+      by_sequence[sequence] = free_instances_.back();
+      free_instances_.pop_back();
+      instances_[by_sequence[sequence]] = Instance{};
+    }
+    Instance& fresh = instances_[by_sequence[sequence]];
     fresh.communicator = comm;
     fresh.sequence = sequence;
     fresh.member_nodes.assign(workload_.communicator(comm).ranks.size(), kNoNode);
@@ -282,6 +289,8 @@ void Runtime::apply(std::uint32_t index, const collective::Progress& progress) {
       LOOM_ASSERT(instance.execution->finished(), "every member finished but the execution did not");
       result_.collectives.push_back(instance.record);
       instance.execution.reset();
+      // Every transfer has been delivered and no member arrives at this sequence again.
+      free_instances_.push_back(index);
       if (symmetry_broken_) simulator_.stop();
     }
     if (is_mirror(node)) {

@@ -103,20 +103,27 @@ Workload make_microbenchmark(const MicrobenchmarkSpec& spec, std::uint32_t rank_
 }
 
 WorkloadCounts count_microbenchmark(const MicrobenchmarkSpec& spec, std::uint32_t rank_count) {
-  std::map<std::string, std::uint64_t, std::less<>> members;  // per group: members over its communicators
+  struct Group {
+    std::uint64_t members = 0;        // over its communicators
+    std::uint64_t communicators = 0;  // one operation each per entry and repeat
+  };
+  std::map<std::string, Group, std::less<>> groups;
   for (const GroupSpec& g : spec.groups) {
-    std::uint64_t total = 0;
-    for (const Communicator& c : make_group(g, rank_count)) total += c.ranks.size();
-    members[g.name] = total;
+    Group& group = groups[g.name];
+    for (const Communicator& c : make_group(g, rank_count)) {
+      group.members += c.ranks.size();
+      ++group.communicators;
+    }
   }
-  members.emplace("world", rank_count);
+  groups.emplace("world", Group{rank_count, 1});
   WorkloadCounts counts;
   counts.ranks = rank_count;
   for (std::size_t e = 0; e < spec.collectives.size(); ++e) {
     const CollectiveEntry& entry = spec.collectives[e];
-    const auto it = members.find(entry.group);
-    if (it == members.end()) throw UserError(fmt::format("collectives[{}]: unknown group '{}'", e, entry.group));
-    counts.nodes += it->second * entry.repeat;
+    const auto it = groups.find(entry.group);
+    if (it == groups.end()) throw UserError(fmt::format("collectives[{}]: unknown group '{}'", e, entry.group));
+    counts.nodes += it->second.members * entry.repeat;
+    counts.collectives += it->second.communicators * entry.repeat;
   }
   // Every node but each rank's first depends on the one before it (ranks no group holds have
   // none, so this may count a few too few).

@@ -185,6 +185,20 @@ std::size_t Workload::memory_bytes_holding(const WorkloadCounts& all) const {
          shared_bytes();
 }
 
+WorkloadCounts Workload::counts() const {
+  std::vector<std::uint64_t> collective_nodes(communicators_.size(), 0);
+  for (NodeId id = 0; id < node_count(); ++id) {
+    const Node n = node(id);
+    if (n.kind == NodeKind::kCollective) ++collective_nodes[n.communicator];
+  }
+  WorkloadCounts out{node_count(), dependency_count(), rank_count_, 0};
+  for (std::size_t c = 0; c < communicators_.size(); ++c) {
+    const std::uint64_t members = communicators_[c].ranks.size();
+    if (members > 0) out.collectives += (collective_nodes[c] + members - 1) / members;
+  }
+  return out;
+}
+
 std::size_t Workload::shared_bytes() const {
   std::size_t total = 0;
   for (const Communicator& c : communicators_) {

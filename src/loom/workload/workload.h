@@ -97,6 +97,8 @@ class Workload {
   // held exactly (a workload of which only some ranks were built, as if all were).
   std::size_t memory_bytes_holding(const WorkloadCounts& all) const;
   std::uint64_t dependency_count() const { return shared_ ? programs_.dependency_count() : dep_ids_.size(); }
+  // Nodes, dependencies, ranks and collective operations of this workload as built. O(nodes).
+  WorkloadCounts counts() const;
 
  private:
   std::size_t shared_bytes() const;  // communicators and labels

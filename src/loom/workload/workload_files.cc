@@ -84,7 +84,7 @@ LoadedWorkload load_workload(const std::string& path, const LoadOptions& options
     return {std::move(s.workload), std::move(s.warnings), "simai", s.counts, std::move(s.built_ranks)};
   }
   LoadedWorkload out = load_chakra(path);
-  out.counts = {out.workload.node_count(), out.workload.dependency_count(), out.workload.rank_count()};
+  out.counts = out.workload.counts();
   out.built_ranks.resize(out.workload.rank_count());
   std::iota(out.built_ranks.begin(), out.built_ranks.end(), 0u);
   return out;

@@ -282,22 +282,15 @@ class Builder {
   // update), so one rank per stage and one and two iterations give the count of any size.
   WorkloadCounts count(const std::vector<Line>& lines, std::uint32_t iterations) {
     counting_ = true;
-    WorkloadCounts total;
-    total.ranks = h_.all_gpus;
+    StageCounts total(h_.all_gpus);
     const std::uint64_t ranks_per_stage = std::uint64_t{h_.tp} * dp_;
     for (std::uint32_t stage = 0; stage < h_.pp; ++stage) {
-      const auto [n1, d1] = count_rank(rank_of(0, 0, stage), lines, 1);
-      std::uint64_t n = n1, d = d1;
-      if (iterations > 1) {
-        const auto [n2, d2] = count_rank(rank_of(0, 0, stage), lines, 2);
-        n += (n2 - n1) * (iterations - 1);
-        d += (d2 - d1) * (iterations - 1);
-      }
-      total.nodes += n * ranks_per_stage;
-      total.dependencies += d * ranks_per_stage;
+      const RankCount one = count_rank(rank_of(0, 0, stage), lines, 1);
+      const RankCount two = iterations > 1 ? count_rank(rank_of(0, 0, stage), lines, 2) : one;
+      total.add(one, two, iterations, ranks_per_stage);
     }
     counting_ = false;
-    return total;
+    return total.total();
   }
 
   // The first rank of every stage, then ranks 0 .. first - 1: a sample whose programs stand for
@@ -368,15 +361,15 @@ class Builder {
       if (d != kNone) deps_.push_back(d);
     }
     if (!counting_) return w_.add_node(node, deps_);
-    counted_deps_ += deps_.size();
-    return static_cast<NodeId>(counted_nodes_++ % kNone);
+    counted_.add(deps_.size(),
+                 node.kind == NodeKind::kCollective ? w_.communicator(node.communicator).ranks.size() : 0);
+    return static_cast<NodeId>((counted_.nodes - 1) % kNone);
   }
 
-  std::pair<std::uint64_t, std::uint64_t> count_rank(std::uint32_t rank, const std::vector<Line>& lines,
-                                                     std::uint32_t iterations) {
-    counted_nodes_ = counted_deps_ = 0;
+  RankCount count_rank(std::uint32_t rank, const std::vector<Line>& lines, std::uint32_t iterations) {
+    counted_ = {};
     build_rank(rank, lines, iterations);
-    return {counted_nodes_, counted_deps_};
+    return counted_;
   }
 
   // Line i's label of `kind`, interned on first use (so ids come in the order the nodes first
@@ -511,7 +504,7 @@ class Builder {
   std::vector<NodeId> updates_;  // per line: its latest update node
   std::vector<std::array<std::optional<LabelId>, kLabelKinds>> labels_;
   bool counting_ = false;
-  std::uint64_t counted_nodes_ = 0, counted_deps_ = 0;
+  RankCount counted_;
 };
 
 }  // namespace

@@ -63,12 +63,12 @@ class Orchestrator {
 
   // Nodes and dependencies build_rank(rank) would add, without adding them. Ranks of one stage
   // add the same number. O(nodes of the rank).
-  std::pair<std::uint64_t, std::uint64_t> count_rank(std::uint32_t rank) {
+  RankCount count_rank(std::uint32_t rank) {
     counting_ = true;
-    counted_nodes_ = counted_deps_ = 0;
+    counted_ = {};
     build_rank(rank);
     counting_ = false;
-    return {counted_nodes_, counted_deps_};
+    return counted_;
   }
 
   void build_rank(std::uint32_t rank) {
@@ -135,8 +135,8 @@ class Orchestrator {
   // Adds the node, or in a counting pass only counts it (returning a stand-in id).
   NodeId put(const Node& n, std::span<const NodeId> deps) {
     if (!counting_) return w_.add_node(n, deps);
-    counted_deps_ += deps.size();
-    return static_cast<NodeId>(counted_nodes_++ % kNone);
+    counted_.add(deps.size(), n.kind == NodeKind::kCollective ? w_.communicator(n.communicator).ranks.size() : 0);
+    return static_cast<NodeId>((counted_.nodes - 1) % kNone);
   }
 
   // Emits `ops` in program order; `extra` and `extra2` are additional dependencies of the first.
@@ -411,7 +411,7 @@ class Orchestrator {
   const TrainingGroups groups_;
 
   bool counting_ = false;
-  std::uint64_t counted_nodes_ = 0, counted_deps_ = 0;
+  RankCount counted_;
   std::uint32_t rank_ = 0;
   std::uint32_t iteration_ = 0;
   NodeId prev_ = kNone;            // the rank's last node in program order
@@ -436,23 +436,16 @@ namespace {
 WorkloadCounts count_with(const TransformerConfig& model, const ParallelPlan& plan, Workload& scratch) {
   ParallelPlan probe = plan;
   Orchestrator orchestrator(model, probe, scratch);  // reads probe.iterations as it counts
-  WorkloadCounts counts;
-  counts.ranks = plan.ranks();
+  StageCounts counts(plan.ranks());
   const std::uint64_t ranks_per_stage = std::uint64_t{plan.tp} * plan.replicas();
   for (std::uint32_t stage = 0; stage < plan.pp; ++stage) {
     probe.iterations = 1;
-    const auto [n1, d1] = orchestrator.count_rank(plan.rank(0, 0, stage));
-    std::uint64_t n = n1, d = d1;
-    if (plan.iterations > 1) {
-      probe.iterations = 2;
-      const auto [n2, d2] = orchestrator.count_rank(plan.rank(0, 0, stage));
-      n += (n2 - n1) * (plan.iterations - 1);
-      d += (d2 - d1) * (plan.iterations - 1);
-    }
-    counts.nodes += n * ranks_per_stage;
-    counts.dependencies += d * ranks_per_stage;
+    const RankCount one = orchestrator.count_rank(plan.rank(0, 0, stage));
+    probe.iterations = 2;
+    const RankCount two = plan.iterations > 1 ? orchestrator.count_rank(plan.rank(0, 0, stage)) : one;
+    counts.add(one, two, plan.iterations, ranks_per_stage);
   }
-  return counts;
+  return counts.total();
 }
 
 }  // namespace
