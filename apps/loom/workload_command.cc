@@ -93,6 +93,8 @@ workload::synthesis::ParallelPlan plan_of(const WorkloadGenerateArguments& a) {
   plan.sequence_parallel = a.sequence_parallel;
   plan.schedule = syn::parse_pipeline_schedule(a.schedule);
   plan.virtual_stages = a.virtual_stages;
+  plan.first_stage_layers = a.first_stage_layers;
+  plan.last_stage_layers = a.last_stage_layers;
   plan.micro_batch = a.micro_batch;
   plan.global_batch = a.global_batch.value_or(a.micro_batch * a.dp * a.pp);
   plan.recompute = syn::parse_recompute(a.recompute);
@@ -184,6 +186,10 @@ void add_plan_options(CLI::App& app, WorkloadGenerateArguments& g) {
   app.add_flag("--sp", g.sequence_parallel, "Sequence parallelism");
   app.add_option("--schedule", g.schedule, "Pipeline schedule: gpipe, 1f1b, interleaved")->capture_default_str();
   app.add_option("--vpp", g.virtual_stages, "Virtual stages per pipeline stage (interleaved)")->capture_default_str();
+  app.add_option("--first-stage-layers", g.first_stage_layers, "Layers on the first pipeline stage (0: an even share)")
+      ->capture_default_str();
+  app.add_option("--last-stage-layers", g.last_stage_layers, "Layers on the last pipeline stage (0: an even share)")
+      ->capture_default_str();
   app.add_option("--micro-batch", g.micro_batch, "Sequences per micro-batch")->capture_default_str();
   app.add_option("--global-batch", g.global_batch, "Sequences per iteration (default micro-batch * dp * pp)");
   app.add_option("--recompute", g.recompute, "Activation recomputation: none, selective, full")->capture_default_str();

@@ -30,6 +30,8 @@ struct WorkloadGenerateArguments {
   bool sequence_parallel = false;
   std::string schedule = "1f1b";
   std::uint32_t virtual_stages = 1;
+  std::uint32_t first_stage_layers = 0;
+  std::uint32_t last_stage_layers = 0;
   std::uint32_t micro_batch = 1;
   std::optional<std::uint32_t> global_batch;  // default: micro_batch * dp * pp (m = pp)
   std::string recompute = "none";

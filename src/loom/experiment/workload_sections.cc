@@ -124,6 +124,12 @@ LoadedWorkloadSection read_training(config::Reader& s, std::uint32_t gpu_count, 
   plan.sequence_parallel = s.optional<bool>("sequence_parallel", plan.sequence_parallel);
   plan.schedule = parsed(s, "schedule", synthesis::parse_pipeline_schedule, synthesis::to_string(plan.schedule));
   plan.virtual_stages = count(s, "virtual_stages", plan.virtual_stages);
+  for (auto [key, layers] : {std::pair{"first_stage_layers", &plan.first_stage_layers},
+                             std::pair{"last_stage_layers", &plan.last_stage_layers}}) {
+    const std::uint64_t value = s.optional<std::uint64_t>(key, 0);
+    if (value > model.layers) s.fail(key, fmt::format("must be at most the model's {} layers, got {}", model.layers, value));
+    *layers = static_cast<std::uint32_t>(value);
+  }
   plan.micro_batch = count(s, "micro_batch", plan.micro_batch);
   plan.global_batch = count(s, "global_batch", plan.micro_batch * plan.dp * plan.pp);
   plan.recompute = parsed(s, "recompute", synthesis::parse_recompute, synthesis::to_string(plan.recompute));

@@ -46,11 +46,12 @@ MemoryEstimate estimate_memory(const TransformerConfig& m, const ParallelPlan& p
   MemoryEstimate e;
   e.stage = stage;
   // The stage's layers: chunk c of stage `stage` is virtual stage c·p + stage.
-  const std::uint32_t per_chunk = m.layers / (p.pp * p.virtual_stages);
   std::uint64_t dense = 0, experts = 0;
+  std::uint32_t stage_layers = 0;
   for (std::uint32_t c = 0; c < p.virtual_stages; ++c) {
-    const std::uint32_t first = (c * p.pp + stage) * per_chunk;
-    for (std::uint32_t l = first; l < first + per_chunk; ++l) {
+    const LayerRange chunk = layers_of_vstage(p, m.layers, c * p.pp + stage);
+    stage_layers += chunk.count;
+    for (std::uint32_t l = chunk.first; l < chunk.first + chunk.count; ++l) {
       dense += m.layer_parameters(l);
       experts += m.expert_parameters(l);
     }
@@ -66,7 +67,7 @@ MemoryEstimate estimate_memory(const TransformerConfig& m, const ParallelPlan& p
   e.model_states = {d.parameters + x.parameters, d.gradients + x.gradients, d.optimizer + x.optimizer};
 
   const Bytes per_layer = layer_activation_bytes(m, p);
-  e.activations_per_micro_batch = per_layer * per_chunk * p.virtual_stages;
+  e.activations_per_micro_batch = per_layer * stage_layers;
   std::uint32_t live = 0;
   for (const PipelineStep& step : pipeline_order(p.schedule, p.pp, stage, p.micro_batches(), p.virtual_stages)) {
     if (step.forward) {
@@ -75,7 +76,7 @@ MemoryEstimate estimate_memory(const TransformerConfig& m, const ParallelPlan& p
       --live;
     }
   }
-  e.activations = per_layer * per_chunk * e.chunks_in_flight;
+  e.activations = per_layer * (stage_layers / p.virtual_stages) * e.chunks_in_flight;  // a chunk's layers each
   return e;
 }
 

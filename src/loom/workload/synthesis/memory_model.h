@@ -61,7 +61,7 @@ struct MemoryEstimate {
   ModelStateBytes model_states;
   Bytes activations_per_micro_batch = 0;  // all the stage's layers, one micro-batch
   // Peak count of (micro-batch, model chunk) pairs whose forward has run and backward has not
-  // (micro-batches when v = 1); each holds layers / (p·v) layers.
+  // (micro-batches when v = 1); each holds one chunk of the stage's layers.
   std::uint32_t chunks_in_flight = 0;
   Bytes activations = 0;               // what the stage holds at that peak
   Bytes total() const { return model_states.total() + activations; }

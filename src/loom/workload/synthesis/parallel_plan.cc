@@ -55,6 +55,61 @@ Sharding parse_sharding(std::string_view text) {
   throw UserError(fmt::format("unknown sharding '{}', expected none, optimizer, gradients or full", text));
 }
 
+namespace {
+
+bool uneven(const ParallelPlan& p) { return p.first_stage_layers > 0 || p.last_stage_layers > 0; }
+
+// Stages that take the even share of the layers left by the uneven first and last ones.
+std::uint32_t even_stages(const ParallelPlan& p) {
+  return p.pp - (p.first_stage_layers > 0 ? 1 : 0) - (p.last_stage_layers > 0 ? 1 : 0);
+}
+
+void validate_stage_layers(const ParallelPlan& p, const TransformerConfig& m) {
+  if (!uneven(p)) {
+    if (m.layers % (std::uint64_t{p.pp} * p.virtual_stages) != 0) {
+      throw UserError(fmt::format(
+          "parallel plan for '{}': layers {} is not divisible by pp * virtual_stages {}{}", m.name, m.layers,
+          std::uint64_t{p.pp} * p.virtual_stages,
+          p.virtual_stages == 1 && p.pp > 1 ? "; first_stage_layers and last_stage_layers give uneven stages" : ""));
+    }
+    return;
+  }
+  if (p.virtual_stages > 1) {
+    throw UserError("parallel plan: first_stage_layers and last_stage_layers need virtual_stages 1");
+  }
+  if (p.pp < 2) throw UserError("parallel plan: first_stage_layers and last_stage_layers need pp of 2 or more");
+  const std::uint64_t given = std::uint64_t{p.first_stage_layers} + p.last_stage_layers;
+  const std::uint32_t rest_stages = even_stages(p);
+  if (given > m.layers || (rest_stages > 0 && given == m.layers) || (rest_stages == 0 && given != m.layers)) {
+    throw UserError(fmt::format("parallel plan for '{}': first_stage_layers {} and last_stage_layers {} leave {} "
+                                "of the {} layers for the {} other stage(s); expected at least one layer each",
+                                m.name, p.first_stage_layers, p.last_stage_layers,
+                                given > m.layers ? 0 : m.layers - given, m.layers, rest_stages));
+  }
+  if (rest_stages > 0 && (m.layers - given) % rest_stages != 0) {
+    throw UserError(fmt::format("parallel plan for '{}': the {} layers left by first_stage_layers {} and "
+                                "last_stage_layers {} are not divisible by the {} other stages",
+                                m.name, m.layers - given, p.first_stage_layers, p.last_stage_layers, rest_stages));
+  }
+}
+
+}  // namespace
+
+LayerRange layers_of_vstage(const ParallelPlan& p, std::uint32_t layers, std::uint32_t vs) {
+  if (!uneven(p)) {
+    const std::uint32_t per_chunk = layers / (p.pp * p.virtual_stages);
+    return {vs * per_chunk, per_chunk};
+  }
+  const std::uint32_t rest = even_stages(p);
+  const std::uint32_t even = rest == 0 ? 0 : (layers - p.first_stage_layers - p.last_stage_layers) / rest;
+  const auto count = [&](std::uint32_t stage) {
+    if (stage == 0 && p.first_stage_layers > 0) return p.first_stage_layers;
+    if (stage + 1 == p.pp && p.last_stage_layers > 0) return p.last_stage_layers;
+    return even;
+  };
+  return {vs == 0 ? 0 : count(0) + (vs - 1) * even, count(vs)};
+}
+
 void validate(const ParallelPlan& p, const TransformerConfig& m) {
   validate(m);
   const std::pair<const char*, std::uint64_t> sizes[] = {
@@ -73,7 +128,7 @@ void validate(const ParallelPlan& p, const TransformerConfig& m) {
   divides(m.heads, p.tp, "heads", "tp");
   divides(m.kv_heads, p.tp, "kv_heads", "tp");
   divides(m.ffn_hidden, p.tp, "ffn_hidden", "tp");
-  divides(m.layers, static_cast<std::uint64_t>(p.pp) * p.virtual_stages, "layers", "pp * virtual_stages");
+  validate_stage_layers(p, m);
   divides(p.global_batch, static_cast<std::uint64_t>(p.micro_batch) * p.dp, "global_batch", "micro_batch * dp");
   divides(m.sequence, p.cp, "sequence", "cp");
   const bool cp = p.cp > 1;

@@ -115,7 +115,6 @@ class Orchestrator {
     const std::uint32_t replica = (rank_ / plan_.tp) % plan_.replicas();
     return plan_.rank(tp_i, replica, vs % plan_.pp);
   }
-  std::uint32_t layers_per_chunk() const { return model_.layers / (plan_.pp * plan_.virtual_stages); }
   bool sharded() const { return plan_.effective_sharding() != Sharding::kNone; }
   bool fully_sharded() const { return plan_.effective_sharding() == Sharding::kFull; }
 
@@ -194,8 +193,9 @@ class Orchestrator {
     const bool first = vs == 0;
     const bool last = vs + 1 == vstages;
     const auto mb = static_cast<std::uint16_t>(step.micro_batch);
-    const std::uint32_t first_layer = vs * layers_per_chunk();
-    plan_units(step.forward, first, last, first_layer);
+    const LayerRange layers = layers_of_vstage(plan_, model_.layers, vs);
+    const std::uint32_t first_layer = layers.first;
+    plan_units(step.forward, first, last, layers);
     if (step.forward) {
       NodeId input = kNone;
       if (!first && rank_of_vstage(vs - 1) != rank_) {
@@ -206,7 +206,7 @@ class Orchestrator {
         emit(embedding_.forward, embedding_.forward_labels, kNoIndex, mb, input, ready);
         input = kNone;
       }
-      for (std::uint32_t l = 0; l < layers_per_chunk(); ++l) {
+      for (std::uint32_t l = 0; l < layers.count; ++l) {
         const Program& program = program_of(first_layer + l);
         const NodeId ready = gather_parameters(mb);
         emit(program.forward, program.forward_labels, static_cast<std::uint16_t>(first_layer + l), mb, input, ready);
@@ -231,7 +231,7 @@ class Orchestrator {
     }
     const bool tied_copy = last && plan_.pp > 1;
     if (last_backward_of_chunk && tied_copy) add_gradients(model_.vocab * model_.hidden / plan_.tp);
-    for (std::uint32_t l = layers_per_chunk(); l-- > 0;) {
+    for (std::uint32_t l = layers.count; l-- > 0;) {
       const auto layer = static_cast<std::uint16_t>(first_layer + l);
       const Program& program = program_of(layer);
       NodeId ready = gather_parameters(mb);
@@ -260,7 +260,7 @@ class Orchestrator {
 
   // Full sharding: the units whose parameters one pass (a chunk's forward or backward for one
   // micro-batch) gathers, in the order the pass uses them.
-  void plan_units(bool forward, bool first, bool last, std::uint32_t first_layer) {
+  void plan_units(bool forward, bool first, bool last, LayerRange layers) {
     units_.clear();
     next_unit_ = 0;
     if (!fully_sharded()) return;
@@ -269,8 +269,8 @@ class Orchestrator {
     const Unit tied{model_.vocab * model_.hidden / plan_.tp, kNoIndex};
     if (forward && first) units_.push_back(embedding);
     if (!forward && tied_copy) units_.push_back(tied);
-    for (std::uint32_t i = 0; i < layers_per_chunk(); ++i) {
-      const std::uint32_t l = forward ? first_layer + i : first_layer + layers_per_chunk() - 1 - i;
+    for (std::uint32_t i = 0; i < layers.count; ++i) {
+      const std::uint32_t l = forward ? layers.first + i : layers.first + layers.count - 1 - i;
       units_.push_back({model_.layer_parameters(l) / plan_.tp, static_cast<std::uint16_t>(l)});
     }
     if (forward && tied_copy) units_.push_back(tied);
