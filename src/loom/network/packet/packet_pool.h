@@ -3,8 +3,9 @@
 // A packet is a 48-byte record addressed by a 32-bit id. Ids come from a free list threaded
 // through the records' `next` field, so once the pool has grown to the largest number of
 // packets simultaneously alive, allocate() and release() touch no heap. Records live in chunks
-// that double in size and never move, so that threads can read records while another grows
-// the pool; each lane (a logical process of a windowed run) has a free list of its own. The same `next` field
+// of 4,096 that never move, found through a table of chunk pointers sized once (2^28 ids), so
+// that threads can read records while another grows the pool; each lane (a logical process of
+// a windowed run) has a free list of its own. The same `next` field
 // links a queued packet into its egress queue (a packet is in at most one queue, and never in
 // a queue while free). HPCC's in-band telemetry lives beside the records (kMaxIntHops hop
 // records per packet, 24 bytes each) and is only sized when telemetry is on.
@@ -13,9 +14,8 @@
 // touched by the thread whose node holds the packet (handed between threads at barriers).
 #pragma once
 
-#include <array>
 #include <atomic>
-#include <bit>
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -96,21 +96,11 @@ class PacketPool {
     l.free = id;
     --l.live;
   }
-  Packet& operator[](PacketId id) {
-    const Slot s = slot_of(id);
-    return packets_[s.chunk][s.offset];
-  }
-  const Packet& operator[](PacketId id) const {
-    const Slot s = slot_of(id);
-    return packets_[s.chunk][s.offset];
-  }
-  IntHop* telemetry(PacketId id) {
-    const Slot s = slot_of(id);
-    return telemetry_records_[s.chunk].get() + std::size_t{s.offset} * kMaxIntHops;
-  }
+  Packet& operator[](PacketId id) { return packets_[id >> kChunkBits][id & kChunkMask]; }
+  const Packet& operator[](PacketId id) const { return packets_[id >> kChunkBits][id & kChunkMask]; }
+  IntHop* telemetry(PacketId id) { return telemetry_records_[id >> kChunkBits] + std::size_t{id & kChunkMask} * kMaxIntHops; }
   const IntHop* telemetry(PacketId id) const {
-    const Slot s = slot_of(id);
-    return telemetry_records_[s.chunk].get() + std::size_t{s.offset} * kMaxIntHops;
+    return telemetry_records_[id >> kChunkBits] + std::size_t{id & kChunkMask} * kMaxIntHops;
   }
 
   // Packets alive (the lanes' counts: a packet released in another lane than it came from
@@ -121,26 +111,15 @@ class PacketPool {
     return static_cast<std::size_t>(sum);
   }
   // Any thread, any time.
-  std::size_t capacity() const { return chunk_base(chunk_count_.load(std::memory_order_relaxed)); }
+  std::size_t capacity() const { return chunk_count_.load(std::memory_order_relaxed) << kChunkBits; }
   std::size_t memory_bytes() const {
     return capacity() * (sizeof(Packet) + (telemetry_ ? kMaxIntHops * sizeof(IntHop) : 0));
   }
 
  private:
-  // Chunk c holds the ids [1024 (2^c - 1), 1024 (2^(c + 1) - 1)): chunks double, so an id's
-  // chunk is the bit width of id / 1024 + 1, and a record never moves once allocated.
-  static constexpr unsigned kFirstChunkBits = 10;
-  static constexpr std::size_t kMaxChunks = 32 - kFirstChunkBits;
-  struct Slot {
-    std::uint32_t chunk, offset;
-  };
-  static Slot slot_of(PacketId id) {
-    const std::uint32_t chunk = static_cast<std::uint32_t>(std::bit_width((id >> kFirstChunkBits) + 1)) - 1;
-    return {chunk, id - static_cast<std::uint32_t>(chunk_base(chunk))};
-  }
-  static constexpr std::size_t chunk_base(std::size_t chunk) {
-    return ((std::size_t{1} << chunk) - 1) << kFirstChunkBits;
-  }
+  static constexpr unsigned kChunkBits = 12;
+  static constexpr PacketId kChunkMask = (PacketId{1} << kChunkBits) - 1;
+  static constexpr std::size_t kMaxChunks = std::size_t{1} << (28 - kChunkBits);
   // A free list of its own per lane, so that lanes on different threads allocate and release
   // without locks; its own cache line, so that they do not share one.
   struct alignas(64) Lane {
@@ -154,14 +133,17 @@ class PacketPool {
   void grow(Lane& lane) {
     const std::lock_guard<std::mutex> lock(grow_mutex_);
     const std::size_t c = chunk_count_.load(std::memory_order_relaxed);
-    if (frontier_ == chunk_base(c)) {
-      LOOM_ASSERT(c < kMaxChunks, "packet pool exhausted 32-bit ids");
-      const std::size_t size = std::size_t{1} << (c + kFirstChunkBits);
-      packets_[c] = std::make_unique<Packet[]>(size);
-      if (telemetry_) telemetry_records_[c] = std::make_unique<IntHop[]>(size * kMaxIntHops);
+    if (frontier_ == c << kChunkBits) {
+      if (c == kMaxChunks) throw UserError("packet mode keeps at most 2^28 packets alive at once");
+      owned_packets_.push_back(std::make_unique<Packet[]>(std::size_t{1} << kChunkBits));
+      packets_[c] = owned_packets_.back().get();
+      if (telemetry_) {
+        owned_telemetry_.push_back(std::make_unique<IntHop[]>(kMaxIntHops << kChunkBits));
+        telemetry_records_[c] = owned_telemetry_.back().get();
+      }
       chunk_count_.store(c + 1, std::memory_order_relaxed);
     }
-    const std::size_t end = std::min(frontier_ + kGrowBatch, chunk_base(chunk_count_.load(std::memory_order_relaxed)));
+    const std::size_t end = std::min(frontier_ + kGrowBatch, chunk_count_.load(std::memory_order_relaxed) << kChunkBits);
     for (auto id = static_cast<PacketId>(end); id-- > frontier_;) {
       (*this)[id].next = lane.free;
       lane.free = id;
@@ -170,8 +152,14 @@ class PacketPool {
   }
 
   bool telemetry_;
-  std::array<std::unique_ptr<Packet[]>, kMaxChunks> packets_;
-  std::array<std::unique_ptr<IntHop[]>, kMaxChunks> telemetry_records_;
+  // Chunk pointers by id >> kChunkBits (read by any thread), and the chunks (grown under the
+  // lock). Entries past chunk_count_ are never read, so the tables are left uninitialised: the
+  // pages of a 512 kB table are touched only as chunks are added.
+  std::unique_ptr<Packet*[]> packets_ = std::make_unique_for_overwrite<Packet*[]>(kMaxChunks);
+  std::unique_ptr<IntHop*[]> telemetry_records_ =
+      telemetry_ ? std::make_unique_for_overwrite<IntHop*[]>(kMaxChunks) : nullptr;
+  std::vector<std::unique_ptr<Packet[]>> owned_packets_;
+  std::vector<std::unique_ptr<IntHop[]>> owned_telemetry_;
   std::atomic<std::size_t> chunk_count_{0};
   std::mutex grow_mutex_;
   std::size_t frontier_ = 0;  // records below it have been handed to a lane
