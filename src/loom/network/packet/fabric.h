@@ -224,7 +224,7 @@ class Fabric {
   const SharedBuffer& shared_buffer() const { return buffer_; }
   const topology::Topology& topology() const { return topology_; }
   std::size_t packets_in_flight() const { return pool_.live(); }
-  // Bytes of heap held by packets, ports, QPs and the MMU.
+  // Bytes of heap held by packets, ports, QPs and the MMU (between windows in a windowed run).
   std::size_t memory_bytes() const;
   // Without packet spraying; spraying adds (kSprayPaths - 1) x kMaxPathLinks link ids.
   static constexpr std::size_t bytes_per_qp() { return sizeof(Qp) + 2 * kMaxPathLinks * sizeof(topology::LinkId); }
