@@ -11,8 +11,9 @@
 //    (credited hops count as hops), and completion_ms_sum shows the FCTs agree.
 // Also (network/packet/parallel/README.md): pdes_profile/* profiles serial runs as windows over
 // LPs would split them, and windowed/websearch30_fat320/* runs that load serially and with the
-// windowed executor on one thread over an LP per node and over the five pods (items: events),
-// printing the executor's cost as a ratio.
+// windowed executor on one thread over an LP per node and over the five pods, and on 1, 2 and 4
+// threads over 20 racks (items: events per second of wall time), printing the executor's cost
+// and the threads' speed-up as ratios (bench/run_windowed_threads.sh).
 // Each for DCQCN and HPCC. Items are data-packet hops (a data packet crossing one link), the
 // unit in which ns-3's speed is quoted (0.2-0.4 M/s for HPCC's ns-3 on these machines).
 // Counters: events/s, hops/s, bytes per in-flight packet and per QP, fabric heap at the end,
@@ -382,9 +383,21 @@ network::packet::parallel::LpPartition pods_of(const Load& load) {
   return network::packet::parallel::partition_explicitly(*load.topology, pod);
 }
 
-enum class Lps { kNone, kNodes, kPods };
+// Twenty LPs of the size two or four threads share out evenly: a ToR with its 16 hosts, the
+// aggregation switch of the same number in its pod, and one core each for the first 16.
+network::packet::parallel::LpPartition racks_of(const Load& load) {
+  std::vector<std::uint32_t> rack(load.topology->node_count());
+  for (std::uint32_t n = 0; n < rack.size(); ++n) rack[n] = n < 320 ? n / 16 : (n - 320) % 20;
+  return network::packet::parallel::partition_explicitly(*load.topology, rack);
+}
 
-void windowed_run(benchmark::State& state, const Load& load, CcKind kind, Lps partition) {
+enum class Lps { kNone, kNodes, kPods, kRacks };
+
+double wall_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+void windowed_run(benchmark::State& state, const Load& load, CcKind kind, Lps partition, std::uint32_t threads) {
   if (!has_flows(state, load)) return;
   if (load.topology->node_count() != 376) {
     state.SkipWithError("expected the fat320 fixture's 376 nodes");
@@ -394,31 +407,36 @@ void windowed_run(benchmark::State& state, const Load& load, CcKind kind, Lps pa
   params.cc.kind = kind;
   params.nic.window = true;
   const topology::Routing routing(*load.topology);
-  const network::packet::parallel::LpPartition lps = partition == Lps::kPods ? pods_of(load) : lps_of(load);
+  const network::packet::parallel::LpPartition lps =
+      partition == Lps::kPods ? pods_of(load) : partition == Lps::kRacks ? racks_of(load) : lps_of(load);
   const bool windowed = partition != Lps::kNone;
-  std::uint64_t events = 0, windows = 0, handed_over = 0;
-  double user = 0;
+  std::uint64_t events = 0, windows = 0, handed_over = 0, rebalances = 0;
+  double user = 0, wall = 0, imbalance = 1;
   network::packet::FabricCounters last;
   for (auto _ : state) {
     Simulator simulator;
     network::packet::PacketBackend backend(simulator, *load.topology, routing, params);
     std::optional<network::packet::parallel::WindowedExecutor> executor;
-    if (windowed) executor.emplace(simulator, backend.fabric(), lps);
+    if (windowed) executor.emplace(simulator, backend.fabric(), lps, threads);
     QpStarter starter(load, routing, backend);
     for (std::size_t i = 0; i < load.flows.size(); ++i) {
       simulator.schedule_at<&QpStarter::start>(load.flows[i].start, &starter, i);
     }
-    const double before = user_seconds();
+    const double before = user_seconds(), wall_before = wall_seconds();
     if (executor) {
       executor->run_until(Time::max());
       events = executor->events_processed();
-      windows = executor->stats().windows;
-      handed_over = executor->stats().handed_over;
+      const network::packet::parallel::WindowStats stats = executor->stats();
+      windows = stats.windows;
+      handed_over = stats.handed_over;
+      imbalance = stats.window_imbalance;
+      rebalances = stats.rebalances;
     } else {
       simulator.run();
       events = simulator.events_processed();
     }
     user += user_seconds() - before;
+    wall += wall_seconds() - wall_before;
     last = backend.fabric().counters();
     if (starter.done != load.flows.size()) state.SkipWithError("flows did not complete");
   }
@@ -429,6 +447,10 @@ void windowed_run(benchmark::State& state, const Load& load, CcKind kind, Lps pa
   state.counters["handed_over"] = static_cast<double>(handed_over);
   state.counters["lps"] = windowed ? lps.lp_count : 1;
   state.counters["user_s"] = user / runs;
+  state.counters["wall_s"] = wall / runs;
+  state.counters["threads"] = threads;
+  state.counters["window_imbalance"] = imbalance;
+  state.counters["rebalances"] = static_cast<double>(rebalances);
   state.counters["ns_per_event"] = user / runs / static_cast<double>(events) * 1e9;
   state.counters["ecn_marks"] = static_cast<double>(last.ecn_marks);
   state.counters["data_packet_hops"] = static_cast<double>(last.data_packet_hops);
@@ -464,14 +486,24 @@ void register_packet_benchmarks(Registry& registry) {
         ->Unit(benchmark::kMillisecond)
         ->Iterations(1);
     const std::string windowed = fmt::format("packet/windowed/websearch30_fat320/{}/", name);
-    for (const auto& [variant, lps] : {std::pair{"serial", Lps::kNone}, std::pair{"one_thread", Lps::kNodes},
-                                       std::pair{"one_thread_pods", Lps::kPods}}) {
-      const Lps partition = lps;
-      registry.add(windowed + variant,
-                   [k, partition](benchmark::State& s) { windowed_run(s, websearch30(incast), k, partition); })
+    struct Variant {
+      const char* name;
+      Lps lps;
+      std::uint32_t threads;
+    };
+    for (const Variant v : {Variant{"serial", Lps::kNone, 1}, Variant{"one_thread", Lps::kNodes, 1},
+                            Variant{"one_thread_pods", Lps::kPods, 1}, Variant{"racks_1_thread", Lps::kRacks, 1},
+                            Variant{"racks_2_threads", Lps::kRacks, 2}, Variant{"racks_4_threads", Lps::kRacks, 4}}) {
+      registry.add(windowed + v.name,
+                   [k, v](benchmark::State& s) { windowed_run(s, websearch30(incast), k, v.lps, v.threads); })
           ->Unit(benchmark::kMillisecond)
+          ->UseRealTime()  // threads: wall time, not the main thread's CPU time
           ->Iterations(1);
     }
+    registry.add_ratio(fmt::format("packet windowed executor, 2 threads over 1 (20 racks), WebSearch fat320, {}", name),
+                       windowed + "racks_2_threads", windowed + "racks_1_thread");
+    registry.add_ratio(fmt::format("packet windowed executor, 2 threads over the serial run, WebSearch fat320, {}", name),
+                       windowed + "racks_2_threads", windowed + "serial");
     for (const char* variant : {"one_thread", "one_thread_pods"}) {
       registry.add_ratio(fmt::format("packet windowed executor on one thread ({}), its cost (serial events/s over its), "
                                      "WebSearch fat320, {}", variant, name),

@@ -90,6 +90,10 @@ void print_windows(const network::packet::parallel::LpPartition& lps, const netw
                      "handed to another LP; busiest LP {:.1f}% of them\n",
                      lps.rule, lps.lp_count, to_string(lps.lookahead), w.windows, w.global_steps,
                      100 * static_cast<double>(w.handed_over) / events, 100 * static_cast<double>(busiest) / events);
+  if (w.threads > 1) {
+    out << fmt::format("  threads: {}, window imbalance {:.3f} (busiest thread's events per window, summed, over the "
+                       "mean), {} rebalances\n", w.threads, w.window_imbalance, w.rebalances);
+  }
 }
 
 void warn(const std::string& message) { fmt::print(stderr, "loom: warning: {}\n", message); }
@@ -155,6 +159,9 @@ int hpcc_command(const HpccArguments& args, std::ostream& out) {
   if (args.lp_delay_threshold) {
     lps = network::packet::parallel::partition_by_delay(topology, parse_time(*args.lp_delay_threshold));
   }
+  if (args.threads != 1 && !args.windowed) {
+    throw UserError(fmt::format("--threads {}: expected --windowed, whose windows the threads run", args.threads));
+  }
   if (args.windowed) {
     config.params.lp_delay_threshold = parse_time(*args.lp_delay_threshold);
     config.params.threads = args.threads;
@@ -212,7 +219,7 @@ CLI::App* add_hpcc_command(CLI::App& app, HpccArguments& args) {
                   "Profile the run for parallel execution over LPs of nodes joined by cables shorter than this");
   cmd->add_flag("--windowed", args.windowed,
                "Run window by window over the LPs of --lp-delay-threshold (the outputs stay the same)");
-  cmd->add_option("--threads", args.threads, "Threads of a --windowed run (1)");
+  cmd->add_option("--threads", args.threads, "Threads of a --windowed run (1; the outputs stay the same)");
   cmd->footer(
       "Outputs: without --out, the FCT and PFC files go where the config's FCT_OUTPUT_FILE and\n"
       "PFC_OUTPUT_FILE say: relative to the config's folder if that folder exists, else by base name\n"

@@ -1,6 +1,6 @@
 // The windowed executor on `loom hpcc`'s runs of the fat320 fixtures (60-to-1 incast; DCQCN with
-// PFC, HPCC), and of the DCQCN configuration under every other CC: fct.txt and pfc.txt byte for
-// byte, counters and events as a serial run's.
+// PFC, HPCC), and of the DCQCN configuration under every other CC, on 1, 2 and 4 threads at two
+// delay thresholds: fct.txt and pfc.txt byte for byte, counters and events as a serial run's.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -60,16 +60,22 @@ TEST(HpccWindowed, FatTreeFixturesEqualSerialForEveryCc) {
     if (name == "dcqcn" && !cc) {
       EXPECT_FALSE(serial.pfc.empty()) << what;
     }
-    config.params.lp_delay_threshold = Time::ps(1);  // every host and switch an LP
-    const HpccRunResult windowed = run_hpcc(config, fat.topology, fat.flows);
-    ASSERT_TRUE(windowed.windows) << what;
-    EXPECT_GT(windowed.windows->windows, 1000u) << what;
-    EXPECT_EQ(text_of(serial), text_of(windowed)) << what;
+    // Every host and switch an LP (cables of 1 us); the threads take them in turns below.
+    config.params.lp_delay_threshold = Time::ps(1);
+    for (const std::uint32_t threads : {1u, 2u, 4u}) {
+      if (threads == 4 && cc) continue;  // the other CCs on 1 and 2 threads: the test stays short
+      config.params.threads = threads;
+      const HpccRunResult windowed = run_hpcc(config, fat.topology, fat.flows);
+      ASSERT_TRUE(windowed.windows) << what;
+      EXPECT_GT(windowed.windows->windows, 1000u) << what;
+      EXPECT_EQ(windowed.windows->threads, threads) << what;
+      EXPECT_EQ(text_of(serial), text_of(windowed)) << what << " threads " << threads;
+    }
   }
 }
 
 // Monitors sample at driver events (global steps between windows): every packet_*.csv file of
-// the DCQCN fixture, sampled every 10 us, as a serial run writes it.
+// the DCQCN fixture, sampled every 10 us, as a serial run writes it, on 2 threads.
 TEST(HpccWindowed, MonitorFilesEqualSerial) {
   LOOM_SKIP_WITHOUT_FIXTURE(kFat320);
   const Fat320 fat;
@@ -82,6 +88,7 @@ TEST(HpccWindowed, MonitorFilesEqualSerial) {
   std::filesystem::create_directories(out / "windowed");
   const HpccRunResult serial = run_hpcc(config, fat.topology, fat.flows, out / "serial");
   config.params.lp_delay_threshold = Time::ps(1);
+  config.params.threads = 2;
   const HpccRunResult windowed = run_hpcc(config, fat.topology, fat.flows, out / "windowed");
   ASSERT_EQ(serial.monitor_files.size(), 6u);
   ASSERT_EQ(windowed.monitor_files.size(), 6u);

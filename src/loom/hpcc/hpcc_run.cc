@@ -101,7 +101,6 @@ class Driver final : public FabricListener {
                       static_cast<std::int64_t>(total * 8'000'000'000ull / bw.bps());
     ++running_;
     backend_.start_queue_pair(spec, *this);
-    result_.peak_memory_bytes = std::max(result_.peak_memory_bytes, fabric_.memory_bytes());
   }
 
   void on_qp_delivered(QpId, std::uint64_t) override {}
@@ -114,7 +113,6 @@ class Driver final : public FabricListener {
     r.fct_ns = sender.now().picoseconds() / 1000 - r.start_ns;
     result_.fct.push_back(r);
     completion_stamps_.push_back(network::packet::parallel::stamp_of(sender));
-    result_.peak_memory_bytes = std::max(result_.peak_memory_bytes, fabric_.memory_bytes());
     --running_;
   }
 
@@ -152,7 +150,7 @@ HpccRunResult run_hpcc(const HpccConfig& config, const topology::Topology& topol
   std::optional<network::packet::parallel::WindowedExecutor> executor;
   if (config.params.lp_delay_threshold > Time::zero()) {
     lps = network::packet::parallel::partition_by_delay(topology, config.params.lp_delay_threshold);
-    executor.emplace(simulator, fabric, *lps);
+    executor.emplace(simulator, fabric, *lps, config.params.threads);
   }
   Driver driver(simulator, *backend, routing, flows, config, result);
   std::optional<network::packet::parallel::WindowProfiler> profiler;
@@ -172,6 +170,9 @@ HpccRunResult run_hpcc(const HpccConfig& config, const topology::Topology& topol
   }
   result.unfinished = driver.running();
   result.counters = fabric.counters();
+  // The fabric's buffers only grow, so their size at the end is the peak (read between windows:
+  // during one, LPs on other threads may be growing them).
+  result.peak_memory_bytes = fabric.memory_bytes();
   result.events = executor ? executor->events_processed() : simulator.events_processed();
   result.monitor_files = backend->write_monitors(monitor_dir);
   for (const network::packet::PfcEvent& e : fabric.pfc_events()) {

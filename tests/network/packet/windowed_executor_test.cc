@@ -1,9 +1,11 @@
 // The windowed executor (parallel/windowed_executor.h) must give a serial run's outputs, byte
 // for byte: completion times in completion order, every counter, the PFC log and the event
 // count, for every congestion control, with PFC storms, link errors and a cable going down and
-// up, for LP partitions by two delay thresholds (the HPCC fixtures: tests/hpcc/hpcc_windowed_test.cc).
+// up, for LP partitions by two delay thresholds, on 1, 2 and 4 threads (the HPCC fixtures:
+// tests/hpcc/hpcc_windowed_test.cc).
 #include "loom/network/packet/parallel/windowed_executor.h"
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -64,10 +66,11 @@ struct Outcome {
   std::vector<std::tuple<Time, topology::LinkId, bool, std::uint8_t>> pfc;
   std::uint64_t events = 0;
   std::uint64_t windows = 0;
+  WindowStats stats;
 };
 
 // Starts each flow as a queue pair of its own at its time (a driver event), applies the cable
-// changes, and runs serially (zeta zero) or windowed over the LPs of zeta.
+// changes, and runs serially (zeta zero) or windowed over the LPs of zeta on `threads`.
 class Run final : public FabricListener {
  public:
   Run(const topology::Topology& topo, const PacketParams& params) : topo_(topo), routing_(topo),
@@ -75,13 +78,14 @@ class Run final : public FabricListener {
     fabric_.record_pfc_events(true, 40);  // the cap applies to the merged log
   }
 
-  Outcome go(const std::vector<Flow>& flows, const std::vector<CableChange>& changes, Time zeta) {
+  Outcome go(const std::vector<Flow>& flows, const std::vector<CableChange>& changes, Time zeta,
+             std::uint32_t threads) {
     flows_ = &flows;
     std::optional<LpPartition> lps;
     std::optional<WindowedExecutor> executor;
     if (zeta > Time::zero()) {
       lps = partition_by_delay(topo_, zeta);
-      executor.emplace(simulator_, fabric_, *lps);
+      executor.emplace(simulator_, fabric_, *lps, threads);
     }
     for (std::size_t i = 0; i < flows.size(); ++i) simulator_.schedule_at<&Run::start>(flows[i].start, this, i);
     for (const CableChange& c : changes) backend_.schedule_link_change(c.when, c.link, c.up, routing_);
@@ -89,7 +93,8 @@ class Run final : public FabricListener {
     if (executor) {
       executor->run_until(Time::max());
       out.events = executor->events_processed();
-      out.windows = executor->stats().windows;
+      out.stats = executor->stats();
+      out.windows = out.stats.windows;
     } else {
       simulator_.run();
       out.events = simulator_.events_processed();
@@ -103,6 +108,8 @@ class Run final : public FabricListener {
     out.pfc.emplace_back(Time::zero(), fabric_.pfc_events_dropped(), false, 0);
     return out;
   }
+  // The listener throws a UserError when flow `tag` ends.
+  void throw_when_acked(std::uint64_t tag) { fail_at_ = tag; }
 
  private:
   void start(std::uint64_t index) {
@@ -120,6 +127,7 @@ class Run final : public FabricListener {
   }
   void on_qp_delivered(QpId, std::uint64_t) override {}
   void on_qp_acked(QpId, std::uint64_t tag) override {
+    if (tag == fail_at_) throw UserError("flow " + std::to_string(tag) + " ended");
     const Simulator& sender = fabric_.simulator_at(topo_.gpu_node((*flows_)[tag].src));
     completions_.emplace_back(tag, sender.now());
     stamps_.push_back(stamp_of(sender));
@@ -131,15 +139,16 @@ class Run final : public FabricListener {
   PacketBackend backend_;
   Fabric& fabric_;
   const std::vector<Flow>* flows_ = nullptr;
+  std::uint64_t fail_at_ = ~std::uint64_t{0};  // the flow whose end throws (none by default)
   std::vector<topology::LinkId> forward_, reverse_;
   std::vector<std::tuple<std::uint64_t, Time>> completions_;
   std::vector<EventStamp> stamps_;
 };
 
 Outcome run(const topology::Topology& topo, const PacketParams& params, const std::vector<Flow>& flows,
-            const std::vector<CableChange>& changes, Time zeta) {
+            const std::vector<CableChange>& changes, Time zeta, std::uint32_t threads = 1) {
   Run r(topo, params);
-  return r.go(flows, changes, zeta);
+  return r.go(flows, changes, zeta, threads);
 }
 
 // 12 GPUs of three leaves into GPU 0 at once (an incast over the spines), and background flows
@@ -181,7 +190,12 @@ TEST(WindowedExecutor, IncastWithPfcAndLinkErrorsEqualsSerialForEveryCcAndTwoThr
     EXPECT_GT(serial.counters[10], 0u) << to_string(cc) << ": pauses";
     EXPECT_GT(serial.counters[5], 0u) << to_string(cc) << ": drops";
     for (const Time zeta : {Time::ps(1), Time::ns(500)}) {
-      expect_same(serial, run(topo, p, flows, {}, zeta), std::string(to_string(cc)) + " zeta " + to_string(zeta));
+      for (const std::uint32_t threads : {1u, 2u, 4u}) {
+        const Outcome windowed = run(topo, p, flows, {}, zeta, threads);
+        expect_same(serial, windowed,
+                    fmt::format("{} zeta {} threads {}", to_string(cc), to_string(zeta), threads));
+        EXPECT_EQ(windowed.stats.threads, threads);
+      }
     }
   }
 }
@@ -198,7 +212,10 @@ TEST(WindowedExecutor, CableDownAndUpEqualsSerialForEveryCc) {
     ASSERT_EQ(serial.completions.size(), flows.size()) << to_string(cc);
     EXPECT_GT(serial.counters[5], 0u) << to_string(cc) << ": the cable's packets are lost";
     for (const Time zeta : {Time::ps(1), Time::ns(500)}) {
-      expect_same(serial, run(topo, p, flows, changes, zeta), std::string(to_string(cc)) + " zeta " + to_string(zeta));
+      for (const std::uint32_t threads : {1u, 2u, 4u}) {
+        expect_same(serial, run(topo, p, flows, changes, zeta, threads),
+                    fmt::format("{} zeta {} threads {}", to_string(cc), to_string(zeta), threads));
+      }
     }
   }
 }
@@ -214,15 +231,39 @@ TEST(WindowedExecutor, RefusesAPartitionOfOneLp) {
             "delay threshold that splits the fabric into at least two LPs");
 }
 
-// Knobs that do not take effect yet are refused: more than one thread, windows under loom run's
+// The incast's receiver leaf holds most events: the placement by node counts is uneven, and the
+// executor re-places LPs by their events (the results stay the serial run's, above).
+TEST(WindowedExecutor, RebalancesLpsByTheirEvents) {
+  const topology::Topology topo = two_tier();
+  const PacketParams p = lossy_storm(CcKind::kDcqcn);
+  const Outcome o = run(topo, p, incast_and_background(), {}, Time::ns(500), 2);
+  ASSERT_GT(o.stats.windows, 2 * WindowedExecutor::kRebalanceWindows);
+  EXPECT_GE(o.stats.rebalances, 1u);
+  EXPECT_GE(o.stats.window_imbalance, 1.0);
+  EXPECT_LE(o.stats.window_imbalance, 2.0);
+}
+
+// An event that throws on a helper thread stops every thread; the error leaves run_until.
+TEST(WindowedExecutor, AnErrorOnAThreadLeavesRunUntil) {
+  const topology::Topology topo = two_tier();
+  for (const std::uint32_t threads : {2u, 4u}) {
+    class Run r(topo, lossy_storm(CcKind::kDcqcn));  // `class`: gtest's Test::Run hides it
+    r.throw_when_acked(7);
+    const std::vector<Flow> flows = incast_and_background();
+    EXPECT_EQ(loom::testing::user_error_of([&] { r.go(flows, {}, Time::ps(1), threads); }), "flow 7 ended");
+  }
+}
+
+// Knobs that do not take effect are refused: threads without windows, windows under loom run's
 // runtime (it reacts to completions at once) and with fast-forward.
-TEST(WindowedExecutor, RefusesWhatItDoesNotRunYet) {
+TEST(WindowedExecutor, RefusesWhatItDoesNotRun) {
   PacketParams threads;
-  threads.lp_delay_threshold = Time::ps(1);
   threads.threads = 2;
   EXPECT_EQ(loom::testing::user_error_of([&] { check_packet_params(threads); }),
-            "packet backend: threads = 2: expected 1: the windowed executor runs its logical processes on one "
-            "thread (threads are not built yet)");
+            "packet backend: threads = 2: expected 1 without lp_delay_threshold: threads run the windows of "
+            "logical processes, and a serial run has none");
+  threads.lp_delay_threshold = Time::ps(1);
+  EXPECT_EQ(loom::testing::user_error_of([&] { check_packet_params(threads); }), "no error");
   PacketParams skipping;
   skipping.lp_delay_threshold = Time::ps(1);
   skipping.fast_forward.enabled = true;

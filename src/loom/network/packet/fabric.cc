@@ -48,6 +48,9 @@ Fabric::Fabric(Simulator& simulator, const topology::Topology& topology, const P
   node_sim_.assign(topology.node_count(), &simulator);
   src_sim_.assign(topology.link_count(), &simulator);
   dst_sim_.assign(topology.link_count(), &simulator);
+  src_lane_.assign(topology.link_count(), &lanes_[0]);
+  dst_lane_.assign(topology.link_count(), &lanes_[0]);
+  lost_on_cable_.assign(topology.link_count(), 0);
   far_lp_.assign(topology.link_count(), kSameLp);
   near_lp_.assign(topology.link_count(), kSameLp);
   ecn_random_.reserve(topology.link_count());
@@ -71,6 +74,26 @@ void Fabric::set_link_rate(LinkId link, Bandwidth rate) {
   LOOM_ASSERT(!rate.is_zero(), "a link rate of 0 bit/s");
   set_port_rate(ports_[link], rate, params_);
   link_bps_[link] = static_cast<double>(rate.bps());
+}
+
+FabricCounters Fabric::counters() const {
+  FabricCounters sum;
+  for (const Lane& lane : lanes_) {
+    const FabricCounters& c = lane.counters;
+    sum.data_packets += c.data_packets;
+    sum.data_packet_hops += c.data_packet_hops;
+    sum.control_packets += c.control_packets;
+    sum.retransmitted_bytes += c.retransmitted_bytes;
+    sum.delivered_bytes += c.delivered_bytes;
+    sum.drops += c.drops;
+    sum.ecn_marks += c.ecn_marks;
+    sum.cnps += c.cnps;
+    sum.nacks += c.nacks;
+    sum.timeouts += c.timeouts;
+    sum.pauses += c.pauses;
+    sum.resumes += c.resumes;
+  }
+  return sum;
 }
 
 Bytes Fabric::data_wire_bytes(Bytes payload) const {
@@ -113,7 +136,7 @@ std::size_t Fabric::memory_bytes() const {
   std::size_t nic_bytes = nics_.capacity() * sizeof(Nic);
   for (const Nic& nic : nics_) nic_bytes += nic.qps.capacity() * sizeof(QpId);
   return pool_.memory_bytes() + buffer_.memory_bytes() + ports_.capacity() * sizeof(EgressPort) +
-         link_bps_.capacity() * sizeof(double) + lossy_.capacity() + qps_.capacity() * sizeof(Qp) +
+         link_bps_.capacity() * sizeof(double) + lost_on_cable_.capacity() * sizeof(std::uint64_t) + lossy_.capacity() + qps_.capacity() * sizeof(Qp) +
          paths_.memory_bytes() + reorder_.capacity() * sizeof(std::uint64_t) + free_qps_.capacity() * sizeof(QpId) + nic_bytes +
          pfc_events_.capacity() * sizeof(PfcEvent);
 }

@@ -78,6 +78,7 @@
 
 #include <cstdint>
 #include <cstddef>
+#include <mutex>
 #include <span>
 #include <vector>
 
@@ -144,8 +145,14 @@ class Fabric {
   // LP (packets and PFC frames over a cable between LPs) are held until end_window(), which the
   // executor calls between windows: it hands them to their LPs' queues, LP by LP, and puts the
   // window's PAUSE/RESUME log entries in the serial order (time, then their events' order key).
+  // What LPs write besides their own nodes' state goes to per-LP lanes (counters, held events,
+  // the PFC log, packet free lists, QPs ending), summed or merged in end_window(), so that LPs
+  // may run on different threads within a window; the listener is then called under a lock.
   void use_lp_simulators(std::span<Simulator* const> by_lp, std::span<const std::uint32_t> lp_of_node);
-  // `end`: the window's end, before which no held event may be due.
+  // Between begin_window() and end_window() LPs run, maybe on several threads: what lanes share
+  // (QP slots, the count of active QPs) changes at end_window(); outside, at once. `end`: the
+  // window's end, before which no held event may be due. Both on one thread, while no LP runs.
+  void begin_window() { window_open_ = true; }
   void end_window(Time end);
   // Events handed between LPs since use_lp_simulators.
   std::uint64_t handed_over() const { return handed_over_; }
@@ -201,7 +208,7 @@ class Fabric {
   std::uint64_t qp_cnps(QpId qp) const { return qps_[qp].cnps; }
   // Packets dropped at `link`: arriving over it (link errors, cable down) or refused entry to
   // its egress queue (buffer, egress limit), or flushed from it.
-  std::uint64_t drops(topology::LinkId link) const { return ports_[link].drops; }
+  std::uint64_t drops(topology::LinkId link) const { return ports_[link].drops + lost_on_cable_[link]; }
   std::uint64_t queue_bytes(topology::LinkId link) const { return ports_[link].bytes; }
   // Bytes queued in one class of the port of `link`; whether the far end has paused that class.
   std::uint64_t queue_bytes(topology::LinkId link, std::uint32_t priority) const { return ports_[link].queue[priority].bytes; }
@@ -210,13 +217,14 @@ class Fabric {
   std::uint32_t qp_priority(QpId qp) const { return qps_[qp].priority; }
   std::uint64_t tx_bytes(topology::LinkId link) const { return ports_[link].tx_bytes; }
   std::uint64_t peak_queue_bytes(topology::LinkId link) const { return ports_[link].peak; }
-  const FabricCounters& counters() const { return counters_; }
+  // The sum of the lanes' counters (between windows in a windowed run).
+  FabricCounters counters() const;
   const std::vector<PfcEvent>& pfc_events() const { return pfc_events_; }
   std::uint64_t pfc_events_dropped() const { return pfc_events_dropped_; }
   const SharedBuffer& shared_buffer() const { return buffer_; }
   const topology::Topology& topology() const { return topology_; }
   std::size_t packets_in_flight() const { return pool_.live(); }
-  // Bytes of heap held by packets, ports, QPs and the MMU.
+  // Bytes of heap held by packets, ports, QPs and the MMU (between windows in a windowed run).
   std::size_t memory_bytes() const;
   // Without packet spraying; spraying adds (kSprayPaths - 1) x kMaxPathLinks link ids.
   static constexpr std::size_t bytes_per_qp() { return sizeof(Qp) + 2 * kMaxPathLinks * sizeof(topology::LinkId); }
@@ -241,6 +249,28 @@ class Fabric {
     return (static_cast<std::uint32_t>(kind) << kOrderIdBits) | permuted;
   }
 
+  // An event one LP schedules at another, held until the window's end.
+  struct HandOff {
+    Time when;
+    std::uint64_t arg;
+    EventFn fn;
+    std::uint32_t lp, order;
+  };
+  // What the events of one LP write besides their own nodes' state (one lane serves a serial
+  // run): summed or merged between windows, so that LPs on different threads never write the
+  // same memory. Its own cache lines.
+  struct alignas(64) Lane {
+    std::uint32_t id = 0;  // its LP, and its free list in the packet pool
+    FabricCounters counters;
+    std::vector<HandOff> handoffs;
+    std::vector<PfcEvent> pfc;            // windowed: this window's entries
+    std::vector<IngressQueue> resumable;  // scratch
+    // Windowed: QPs whose packets this lane released but whose sender is in another lane (one
+    // entry per packet), QPs whose slots became free, and QPs ended; applied at the window's end.
+    std::vector<QpId> released, freed;
+    std::uint32_t ended = 0;
+  };
+
   // event handlers
   void on_arrive(std::uint64_t packet);
   void on_transmit_done(std::uint64_t link);
@@ -258,18 +288,20 @@ class Fabric {
   void enqueue(topology::LinkId link, PacketId id) { ports_[link].enqueue(pool_, id); }
   PacketId dequeue(EgressPort& port) { return port.dequeue(pool_, wrr_, params_.sw.class_weights.data()); }
   PacketId next_data_packet(topology::LinkId link);
-  void forward(PacketId id, topology::LinkId arrived_on);
-  void receive_data(PacketId id, Time now);
-  void receive_ack(PacketId id, Time now);
+  void forward(Lane& lane, PacketId id, topology::LinkId arrived_on);
+  void receive_data(Lane& lane, PacketId id, Time now);
+  void receive_ack(Lane& lane, PacketId id, Time now);
   // Selective repeat: remember an out-of-order packet; move rcv_nxt over held packets.
   void hold_reordered(QpId qp, std::uint64_t seq);
-  void drain_reordered(QpId qp);
-  void send_control(PacketId id, PacketKind kind, std::uint64_t seq, bool echo);
+  void drain_reordered(Lane& lane, QpId qp);
+  void send_control(Lane& lane, PacketId id, PacketKind kind, std::uint64_t seq, bool echo);
   void send_pfc(topology::LinkId link, std::uint32_t priority, bool pause);
-  void drop(PacketId id, topology::LinkId at);
+  // A packet lost at the port of `at` (refused at its queue, flushed) or, `on_cable`, arriving
+  // over it.
+  void drop(Lane& lane, PacketId id, topology::LinkId at, bool on_cable);
   // Returns a QP's packet to the pool (and the QP's slot once finished and empty).
-  void release(PacketId id);
-  void free_qp(QpId qp);
+  void release(Lane& lane, PacketId id);
+  void free_qp(Lane& lane, QpId qp);
   void flush(topology::LinkId link);
   void store_paths(QpId qp, std::span<const topology::LinkId> forward, std::span<const topology::LinkId> reverse);
   void finish_sender(QpId qp);
@@ -281,18 +313,16 @@ class Fabric {
   Simulator& at_src(topology::LinkId link) const { return *src_sim_[link]; }
   Simulator& at_dst(topology::LinkId link) const { return *dst_sim_[link]; }
   Simulator& at_sender(QpId qp) const { return *src_sim_[paths_.forward(qp)[0]]; }
+  Lane& src_lane(topology::LinkId link) const { return *src_lane_[link]; }
+  Lane& dst_lane(topology::LinkId link) const { return *dst_lane_[link]; }
+  Lane& sender_lane(QpId qp) const { return *src_lane_[paths_.forward(qp)[0]]; }
   // Schedules fn at `lp` (another LP than the caller's) once the window ends.
-  void hand_over(std::uint32_t lp, Time when, EventFn fn, std::uint64_t arg, std::uint32_t order) {
-    handoffs_.push_back(HandOff{when, arg, fn, lp, order});
+  static void hand_over(Lane& lane, std::uint32_t lp, Time when, EventFn fn, std::uint64_t arg, std::uint32_t order) {
+    lane.handoffs.push_back(HandOff{when, arg, fn, lp, order});
   }
   void deliver_handoffs(Time end);
-  // An event one LP schedules at another, held until the window's end.
-  struct HandOff {
-    Time when;
-    std::uint64_t arg;
-    EventFn fn;
-    std::uint32_t lp, order;
-  };
+  void merge_pfc_logs();
+  void settle_qps();
 
   Simulator& simulator_;  // the drivers' (and, unless use_lp_simulators, every node's)
   std::vector<Simulator*> node_sim_;  // by node id
@@ -302,7 +332,10 @@ class Fabric {
   static constexpr std::uint32_t kSameLp = ~0u;
   std::vector<std::uint32_t> far_lp_, near_lp_;  // ... and of its source, for PFC frames
   std::vector<Simulator*> lp_sim_;
-  std::vector<HandOff> handoffs_, handoff_scratch_;
+  std::vector<Lane> lanes_ = std::vector<Lane>(1);  // by LP (one in a serial run)
+  std::vector<Lane*> src_lane_, dst_lane_;          // by link id: its source's, its destination's
+  std::mutex listener_mutex_;                       // windowed: LPs on several threads end QPs
+  std::vector<HandOff> handoff_scratch_;
   std::vector<std::uint32_t> handoff_count_;  // per LP, scratch
   std::uint64_t handed_over_ = 0;
   const topology::Topology& topology_;
@@ -324,11 +357,11 @@ class Fabric {
   // are free, not on the order in which they were freed (which differs between a serial and a
   // windowed run).
   std::vector<QpId> free_qps_;
-  FabricCounters counters_;
+  std::vector<std::uint64_t> lost_on_cable_;  // by link id: drops at its far end (the port counts the near end's)
   std::vector<PfcEvent> pfc_events_;
-  std::vector<IngressQueue> resumable_;  // scratch
   bool record_pfc_ = false;
   bool windowed_ = false;           // use_lp_simulators was called
+  bool window_open_ = false;        // between begin_window and end_window
   std::size_t pfc_ordered_ = 0;     // windowed: pfc_events_ before this are in order and capped
   std::size_t pfc_limit_ = SIZE_MAX;
   std::uint64_t pfc_events_dropped_ = 0;

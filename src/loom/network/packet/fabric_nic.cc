@@ -152,7 +152,8 @@ PacketId Fabric::next_data_packet(LinkId link) {
       nic.cursor = slot;
       nic.credit = qp.weight - 1;
     }
-    const PacketId id = pool_.allocate();
+    Lane& lane = src_lane(link);
+    const PacketId id = pool_.allocate(lane.id);
     ++qp.packets_alive;
     Packet& packet = pool_[id];
     const std::uint64_t seq = repair ? qp.repaired_seq : qp.snd_nxt;
@@ -170,12 +171,12 @@ PacketId Fabric::next_data_packet(LinkId link) {
     packet.priority = qp.priority;
     packet.path = qp.spray_next;
     if (++qp.spray_next == qp.spray_paths) qp.spray_next = 0;
-    ++counters_.data_packets;
+    ++lane.counters.data_packets;
     if (repair) {
       qp.repair_pending = false;
-      counters_.retransmitted_bytes += payload;
+      lane.counters.retransmitted_bytes += payload;
     } else {
-      if (qp.snd_nxt < qp.sent_high) counters_.retransmitted_bytes += payload;
+      if (qp.snd_nxt < qp.sent_high) lane.counters.retransmitted_bytes += payload;
       qp.snd_nxt += payload;
       qp.sent_high = std::max(qp.sent_high, qp.snd_nxt);
     }
@@ -210,10 +211,21 @@ void Fabric::finish_sender(QpId q) {
   const bool removed = nics_[ports_[paths_.forward(q)[0]].nic].remove(q);
   LOOM_ASSERT(removed, "finished QP not on its NIC");
   qp.active = false;
-  --active_qps_;
+  Lane& lane = sender_lane(q);
+  if (window_open_) {
+    ++lane.ended;
+  } else {
+    --active_qps_;
+  }
   const std::uint64_t tag = qp.tag;
-  if (qp.packets_alive == 0) free_qp(q);
-  if (listener_ != nullptr) listener_->on_qp_acked(q, tag);
+  if (qp.packets_alive == 0) free_qp(lane, q);
+  if (listener_ == nullptr) return;
+  if (windowed_) {
+    const std::lock_guard<std::mutex> lock(listener_mutex_);
+    listener_->on_qp_acked(q, tag);
+  } else {
+    listener_->on_qp_acked(q, tag);
+  }
 }
 
 }  // namespace loom::network::packet

@@ -11,7 +11,7 @@ namespace loom::network::packet {
 
 using topology::LinkId;
 
-void Fabric::send_control(PacketId id, PacketKind kind, std::uint64_t seq, bool echo) {
+void Fabric::send_control(Lane& lane, PacketId id, PacketKind kind, std::uint64_t seq, bool echo) {
   // The data packet's record becomes the ACK: its send time and telemetry travel back as is.
   Packet& packet = pool_[id];
   packet.kind = kind;
@@ -24,13 +24,13 @@ void Fabric::send_control(PacketId id, PacketKind kind, std::uint64_t seq, bool 
   const Qp& qp = qps_[packet.qp];
   packet.priority = ack_control_ ? 0 : qp.priority;
   packet.path_links = qp.reverse_len;
-  ++counters_.control_packets;
+  ++lane.counters.control_packets;
   const LinkId first = paths_.reverse(packet.qp)[0];
   enqueue(first, id);
   try_transmit(first);
 }
 
-void Fabric::receive_data(PacketId id, Time now) {
+void Fabric::receive_data(Lane& lane, PacketId id, Time now) {
   Packet& packet = pool_[id];
   const QpId q = packet.qp;
   Qp& qp = qps_[q];
@@ -38,14 +38,14 @@ void Fabric::receive_data(PacketId id, Time now) {
   // ACKed like any other (the sender ignores the ACK). A slot is reused only once none of its
   // packets is left, so a live packet's generation always matches; the test is a guard.
   if (packet.generation != static_cast<std::uint16_t>(qp.generation)) {
-    release(id);
+    release(lane, id);
     return;
   }
   const bool selective = params_.nic.selective_repeat;
   if (packet.seq == qp.rcv_nxt) {
     qp.rcv_nxt += packet.payload;
-    counters_.delivered_bytes += packet.payload;
-    if (selective) drain_reordered(q);
+    lane.counters.delivered_bytes += packet.payload;
+    if (selective) drain_reordered(lane, q);
     qp.rx_marked = qp.rx_marked || (packet.flags & kEcnCe) != 0;
     ++qp.rx_unacked;
     const bool complete = qp.rcv_nxt >= qp.size;
@@ -55,32 +55,37 @@ void Fabric::receive_data(PacketId id, Time now) {
       const bool echo = qp.rx_marked;
       qp.rx_unacked = 0;
       qp.rx_marked = false;
-      if (hole) ++counters_.nacks;
-      send_control(id, hole ? PacketKind::kNack : PacketKind::kAck, qp.rcv_nxt, echo);
+      if (hole) ++lane.counters.nacks;
+      send_control(lane, id, hole ? PacketKind::kNack : PacketKind::kAck, qp.rcv_nxt, echo);
     } else {
-      release(id);
+      release(lane, id);
     }
     if (complete && !qp.delivered) {
       qp.delivered = true;
-      if (listener_ != nullptr) listener_->on_qp_delivered(q, qp.tag);
+      if (listener_ != nullptr && windowed_) {
+        const std::lock_guard<std::mutex> lock(listener_mutex_);
+        listener_->on_qp_delivered(q, qp.tag);
+      } else if (listener_ != nullptr) {
+        listener_->on_qp_delivered(q, qp.tag);
+      }
     }
   } else if (packet.seq > qp.rcv_nxt) {
     if (selective) {
       // Every out-of-order packet is kept (within the reorder window) and NACKed: the NACK
       // names the first missing byte; the sender repairs each hole once.
       hold_reordered(q, packet.seq);
-      ++counters_.nacks;
-      send_control(id, PacketKind::kNack, qp.rcv_nxt, (packet.flags & kEcnCe) != 0);
+      ++lane.counters.nacks;
+      send_control(lane, id, PacketKind::kNack, qp.rcv_nxt, (packet.flags & kEcnCe) != 0);
     } else if (now >= qp.nack_time || qp.last_nack_seq != qp.rcv_nxt) {
       qp.nack_time = now + params_.nic.nack_interval;
       qp.last_nack_seq = qp.rcv_nxt;
-      ++counters_.nacks;
-      send_control(id, PacketKind::kNack, qp.rcv_nxt, (packet.flags & kEcnCe) != 0);
+      ++lane.counters.nacks;
+      send_control(lane, id, PacketKind::kNack, qp.rcv_nxt, (packet.flags & kEcnCe) != 0);
     } else {
-      release(id);
+      release(lane, id);
     }
   } else {
-    send_control(id, PacketKind::kAck, qp.rcv_nxt, false);
+    send_control(lane, id, PacketKind::kAck, qp.rcv_nxt, false);
   }
 }
 
@@ -93,7 +98,7 @@ void Fabric::hold_reordered(QpId q, std::uint64_t seq) {
   qp.held_high = std::max(qp.held_high, std::min(qp.size, seq + params_.nic.mtu));
 }
 
-void Fabric::drain_reordered(QpId q) {
+void Fabric::drain_reordered(Lane& lane, QpId q) {
   Qp& qp = qps_[q];
   const Bytes mtu = params_.nic.mtu;
   while (qp.rcv_nxt < qp.size) {
@@ -104,22 +109,22 @@ void Fabric::drain_reordered(QpId q) {
     word &= ~bit;
     const std::uint64_t payload = std::min<std::uint64_t>(mtu, qp.size - qp.rcv_nxt);
     qp.rcv_nxt += payload;
-    counters_.delivered_bytes += payload;
+    lane.counters.delivered_bytes += payload;
   }
 }
 
-void Fabric::receive_ack(PacketId id, Time now) {
+void Fabric::receive_ack(Lane& lane, PacketId id, Time now) {
   const Packet packet = pool_[id];
   const QpId q = packet.qp;
   Qp& qp = qps_[q];
   if (!qp.active || packet.generation != static_cast<std::uint16_t>(qp.generation) ||
       qp.snd_una >= qp.size) {
-    release(id);
+    release(lane, id);
     return;
   }
   const bool echo = (packet.flags & kEcnEcho) != 0;
   if (echo) {
-    ++counters_.cnps;
+    ++lane.counters.cnps;
     ++qp.cnps;
   }
   AckSignal signal;
@@ -135,7 +140,7 @@ void Fabric::receive_ack(PacketId id, Time now) {
     const double delta_ps = static_cast<double>(qp.last_wire) * 8e12 * (1 / qp.cc.rate - 1 / old_rate);
     qp.next_avail = std::max(now, qp.next_avail + Time::ps(static_cast<std::int64_t>(std::ceil(delta_ps))));
   }
-  release(id);
+  release(lane, id);
   if (decrease_at != Time::max()) schedule_decrease(q, decrease_at);
   if (packet.seq > qp.snd_una) {
     qp.snd_una = packet.seq;
@@ -157,16 +162,25 @@ void Fabric::receive_ack(PacketId id, Time now) {
   try_transmit(paths_.forward(q)[0]);
 }
 
-void Fabric::release(PacketId id) {
+void Fabric::release(Lane& lane, PacketId id) {
   const QpId q = pool_[id].qp;
-  Qp& qp = qps_[q];
-  pool_.release(id);
+  pool_.release(id, lane.id);
+  // The sender's lane counts its QPs' packets; another lane tells it at the window's end.
+  if (window_open_ && &lane != &sender_lane(q)) {
+    lane.released.push_back(q);
+    return;
+  }
   // A finished QP's slot is reused only once none of its packets is left anywhere, so no stale
   // packet ever follows a new QP's path.
-  if (--qp.packets_alive == 0 && !qp.active) free_qp(q);
+  Qp& qp = qps_[q];
+  if (--qp.packets_alive == 0 && !qp.active) free_qp(lane, q);
 }
 
-void Fabric::free_qp(QpId q) {
+void Fabric::free_qp(Lane& lane, QpId q) {
+  if (window_open_) {
+    lane.freed.push_back(q);  // LPs of other threads free slots too
+    return;
+  }
   free_qps_.push_back(q);
   std::push_heap(free_qps_.begin(), free_qps_.end(), std::greater<>());
 }

@@ -28,22 +28,23 @@ void Fabric::transmit(LinkId link, PacketId id) {
   EgressPort& port = ports_[link];
   Simulator& here = at_src(link);
   Packet& packet = pool_[id];
+  Lane& lane = src_lane(link);
   if (packet.in_link != topology::kNone) {
     const topology::NodeId node = port.source;
     buffer_.release(packet.in_link, packet.wire, packet.priority);
     if (buffer_.any_paused(node)) {
-      resumable_.clear();
-      buffer_.take_resumable(node, resumable_);
-      for (const IngressQueue& in : resumable_) send_pfc(in.link, in.priority, false);
+      lane.resumable.clear();
+      buffer_.take_resumable(node, lane.resumable);
+      for (const IngressQueue& in : lane.resumable) send_pfc(in.link, in.priority, false);
     }
   }
   if (packet.kind == PacketKind::kData) {
-    ++counters_.data_packet_hops;
+    ++lane.counters.data_packet_hops;
     if (port.forwarding_source) {
       const std::uint64_t queued = port.queue[packet.priority].bytes;
       if (params_.sw.ecn && port.ecn_marks(queued, ecn_random_[link]) && (packet.flags & kEcnCe) == 0) {
         packet.flags |= kEcnCe;
-        ++counters_.ecn_marks;
+        ++lane.counters.ecn_marks;
       }
       if (cc_.kind() == CcKind::kHpcc && packet.int_hops < kMaxIntHops) {
         pool_.telemetry(id)[packet.int_hops++] =
@@ -59,7 +60,7 @@ void Fabric::transmit(LinkId link, PacketId id) {
   if (far_lp_[link] == kSameLp) [[likely]] {
     at_dst(link).post_at<&Fabric::on_arrive>(arrival, this, id, key);
   } else {
-    hand_over(far_lp_[link], arrival, &detail::call_member<&Fabric::on_arrive, Fabric>, id, key);
+    hand_over(lane, far_lp_[link], arrival, &detail::call_member<&Fabric::on_arrive, Fabric>, id, key);
   }
   // A NIC may have more data for its QPs; a switch port only if packets wait.
   if (!port.wake_pending && (port.nic != kNoNic || port.bytes != 0)) {
@@ -102,40 +103,41 @@ void Fabric::on_arrive(std::uint64_t packet_id) {
   const std::uint32_t length = packet.path_links;
   const LinkId arrived_on = path[packet.hop];
   const Simulator& here = at_dst(arrived_on);
+  Lane& lane = dst_lane(arrived_on);
   prefetch_next_arrival(here);
   // The port record of the arrival link is cold here; a byte per link says whether to look.
   const bool faulty = lossy_[arrived_on] != 0 &&
                       (ports_[arrived_on].down || error_random_[arrived_on].bernoulli(ports_[arrived_on].error_rate));
   if (faulty || (rerouted_ && packet.route_epoch != qps_[packet.qp].route_epoch)) {
-    drop(id, arrived_on);
+    drop(lane, id, arrived_on, true);
     return;
   }
   if (packet.hop + 1u < length) {
-    forward(id, arrived_on);
+    forward(lane, id, arrived_on);
   } else if (data) {
-    receive_data(id, here.now());
+    receive_data(lane, id, here.now());
   } else {
-    receive_ack(id, here.now());
+    receive_ack(lane, id, here.now());
   }
 }
 
-void Fabric::forward(PacketId id, LinkId arrived_on) {
+void Fabric::forward(Lane& lane, PacketId id, LinkId arrived_on) {
   Packet& packet = pool_[id];
   const bool data = packet.kind == PacketKind::kData;
   const LinkId next = (data ? paths_.data(packet.qp, packet.path) : paths_.reverse(packet.qp))[++packet.hop];
   packet.in_link = topology::kNone;
   if (ports_[next].down) {
-    drop(id, next);
+    drop(lane, id, next, false);
     return;
   }
   if (packet.priority != 0) {
     const EgressPort& out = ports_[next];
     if (params_.sw.egress_limit != 0 && out.queue[packet.priority].bytes + packet.wire > params_.sw.egress_limit) {
-      drop(id, next);
+      drop(lane, id, next, false);
       return;
     }
     if (!buffer_.admit(arrived_on, packet.wire, packet.priority)) {
-      drop(id, next);
+      drop(lane, id, next, false);
       return;
     }
     packet.in_link = arrived_on;
@@ -145,10 +147,11 @@ void Fabric::forward(PacketId id, LinkId arrived_on) {
   try_transmit(next);
 }
 
-void Fabric::drop(PacketId id, LinkId at) {
-  ++counters_.drops;
-  ++ports_[at].drops;
-  release(id);
+void Fabric::drop(Lane& lane, PacketId id, LinkId at, bool on_cable) {
+  ++lane.counters.drops;
+  // The port's record belongs to the link's source; the far end counts apart.
+  ++(on_cable ? lost_on_cable_[at] : ports_[at].drops);
+  release(lane, id);
 }
 
 void Fabric::flush(LinkId link) {
@@ -156,7 +159,7 @@ void Fabric::flush(LinkId link) {
   for (PacketId id = dequeue(port); id != kNoPacket; id = dequeue(port)) {
     const Packet& packet = pool_[id];
     if (packet.in_link != topology::kNone) buffer_.release(packet.in_link, packet.wire, packet.priority);
-    drop(id, link);
+    drop(src_lane(link), id, link, false);
   }
 }
 
@@ -188,7 +191,7 @@ void Fabric::send_pfc(LinkId link, std::uint32_t priority, bool pause) {
   if (near_lp_[link] == kSameLp) {
     at_src(link).post_at<&Fabric::on_pfc>(when, this, frame, key);
   } else {
-    hand_over(near_lp_[link], when, &detail::call_member<&Fabric::on_pfc, Fabric>, frame, key);
+    hand_over(dst_lane(link), near_lp_[link], when, &detail::call_member<&Fabric::on_pfc, Fabric>, frame, key);
   }
 }
 
@@ -197,10 +200,14 @@ void Fabric::on_pfc(std::uint64_t frame) {
   const auto priority = static_cast<std::uint8_t>((frame >> 1) & 7u);
   const bool pause = (frame & 1) != 0;
   ports_[link].set_paused(priority, pause);
-  ++(pause ? counters_.pauses : counters_.resumes);
+  Lane& lane = src_lane(link);
+  ++(pause ? lane.counters.pauses : lane.counters.resumes);
   if (record_pfc_) {
-    if (windowed_ || pfc_events_.size() < pfc_limit_) {  // windowed: capped at end_window()
-      pfc_events_.push_back(PfcEvent{at_src(link).now(), link, pause, priority});
+    const PfcEvent event{at_src(link).now(), link, pause, priority};
+    if (windowed_) {
+      lane.pfc.push_back(event);  // merged and capped at end_window()
+    } else if (pfc_events_.size() < pfc_limit_) {
+      pfc_events_.push_back(event);
     } else {
       ++pfc_events_dropped_;
     }

@@ -45,7 +45,7 @@ void Fabric::on_timeout(std::uint64_t ref) {
   if (now - qp.last_progress >= rto) {
     qp.last_progress = now;
     if (qp.snd_nxt > qp.snd_una) {
-      ++counters_.timeouts;
+      ++sender_lane(q).counters.timeouts;
       if (params_.nic.selective_repeat) {
         qp.repaired_seq = qp.snd_una;  // a lost repair or lost last packets: resend the first
         qp.repair_pending = true;

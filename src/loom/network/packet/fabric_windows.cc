@@ -1,7 +1,8 @@
 // The fabric under the windowed executor (parallel/windowed_executor.h): each node's events on
-// its LP's simulator, events for other LPs held until the window ends, and the PFC log put back
-// in serial order.
+// its LP's simulator, what LPs write besides their nodes' state in per-LP lanes, events for
+// other LPs held until the window ends, and the PFC log put back in serial order.
 #include <algorithm>
+#include <functional>
 
 #include "loom/core/error.h"
 #include "loom/network/packet/fabric.h"
@@ -14,11 +15,17 @@ void Fabric::use_lp_simulators(std::span<Simulator* const> by_lp, std::span<cons
   LOOM_ASSERT(lp_of_node.size() == topology_.node_count(), "one LP per node expected");
   LOOM_ASSERT(qps_.empty(), "the fabric's simulators change only before its first queue pair");
   lp_sim_.assign(by_lp.begin(), by_lp.end());
+  // Lane 0 keeps what the serial run counted so far (nothing: no QP has started).
+  lanes_.resize(lp_sim_.size());
+  for (std::uint32_t lp = 0; lp < lanes_.size(); ++lp) lanes_[lp].id = lp;
+  pool_.set_lanes(lanes_.size());
   for (std::size_t n = 0; n < node_sim_.size(); ++n) node_sim_[n] = lp_sim_[lp_of_node[n]];
   for (LinkId l = 0; l < topology_.link_count(); ++l) {
     const std::uint32_t src = lp_of_node[topology_.link(l).src], dst = lp_of_node[topology_.link(l).dst];
     src_sim_[l] = lp_sim_[src];
     dst_sim_[l] = lp_sim_[dst];
+    src_lane_[l] = &lanes_[src];
+    dst_lane_[l] = &lanes_[dst];
     far_lp_[l] = src == dst ? kSameLp : dst;
     near_lp_[l] = src == dst ? kSameLp : src;
   }
@@ -29,23 +36,32 @@ void Fabric::use_lp_simulators(std::span<Simulator* const> by_lp, std::span<cons
 void Fabric::deliver_handoffs(Time end) {
   // Grouped by LP (a counting sort, stable), so that each LP's queue takes its events together;
   // within an LP they keep the order they were sent in, which for simultaneous events of one
-  // order key is their one sender's order.
+  // order key is their one sender's order (one lane's, whichever order the lanes are read in).
   std::fill(handoff_count_.begin(), handoff_count_.end(), 0);
-  for (const HandOff& h : handoffs_) {
-    LOOM_ASSERT(h.when >= end, "an event for another LP at " + to_string(h.when) + ", before the window's end " +
-                                   to_string(end) + ": a cable between LPs is shorter than the lookahead");
-    ++handoff_count_[h.lp + 1];
+  std::size_t held = 0;
+  for (const Lane& lane : lanes_) {
+    for (const HandOff& h : lane.handoffs) {
+      LOOM_ASSERT(h.when >= end, "an event for another LP at " + to_string(h.when) + ", before the window's end " +
+                                     to_string(end) + ": a cable between LPs is shorter than the lookahead");
+      ++handoff_count_[h.lp + 1];
+    }
+    held += lane.handoffs.size();
   }
   for (std::size_t lp = 1; lp < handoff_count_.size(); ++lp) handoff_count_[lp] += handoff_count_[lp - 1];
-  handoff_scratch_.resize(handoffs_.size());
-  for (const HandOff& h : handoffs_) handoff_scratch_[handoff_count_[h.lp]++] = h;
+  handoff_scratch_.resize(held);
+  for (Lane& lane : lanes_) {
+    for (const HandOff& h : lane.handoffs) handoff_scratch_[handoff_count_[h.lp]++] = h;
+    lane.handoffs.clear();
+  }
   for (const HandOff& h : handoff_scratch_) lp_sim_[h.lp]->post_at(h.when, h.fn, this, h.arg, h.order);
-  handed_over_ += handoffs_.size();
-  handoffs_.clear();
+  handed_over_ += held;
 }
 
-void Fabric::end_window(Time end) {
-  deliver_handoffs(end);
+void Fabric::merge_pfc_logs() {
+  for (Lane& lane : lanes_) {
+    pfc_events_.insert(pfc_events_.end(), lane.pfc.begin(), lane.pfc.end());
+    lane.pfc.clear();
+  }
   if (pfc_ordered_ == pfc_events_.size()) return;
   // Each port's events are in its own order already, and simultaneous events of two ports have
   // different keys, so (time, key) restores the serial order (PFC frames are never scheduled
@@ -60,6 +76,33 @@ void Fabric::end_window(Time end) {
     pfc_events_.resize(pfc_limit_);
   }
   pfc_ordered_ = pfc_events_.size();
+}
+
+void Fabric::settle_qps() {
+  // Slots free up in any order: new QPs take the lowest free slot (a min-heap), and they start
+  // only between windows.
+  const auto free_slot = [this](QpId q) {
+    free_qps_.push_back(q);
+    std::push_heap(free_qps_.begin(), free_qps_.end(), std::greater<>());
+  };
+  for (Lane& lane : lanes_) {
+    for (const QpId q : lane.released) {
+      Qp& qp = qps_[q];
+      if (--qp.packets_alive == 0 && !qp.active) free_slot(q);
+    }
+    for (const QpId q : lane.freed) free_slot(q);
+    active_qps_ -= lane.ended;
+    lane.released.clear();
+    lane.freed.clear();
+    lane.ended = 0;
+  }
+}
+
+void Fabric::end_window(Time end) {
+  window_open_ = false;
+  deliver_handoffs(end);
+  merge_pfc_logs();
+  settle_qps();
 }
 
 }  // namespace loom::network::packet

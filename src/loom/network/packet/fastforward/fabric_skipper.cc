@@ -49,10 +49,11 @@ void FabricSkipper::shift(std::span<const QpId> qps, std::span<const std::int64_
     const Qp& qp = f.qps_[q];
     for (std::uint32_t h = 0; h < qp.forward_len; ++h) port_credit_[f.paths_.forward(q)[h]] += packets * data_wire;
     for (std::uint32_t h = 0; h < qp.reverse_len; ++h) port_credit_[f.paths_.reverse(q)[h]] += acks * ack_wire;
-    add(f.counters_.data_packets, packets);
-    add(f.counters_.data_packet_hops, packets * qp.forward_len);
-    add(f.counters_.control_packets, acks);
-    add(f.counters_.delivered_bytes, credits[i]);
+    // Fast-forward runs serially (refused with windows): one lane counts everything.
+    add(f.lanes_[0].counters.data_packets, packets);
+    add(f.lanes_[0].counters.data_packet_hops, packets * qp.forward_len);
+    add(f.lanes_[0].counters.control_packets, acks);
+    add(f.lanes_[0].counters.delivered_bytes, credits[i]);
   }
   for (std::size_t i = 0; i < qps.size(); ++i) {
     const QpId q = qps[i];

@@ -5,6 +5,7 @@
 
 #include "loom/core/error.h"
 #include "loom/network/packet/fabric.h"
+#include "loom/network/packet/parallel/lp_placement.h"
 
 namespace loom::network::packet::parallel {
 
@@ -100,18 +101,10 @@ WindowProfile WindowProfiler::finish(std::span<const std::uint32_t> threads) {
   p.windows = windows_;
   p.cross_lp = cross_lp_;
   p.busiest_lp = total_.empty() ? 0 : *std::max_element(total_.begin(), total_.end());
-  std::vector<LpId> by_load(partition_.lp_count);
-  std::iota(by_load.begin(), by_load.end(), 0u);
-  std::stable_sort(by_load.begin(), by_load.end(), [&](LpId a, LpId b) { return total_[a] > total_[b]; });
   for (const std::uint32_t t : threads) {
     LOOM_ASSERT(t >= 1, "a split over no thread");
-    std::vector<std::uint64_t> load(t, 0);
-    std::vector<std::uint32_t> balanced(partition_.lp_count), round_robin(partition_.lp_count);
-    for (const LpId lp : by_load) {
-      const auto least = static_cast<std::uint32_t>(std::min_element(load.begin(), load.end()) - load.begin());
-      balanced[lp] = least;
-      load[least] += total_[lp];
-    }
+    const std::vector<std::uint32_t> balanced = place_by_load(total_, t);
+    std::vector<std::uint32_t> round_robin(partition_.lp_count);
     for (LpId lp = 0; lp < partition_.lp_count; ++lp) round_robin[lp] = lp % t;
     p.splits.push_back({t, place_on(t, balanced), place_on(t, round_robin)});
   }

@@ -1,18 +1,24 @@
 #include "loom/network/packet/parallel/windowed_executor.h"
 
 #include <algorithm>
+#include <barrier>
+#include <thread>
 
 #include <fmt/format.h>
 
 #include "loom/core/error.h"
 #include "loom/network/packet/fabric.h"
+#include "loom/network/packet/parallel/lp_placement.h"
 
 namespace loom::network::packet::parallel {
 
-WindowedExecutor::WindowedExecutor(Simulator& global, Fabric& fabric, const LpPartition& partition)
-    : global_(global), fabric_(fabric), partition_(partition), next_(partition.lp_count, Time::max()),
-      pending_(partition.lp_count, 0), stale_(partition.lp_count, 1) {
+WindowedExecutor::WindowedExecutor(Simulator& global, Fabric& fabric, const LpPartition& partition,
+                                   std::uint32_t threads)
+    : global_(global), fabric_(fabric), partition_(partition), threads_(std::min(threads, partition.lp_count)),
+      next_(partition.lp_count, Time::max()), pending_(partition.lp_count, 0), stale_(partition.lp_count, 1),
+      seen_events_(partition.lp_count, 0), recent_events_(partition.lp_count, 0) {
   LOOM_ASSERT(partition.lp_of_node.size() == fabric.topology().node_count(), "LP partition of another topology");
+  LOOM_ASSERT(threads >= 1, "a windowed run on no thread");
   if (partition.lp_count < 2 || partition.lookahead == Time::max()) {
     throw UserError(fmt::format("windowed packet execution over LPs ({}): {} LP, so nothing runs in windows; "
                                 "expected a delay threshold that splits the fabric into at least two LPs",
@@ -25,6 +31,17 @@ WindowedExecutor::WindowedExecutor(Simulator& global, Fabric& fabric, const LpPa
     by_lp.push_back(lps_.back().get());
   }
   fabric_.use_lp_simulators(by_lp, partition.lp_of_node);
+  // Until events are measured, an LP's nodes stand for its load.
+  std::vector<std::uint64_t> nodes(partition.lp_count, 0);
+  for (const LpId lp : partition.lp_of_node) ++nodes[lp];
+  place(place_by_load(nodes, threads_));
+  thread_events_.assign(threads_, 0);
+}
+
+void WindowedExecutor::place(const std::vector<std::uint32_t>& thread_of) {
+  thread_of_ = thread_of;
+  lps_of_thread_.assign(threads_, {});
+  for (LpId lp = 0; lp < thread_of_.size(); ++lp) lps_of_thread_[thread_of_[lp]].push_back(lp);
 }
 
 Time WindowedExecutor::next_lp_event() {
@@ -41,25 +58,53 @@ Time WindowedExecutor::next_lp_event() {
   return earliest;
 }
 
-void WindowedExecutor::run_window(Time end) {
-  const Time last = end - Time::ps(1);
-  for (LpId lp = 0; lp < lps_.size(); ++lp) {
-    if (next_[lp] < end) {
-      lps_[lp]->run_until(last);
-      stale_[lp] = 1;
-    }
+void WindowedExecutor::run_lps_of(std::uint32_t thread) {
+  const Time last = window_end_ - Time::ps(1);
+  for (const LpId lp : lps_of_thread_[thread]) {
+    if (next_[lp] >= window_end_) continue;
+    Simulator& sim = *lps_[lp];
+    sim.run_until(last);
+    next_[lp] = sim.next_event_time();
+    pending_[lp] = sim.pending();
   }
-  fabric_.end_window(end);
-  ++windows_;
 }
 
-void WindowedExecutor::run_until(Time limit) {
+void WindowedExecutor::measure_window() {
+  std::fill(thread_events_.begin(), thread_events_.end(), 0);
+  for (LpId lp = 0; lp < lps_.size(); ++lp) {
+    const std::uint64_t events = lps_[lp]->events_processed();
+    const std::uint64_t ran = events - seen_events_[lp];
+    seen_events_[lp] = events;
+    recent_events_[lp] += ran;
+    thread_events_[thread_of_[lp]] += ran;
+    lp_events_ += ran;
+  }
+  span_events_ += *std::max_element(thread_events_.begin(), thread_events_.end());
+  if (threads_ == 1 || windows_ % kRebalanceWindows != 0) return;
+  const double now = placement_imbalance(recent_events_, thread_of_, threads_);
+  if (now > kRebalanceImbalance) {
+    const std::vector<std::uint32_t> proposal = place_by_load(recent_events_, threads_);
+    if (placement_imbalance(recent_events_, proposal, threads_) < now) {
+      place(proposal);
+      ++rebalances_;
+    }
+  }
+  std::fill(recent_events_.begin(), recent_events_.end(), 0);
+}
+
+bool WindowedExecutor::next_window(Time limit) {
+  if (window_open_) {
+    window_open_ = false;
+    fabric_.end_window(window_end_);
+    ++windows_;
+    measure_window();
+  }
   const Time lookahead = partition_.lookahead;
   for (;;) {
     const Time lp_next = next_lp_event();
     const Time global_next = global_.next_event_time();
     const Time start = std::min(lp_next, global_next);
-    if (start == Time::max() || start > limit) return;
+    if (start == Time::max() || start > limit) return false;
     if (global_next == start) {
       // Driver events come first at their instant (order key 0), with every LP's clock there.
       for (const std::unique_ptr<Simulator>& lp : lps_) lp->advance_to(start);
@@ -71,7 +116,54 @@ void WindowedExecutor::run_until(Time limit) {
     Time end = lookahead >= Time::max() - start ? Time::max() : start + lookahead;
     end = std::min(end, global_next);
     if (limit < Time::max()) end = std::min(end, limit + Time::ps(1));
-    run_window(end);
+    window_end_ = end;
+    window_open_ = true;
+    fabric_.begin_window();
+    return true;
+  }
+}
+
+void WindowedExecutor::run_until(Time limit) {
+  if (threads_ == 1) {
+    while (next_window(limit)) run_lps_of(0);
+    return;
+  }
+  run_threads(limit);
+}
+
+void WindowedExecutor::run_threads(Time limit) {
+  if (!next_window(limit)) return;
+  // One slot per thread and one for the completion; the lowest failure is rethrown.
+  failures_.assign(threads_ + 1, nullptr);
+  bool done = false;
+  const auto between_windows = [&]() noexcept {
+    done = std::any_of(failures_.begin(), failures_.end(), [](const std::exception_ptr& e) { return e != nullptr; });
+    if (done) return;
+    try {
+      done = !next_window(limit);
+    } catch (...) {
+      failures_[threads_] = std::current_exception();
+      done = true;
+    }
+  };
+  std::barrier sync(static_cast<std::ptrdiff_t>(threads_), between_windows);
+  const auto work = [&](std::uint32_t thread) {
+    while (!done) {
+      try {
+        run_lps_of(thread);
+      } catch (...) {
+        failures_[thread] = std::current_exception();
+      }
+      sync.arrive_and_wait();
+    }
+  };
+  {
+    std::vector<std::jthread> helpers;
+    for (std::uint32_t t = 1; t < threads_; ++t) helpers.emplace_back(work, t);
+    work(0);
+  }
+  for (const std::exception_ptr& failure : failures_) {
+    if (failure) std::rethrow_exception(failure);
   }
 }
 
@@ -87,6 +179,9 @@ WindowStats WindowedExecutor::stats() const {
   s.global_steps = global_steps_;
   s.handed_over = fabric_.handed_over();
   for (const std::unique_ptr<Simulator>& lp : lps_) s.lp_events.push_back(lp->events_processed());
+  s.threads = threads_;
+  if (lp_events_ > 0) s.window_imbalance = static_cast<double>(span_events_) * threads_ / static_cast<double>(lp_events_);
+  s.rebalances = rebalances_;
   return s;
 }
 

@@ -20,10 +20,18 @@
 // fabric's PFC log at each window's end (Fabric::end_window), a driver's own log by
 // (time, Simulator::current_order) of the LP event that wrote it.
 //
-// One thread runs the LPs one after the other. Memory: one EventQueue per LP (about 60 kB).
+// Threads: each owns a set of LPs and runs their events of a window; a barrier ends the window,
+// and its completion (one thread, while the others wait) hands held events over, merges the
+// logs, runs global steps and opens the next window. LPs are placed on threads by longest
+// processing time first, first by their node counts, then by the events they ran: every
+// kRebalanceWindows windows, when the busiest thread ran more than 5% above the mean, the LPs
+// are placed again by their events of those windows (kept if that placement is more even).
+// Which thread runs an LP changes nothing in the results: an LP's events, the lanes of what it
+// writes and every merge are independent of it. Memory: one EventQueue per LP (about 60 kB).
 #pragma once
 
 #include <cstdint>
+#include <exception>
 #include <memory>
 #include <span>
 #include <vector>
@@ -42,40 +50,68 @@ struct WindowStats {
   std::uint64_t global_steps = 0;   // instants of driver events between windows
   std::uint64_t handed_over = 0;    // packets and PFC frames handed to another LP
   std::vector<std::uint64_t> lp_events;  // events per LP
+  std::uint32_t threads = 1;
+  // Sum over windows of the busiest thread's events, times threads, over all LP events: the
+  // placement's cost (1: every window split evenly).
+  double window_imbalance = 1;
+  std::uint64_t rebalances = 0;     // placements changed after the first
 };
 
 class WindowedExecutor {
  public:
   // Builds one simulator per LP of `partition` (of the fabric's topology, which must outlive
   // the executor) and moves the fabric's nodes onto them, before any queue pair starts.
-  // UserError when the partition has a single LP or no lookahead.
-  WindowedExecutor(Simulator& global, Fabric& fabric, const LpPartition& partition);
+  // UserError when the partition has a single LP or no lookahead. `threads` >= 1 (more than
+  // LPs run as many as there are LPs).
+  WindowedExecutor(Simulator& global, Fabric& fabric, const LpPartition& partition, std::uint32_t threads = 1);
   WindowedExecutor(const WindowedExecutor&) = delete;
   WindowedExecutor& operator=(const WindowedExecutor&) = delete;
 
-  // Runs every event (global and of every LP) due at or before `limit`, window by window.
+  // Runs every event (global and of every LP) due at or before `limit`, window by window. An
+  // exception of an event (of any thread) leaves here once every thread has stopped.
   void run_until(Time limit);
+
+  static constexpr std::uint64_t kRebalanceWindows = 64;
+  static constexpr double kRebalanceImbalance = 1.05;
 
   // Events processed by the global simulator and every LP.
   std::uint64_t events_processed() const;
   WindowStats stats() const;
 
  private:
-  // Runs every LP's events before `end`.
-  void run_window(Time end);
+  // Between windows, on one thread: ends the window that ran (hands events over, measures the
+  // threads' work), runs the global steps due first and opens the next window (fabric_.begin_window).
+  // False when nothing is due at or before `limit`.
+  bool next_window(Time limit);
+  // Runs the events before window_end_ of thread t's LPs, and looks up their next events.
+  void run_lps_of(std::uint32_t thread);
   // The earliest pending event of any LP (Time::max() when none). An LP's earliest event is
   // looked up again only when it may have changed: it ran, its pending count changed (another LP
   // handed it events; only an LP's own events cancel its events), or a global step ran.
   Time next_lp_event();
+  // Adds the window's events per LP and thread to the measures; re-places LPs when due.
+  void measure_window();
+  void place(const std::vector<std::uint32_t>& thread_of);
+  void run_threads(Time limit);
 
   Simulator& global_;
   Fabric& fabric_;
   const LpPartition& partition_;
+  std::uint32_t threads_;
   std::vector<std::unique_ptr<Simulator>> lps_;
   std::vector<Time> next_;  // per LP: its earliest pending event, as of the last look
   std::vector<std::size_t> pending_;  // per LP: its pending events then
-  std::vector<std::uint8_t> stale_;   // per LP: ran since, so next_ must be looked up
-  std::uint64_t windows_ = 0, global_steps_ = 0;
+  std::vector<std::uint8_t> stale_;   // per LP: a global step ran since, so next_ must be looked up
+  std::vector<std::uint32_t> thread_of_;        // per LP
+  std::vector<std::vector<LpId>> lps_of_thread_;
+  std::vector<std::uint64_t> seen_events_;      // per LP: events counted by measure_window
+  std::vector<std::uint64_t> recent_events_;    // per LP: since the last placement check
+  std::vector<std::uint64_t> thread_events_;    // per thread: this window's (scratch)
+  std::uint64_t span_events_ = 0, lp_events_ = 0;  // sums over windows: busiest thread's, all
+  Time window_end_;
+  bool window_open_ = false;
+  std::vector<std::exception_ptr> failures_;     // per thread
+  std::uint64_t windows_ = 0, global_steps_ = 0, rebalances_ = 0;
 };
 
 }  // namespace loom::network::packet::parallel
