@@ -88,6 +88,15 @@ std::string memo_context(const PacketParams& params) {
   return writer.text;
 }
 
+Time FastForward::stagger(const Partition& partition) const {
+  const Time now = simulator_.now();
+  Time youngest = Time::max();
+  for (const QpId q : partition.qps) {
+    if (skipper_.started(q) < now) youngest = std::min(youngest, now - skipper_.started(q));
+  }
+  return youngest;
+}
+
 void FastForward::begin_transient(PartitionId id) {
   if (!memo_) return;
   Transient& t = transients_[id];
@@ -101,8 +110,11 @@ void FastForward::begin_transient(PartitionId id) {
   const CanonicalPattern pattern = canonical_pattern(flows, partition.ports, port_colours);
   std::vector<QpId> ordered;
   for (const std::uint32_t i : pattern.order) ordered.push_back(partition.qps[i]);
+  const Time staggered_by = stagger(partition);
   if (const TransientOutcome* outcome = memo_->find(pattern.digest); outcome != nullptr && outcome->vouched) {
-    if (replay(id, ordered, *outcome)) {
+    if (staggered_by < outcome->duration) {
+      ++counters_.memo_staggered;
+    } else if (replay(id, ordered, *outcome)) {
       ++counters_.memo_hits;
     } else {
       ++counters_.memo_unusable;
@@ -113,6 +125,7 @@ void FastForward::begin_transient(PartitionId id) {
   t.open = true;
   t.digest = pattern.digest;
   t.start = simulator_.now();
+  t.stagger = staggered_by;
   t.qps = std::move(ordered);
   t.sent.clear();
   t.received.clear();
@@ -129,6 +142,7 @@ void FastForward::record_transient(PartitionId id) {
   if (t.qps.size() != partitions_.partition(id).qps.size()) return;
   TransientOutcome outcome;
   outcome.duration = simulator_.now() - t.start;
+  if (t.stagger < outcome.duration) return;  // began mid-way through another QP's transient
   const Bytes mtu = skipper_.mtu();
   for (std::size_t i = 0; i < t.qps.size(); ++i) {
     const QpId q = t.qps[i];

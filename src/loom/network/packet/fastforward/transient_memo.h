@@ -80,6 +80,7 @@ class TransientMemo {
   // with, replaces one it does not (kKnown: the entry was vouched for already).
   Stored store(const PatternDigest& digest, TransientOutcome outcome);
   std::size_t size() const { return entries_.size(); }
+  const std::map<PatternDigest, TransientOutcome>& entries() const { return entries_; }
   const std::string& context() const { return context_; }
 
   // This context's file in `dir`.
