@@ -64,6 +64,7 @@ class FabricSkipper {
   Bytes mtu() const { return fabric_.params_.nic.mtu; }
 
   std::uint64_t sent(QpId qp) const { return fabric_.qps_[qp].sent_high; }
+  std::uint64_t size(QpId qp) const { return fabric_.qps_[qp].size; }
   // When `qp` started (not moved by skips).
   Time started(QpId qp) const { return fabric_.qps_[qp].start; }
 

@@ -83,6 +83,13 @@ struct FastForwardCounters {
   std::uint64_t memo_stored = 0;         // transients recorded by this run
   std::uint64_t memo_loaded = 0;         // entries read from the memo file
   std::uint64_t memo_replayed_ps = 0;    // transient time replayed, summed over partitions
+  // Why QPs were not skipped: bytes of finished QPs, and of those among them whose window
+  // never filled (so they were never judged, skipped or replayed), split by whether they
+  // lived shorter than one window or longer (their partition kept changing: every start or
+  // finish on one of its ports empties its QPs' windows).
+  std::uint64_t finished_bytes = 0;
+  std::uint64_t unjudged_short_bytes = 0;
+  std::uint64_t unjudged_disturbed_bytes = 0;
 };
 
 // The memo's context: every network.packet parameter but the monitors' (key=value lines, list
@@ -168,6 +175,9 @@ class FastForward {
   void start_skip(PartitionId id, Time span);
   void ensure_sampling();
   void add_qp(QpId qp);
+  // qp finished: its bytes into finished_bytes, and into an unjudged_* counter when it was
+  // never judged.
+  void count_finished(QpId qp);
   // Samples qp's steadiness is judged over.
   std::uint32_t samples_for(QpId qp) const;
   // qp's steady rate (bit/s), the rate a skip credits it at; 0 when it is not steady.
@@ -190,6 +200,7 @@ class FastForward {
   std::unique_ptr<TransientMemo> memo_;  // params.fast_forward.memo
   std::string memo_dir_;
   std::vector<Transient> transients_;  // by partition id
+  std::vector<std::uint8_t> judged_;   // by QP: its window filled, or it was skipped, since it started
   std::vector<PartitionId> touched_;  // scratch
   std::vector<topology::LinkId> ports_;  // scratch
   std::vector<std::pair<double, double>> port_load_;  // scratch, by link id: within_capacity
