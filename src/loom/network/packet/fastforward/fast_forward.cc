@@ -294,7 +294,6 @@ std::vector<Statistic> FastForward::statistics() const {
           {"fast_forward.memo_hits", counters_.memo_hits},
           {"fast_forward.memo_misses", counters_.memo_misses},
           {"fast_forward.memo_unusable", counters_.memo_unusable},
-          {"fast_forward.memo_staggered", counters_.memo_staggered},
           {"fast_forward.memo_stored", counters_.memo_stored},
           {"fast_forward.memo_vouched", counters_.memo_vouched},
           {"fast_forward.memo_disputed", counters_.memo_disputed},

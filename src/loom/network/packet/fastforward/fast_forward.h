@@ -36,11 +36,10 @@
 // it to the bytes plus R_q (elapsed - transient). On a miss (no entry, or one not vouched
 // for) the transient is simulated and recorded when the partition is next found steady
 // (unless its membership changed meanwhile).
-// Staggered starts: an entry is not replayed, and a simulated transient not recorded, when a
-// QP of the partition started before now but less than the transient's duration ago: that QP
-// was still in its own transient, a state the key does not hold (how far it got), and the
-// outcome depends on the stagger (two flows on one path starting 5 us or 200 us apart end
-// 30% apart).
+// Staggered starts: a QP's age (how long before the transient it started, in factor-2
+// classes up to one window) is part of its colour in the key: a QP that started a few
+// microseconds earlier is mid-way through its own transient, and how two flows sharing a path
+// split it depends on their stagger (HPCC pulls them to fair shares slowly).
 //
 // Not skipped: partitions with a QP in go-back-N recovery, holding out-of-order data or owing
 // a repair; packet spraying is refused (a sprayed QP's telemetry hops differ per packet).
@@ -79,7 +78,6 @@ struct FastForwardCounters {
   std::uint64_t memo_vouched = 0;        // entries a second simulated occurrence agreed with
   std::uint64_t memo_disputed = 0;       // entries a second occurrence disagreed with (replaced)
   std::uint64_t memo_unusable = 0;       // in the memo, but a QP lacked room or state for it
-  std::uint64_t memo_staggered = 0;      // in the memo, but a QP started less than its transient ago
   std::uint64_t memo_stored = 0;         // transients recorded by this run
   std::uint64_t memo_loaded = 0;         // entries read from the memo file
   std::uint64_t memo_replayed_ps = 0;    // transient time replayed, summed over partitions
@@ -144,7 +142,6 @@ class FastForward {
     bool open = false;
     PatternDigest digest{};
     Time start;
-    Time stagger;                     // FastForward::stagger at the start
     std::vector<QpId> qps;            // canonical order
     std::vector<std::uint64_t> sent;      // each QP's bytes sent at the start
     std::vector<std::uint64_t> received;  // ... and received
@@ -163,9 +160,9 @@ class FastForward {
   // fast_forward_memo.cc: a transient starts in partition `id` (replayed on a hit).
   void begin_transient(PartitionId id);
   std::int64_t transient_credit(const FlowOutcome& flow) const;
-  // How long ago the partition's latest QP to start before now started (Time::max() when all
-  // started now): a transient shorter than that began from a settled state.
-  Time stagger(const Partition& partition) const;
+  // qp's age in the memo key: 0 when it starts now, else 1 + floor(log2(age / (interval /
+  // 16))), capped at the class of one window (l intervals): QPs older than that look alike.
+  std::uint64_t age_class(QpId qp) const;
   bool replay(PartitionId id, std::span<const QpId> qps, const TransientOutcome& outcome);
   // Whether replaying `outcome` on `qps` keeps every port they send through within its line
   // rate (within theta), over the transient and in the steady state after it.

@@ -1,6 +1,7 @@
 // FastForward's memoized transients: looking a starting transient up, replaying a hit,
 // recording a miss once its partition is steady, persisting the memo.
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
 
@@ -88,13 +89,12 @@ std::string memo_context(const PacketParams& params) {
   return writer.text;
 }
 
-Time FastForward::stagger(const Partition& partition) const {
-  const Time now = simulator_.now();
-  Time youngest = Time::max();
-  for (const QpId q : partition.qps) {
-    if (skipper_.started(q) < now) youngest = std::min(youngest, now - skipper_.started(q));
-  }
-  return youngest;
+std::uint64_t FastForward::age_class(QpId qp) const {
+  const std::int64_t age = (simulator_.now() - skipper_.started(qp)).picoseconds();
+  if (age == 0) return 0;
+  const auto unit = static_cast<std::uint64_t>(std::max<std::int64_t>(1, interval_.picoseconds() / 16));
+  const auto cap = static_cast<std::uint64_t>(std::bit_width(std::uint64_t{16} * detector_.length()));
+  return 1 + std::min<std::uint64_t>(std::bit_width(static_cast<std::uint64_t>(age) / unit), cap);
 }
 
 void FastForward::begin_transient(PartitionId id) {
@@ -104,17 +104,16 @@ void FastForward::begin_transient(PartitionId id) {
   const Partition& partition = partitions_.partition(id);
   if (partition.qps.empty() || partition.qps.size() > kMaxMemoQps) return;
   std::vector<FlowVertex> flows;
-  for (const QpId q : partition.qps) flows.push_back({skipper_.qp_colour(q), fabric_.qp_path(q, true), fabric_.qp_path(q, false)});
+  for (const QpId q : partition.qps) {
+    flows.push_back({mix(skipper_.qp_colour(q), age_class(q)), fabric_.qp_path(q, true), fabric_.qp_path(q, false)});
+  }
   std::vector<std::uint64_t> port_colours;
   for (const LinkId l : partition.ports) port_colours.push_back(skipper_.port_colour(l));
   const CanonicalPattern pattern = canonical_pattern(flows, partition.ports, port_colours);
   std::vector<QpId> ordered;
   for (const std::uint32_t i : pattern.order) ordered.push_back(partition.qps[i]);
-  const Time staggered_by = stagger(partition);
   if (const TransientOutcome* outcome = memo_->find(pattern.digest); outcome != nullptr && outcome->vouched) {
-    if (staggered_by < outcome->duration) {
-      ++counters_.memo_staggered;
-    } else if (replay(id, ordered, *outcome)) {
+    if (replay(id, ordered, *outcome)) {
       ++counters_.memo_hits;
     } else {
       ++counters_.memo_unusable;
@@ -125,7 +124,6 @@ void FastForward::begin_transient(PartitionId id) {
   t.open = true;
   t.digest = pattern.digest;
   t.start = simulator_.now();
-  t.stagger = staggered_by;
   t.qps = std::move(ordered);
   t.sent.clear();
   t.received.clear();
@@ -142,7 +140,6 @@ void FastForward::record_transient(PartitionId id) {
   if (t.qps.size() != partitions_.partition(id).qps.size()) return;
   TransientOutcome outcome;
   outcome.duration = simulator_.now() - t.start;
-  if (t.stagger < outcome.duration) return;  // began mid-way through another QP's transient
   const Bytes mtu = skipper_.mtu();
   for (std::size_t i = 0; i < t.qps.size(); ++i) {
     const QpId q = t.qps[i];
