@@ -3,8 +3,11 @@
 against the full packet run): iteration-time and makespan error, per-flow FCT error (mean,
 p99, max; over all flows and over flows of at least --large bytes), events.
 
-Flows are paired by (source rank, destination rank, bytes) and, within such a group, by start
-order: flows.csv lists transfers as they complete, which differs between the runs.
+Flows are paired by what they are: their ends, bytes and flows.csv's `transfer` column (a
+collective's communicator, sequence, channel and step, or a point-to-point send), so that a
+transfer that starts earlier or later in one run (the schedule moved) is still compared with
+itself. Flows with the same key (and every flow of a flows.csv without `transfer`) are paired
+by start order.
 
 usage: compare-runs.py REFERENCE_DIR RUN_DIR [--large BYTES]
 """
@@ -19,7 +22,8 @@ def flows(directory):
     groups = defaultdict(list)
     with open(f"{directory}/flows.csv", newline="") as f:
         for row in csv.DictReader(f):
-            key = (row["src_rank"], row["dst_rank"], row["src_node"], row["dst_node"], int(row["size_bytes"]))
+            key = (row["src_rank"], row["dst_rank"], row["src_node"], row["dst_node"], int(row["size_bytes"]),
+                   row.get("transfer", ""))
             groups[key].append((float(row["start_ns"]), float(row["fct_ns"])))
     for rows in groups.values():
         rows.sort()
@@ -53,6 +57,8 @@ def main():
     parser.add_argument("--large", type=int, default=1 << 20, help="bytes from which a flow counts as large")
     args = parser.parse_args()
     ref_flows, run_flows = flows(args.reference), flows(args.run)
+    if any(k[5] for k in ref_flows) != any(k[5] for k in run_flows):
+        sys.exit("only one of the two flows.csv names its transfers: rerun the older one")
     if set(ref_flows) != set(run_flows) or any(len(ref_flows[k]) != len(run_flows[k]) for k in ref_flows):
         sys.exit("the two runs' flows.csv hold different transfers: not runs of one experiment")
     every, large = [], []

@@ -52,7 +52,7 @@ def test_default_experiment_tables_equal_the_cli_files(tmp_path):
     assert list(result.collectives.columns)[:5] == ["label", "op", "group", "communicator", "members"]
     assert "busbw_GBps" in result.collectives.columns
     assert list(result.flows.columns) == ["src_rank", "dst_rank", "src_node", "dst_node", "size_bytes", "start_ns",
-                                          "fct_ns", "ideal_fct_ns", "slowdown"]
+                                          "fct_ns", "ideal_fct_ns", "slowdown", "transfer"]
     assert len(result.flows) > 100
     for name in ("collectives", "flows", "ranks"):
         pandas.testing.assert_frame_equal(result.tables[name], read_csv(files / f"{name}.csv"), check_exact=True)

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -67,7 +68,7 @@ TEST(Tables, OneRowPerThingWithHeaders) {
   EXPECT_EQ(flows.rows, run.result.transfers);
   const auto f = lines_of(flows.path);
   ASSERT_EQ(f.size(), run.result.transfers + 1);
-  EXPECT_EQ(f[0], "src_rank,dst_rank,src_node,dst_node,size_bytes,start_ns,fct_ns,ideal_fct_ns,slowdown");
+  EXPECT_EQ(f[0], "src_rank,dst_rank,src_node,dst_node,size_bytes,start_ns,fct_ns,ideal_fct_ns,slowdown,transfer");
   // Contention-free: every transfer takes its ideal time.
   EXPECT_NE(f[1].find(",1.000000"), std::string::npos) << f[1];
 
@@ -83,7 +84,33 @@ TEST(Tables, SwitchEndsOfInSwitchReductionsHaveNoRank) {
   fs::remove_all(dir);
   const auto f = lines_of(write_flows_csv(dir, result, 10).path);
   ASSERT_EQ(f.size(), 2u);
-  EXPECT_EQ(f[1], "1,,3,9,4096,0.000,2000.000,1000.000,2.000000");
+  EXPECT_EQ(f[1], "1,,3,9,4096,0.000,2000.000,1000.000,2.000000,c0.0.0.0");
+}
+
+TEST(Tables, TransferColumnNamesTheOperation) {
+  system::RunResult result;
+  result.transfer_log.push_back({3, 9, 1, 2, 4096, 0_ns, 2_us, 1_us, 7, 4, 2, 11});
+  result.transfer_log.push_back({3, 9, 1, 2, 4096, 0_ns, 2_us, 1_us, system::kPointToPoint, 42});
+  const fs::path dir = fs::temp_directory_path() / "loom_report_test.transfer_column";
+  fs::remove_all(dir);
+  const auto f = lines_of(write_flows_csv(dir, result, 10).path);
+  ASSERT_EQ(f.size(), 3u);
+  EXPECT_EQ(f[1].substr(f[1].rfind(',') + 1), "c7.4.2.11");
+  EXPECT_EQ(f[2].substr(f[2].rfind(',') + 1), "p42");
+}
+
+// A transfer's identity with its ends is unique in a run, so that two runs of one workload
+// can be compared transfer by transfer (scripts/compare-runs.py).
+TEST(Tables, TransfersAreIdentifiedUniquely) {
+  SmallRun run;
+  const auto f = lines_of(write_flows_csv(run.dir, run.result, 1000).path);
+  std::set<std::string> seen;
+  for (std::size_t i = 1; i < f.size(); ++i) {
+    const std::string& row = f[i];
+    const std::string ends = row.substr(0, row.find(',', row.find(',') + 1));
+    EXPECT_TRUE(seen.insert(ends + "," + row.substr(row.rfind(',') + 1)).second) << row;
+  }
+  EXPECT_GT(seen.size(), 1u);
 }
 
 TEST(Tables, CapsLeaveRowsOutAndSaySo) {

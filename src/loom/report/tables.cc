@@ -27,6 +27,13 @@ WrittenFile print_table(std::ostream& out, std::string_view header, std::uint64_
   return written;
 }
 
+// flows.csv's `transfer`: "c<communicator>.<sequence>.<channel>.<step>" for a collective's
+// transfer, "p<send node>" for a point-to-point one (README, Outputs).
+std::string transfer_identity(const system::TransferRecord& t) {
+  if (t.communicator == system::kPointToPoint) return fmt::format("p{}", t.sequence);
+  return fmt::format("c{}.{}.{}.{}", t.communicator, t.sequence, t.channel, t.step);
+}
+
 }  // namespace
 
 WrittenFile write_collectives_csv(const std::filesystem::path& dir, const workload::Workload& workload,
@@ -64,7 +71,7 @@ WrittenFile print_collectives_csv(std::ostream& out, const workload::Workload& w
 
 WrittenFile print_flows_csv(std::ostream& out, const system::RunResult& result, std::uint64_t max_rows) {
   WrittenFile written = print_table(out,
-                     "src_rank,dst_rank,src_node,dst_node,size_bytes,start_ns,fct_ns,ideal_fct_ns,slowdown",
+                     "src_rank,dst_rank,src_node,dst_node,size_bytes,start_ns,fct_ns,ideal_fct_ns,slowdown,transfer",
                      result.transfer_log.size(), max_rows, [&](std::uint64_t i) {
                        const system::TransferRecord& t = result.transfer_log[i];
                        const Time fct = t.end - t.start;
@@ -76,9 +83,9 @@ WrittenFile print_flows_csv(std::ostream& out, const system::RunResult& result, 
                        const auto rank = [](std::uint32_t r) {
                          return r == topology::kNone ? std::string() : std::to_string(r);
                        };
-                       return fmt::format("{},{},{},{},{},{},{},{},{:.6f}", rank(t.src_rank), rank(t.dst_rank), t.src, t.dst,
-                                          t.bytes, nanoseconds(t.start), nanoseconds(fct), nanoseconds(t.ideal),
-                                          slowdown);
+                       return fmt::format("{},{},{},{},{},{},{},{},{:.6f},{}", rank(t.src_rank), rank(t.dst_rank), t.src,
+                                          t.dst, t.bytes, nanoseconds(t.start), nanoseconds(fct), nanoseconds(t.ideal),
+                                          slowdown, transfer_identity(t));
                      });
   written.dropped += result.transfers_not_logged;
   return written;

@@ -50,7 +50,15 @@ struct TransferRecord {
   Time start;
   Time end;
   Time ideal;                       // the backend's time for it alone on an idle fabric
+  // What it is, the same in every run of one workload however the schedule moves (flows.csv's
+  // `transfer`): a collective's communicator, its sequence on it, and the transfer's channel and
+  // step; or, with communicator kPointToPoint, the send node as sequence.
+  std::uint32_t communicator = 0;
+  std::uint32_t sequence = 0;
+  std::uint32_t channel = 0;
+  std::uint32_t step = 0;
 };
+inline constexpr std::uint32_t kPointToPoint = 0xffffffffu;
 
 // When each node ran and why it started when it did.
 struct NodeTiming {

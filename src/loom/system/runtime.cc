@@ -168,8 +168,10 @@ RunResult Runtime::run(const RunWatcher& watcher) {
   // Transfers starting at one instant are listed by their content, not by the order events
   // happened to issue them, so that a run with rank symmetry lists what the full run does.
   std::sort(result_.transfer_log.begin(), result_.transfer_log.end(), [](const TransferRecord& a, const TransferRecord& b) {
-    return std::tie(a.start, a.src_rank, a.dst_rank, a.src, a.dst, a.bytes, a.end, a.ideal) <
-           std::tie(b.start, b.src_rank, b.dst_rank, b.src, b.dst, b.bytes, b.end, b.ideal);
+    return std::tie(a.start, a.src_rank, a.dst_rank, a.src, a.dst, a.bytes, a.end, a.ideal, a.communicator,
+                    a.sequence, a.channel, a.step) <
+           std::tie(b.start, b.src_rank, b.dst_rank, b.src, b.dst, b.bytes, b.end, b.ideal, b.communicator,
+                    b.sequence, b.channel, b.step);
   });
   return std::move(result_);
 }
@@ -352,8 +354,18 @@ void Runtime::issue(const network::TransferRequest& request, std::uint32_t src_r
     std::vector<TransferRecord>& log = result_.transfer_log;
     if (log.size() < options_.transfer_log_limit || log.back().start == simulator_.now()) {
       in_flight_[slot].log_index = log.size();
-      log.push_back({request.src, request.dst, src_rank, dst_rank, request.bytes, simulator_.now(), Time::zero(),
-                     backend_.ideal_time(request)});
+      TransferRecord record{request.src, request.dst, src_rank, dst_rank, request.bytes, simulator_.now(),
+                            Time::zero(), backend_.ideal_time(request)};
+      if (what.instance == kNoInstance) {
+        record.communicator = kPointToPoint;
+        record.sequence = what.send;
+      } else {
+        record.communicator = instances_[what.instance].communicator;
+        record.sequence = instances_[what.instance].sequence;
+        record.channel = what.transfer.channel;
+        record.step = what.transfer.step;
+      }
+      log.push_back(record);
     } else {
       in_flight_[slot].log_index = kNotLogged;
       ++result_.transfers_not_logged;

@@ -73,8 +73,9 @@ struct Phases {
 };
 
 // Phase k starts at k x 8 ms: senders 2k and 2k + 1 send sizes[k] bytes each, phase 0 to the
-// receiver, phase k > 0 to sender 2k - 2 (another time, other ports: an isomorphic pattern).
-Phases phases(const PacketParams& params, const std::vector<Bytes>& sizes) {
+// receiver, phase k > 0 to sender 2k - 2 (another time, other ports: an isomorphic pattern);
+// sender 2k + 1 starts staggers[k] after sender 2k (none when staggers is shorter).
+Phases phases(const PacketParams& params, const std::vector<Bytes>& sizes, const std::vector<Time>& staggers = {}) {
   const auto count = static_cast<std::uint32_t>(sizes.size());
   testing::Star star(2 * count, params);
   star.recorder.simulator = &star.simulator;
@@ -83,15 +84,28 @@ Phases phases(const PacketParams& params, const std::vector<Bytes>& sizes) {
     testing::Star* star;
     std::uint64_t k;
     Bytes bytes;
+    Time stagger;
+    void send(std::uint64_t i) const {
+      testing::Star& s = *star;
+      const topology::NodeId to = k == 0 ? s.receiver : s.senders[2 * k - 2];
+      s.backend->start({s.senders[i], to, bytes, i}, s.recorder, i);
+    }
     static void start(void* self, std::uint64_t) {
       const Phase& p = *static_cast<Phase*>(self);
-      testing::Star& s = *p.star;
-      const topology::NodeId to = p.k == 0 ? s.receiver : s.senders[2 * p.k - 2];
-      for (std::uint64_t i = 2 * p.k; i < 2 * p.k + 2; ++i) s.backend->start({s.senders[i], to, p.bytes, i}, s.recorder, i);
+      p.send(2 * p.k);
+      if (p.stagger == Time::zero()) {
+        p.send(2 * p.k + 1);
+      } else {
+        p.star->simulator.schedule_at(p.star->simulator.now() + p.stagger, &Phase::start_second, self);
+      }
+    }
+    static void start_second(void* self, std::uint64_t) {
+      const Phase& p = *static_cast<Phase*>(self);
+      p.send(2 * p.k + 1);
     }
   };
   std::vector<Phase> all;
-  for (std::uint64_t k = 0; k < count; ++k) all.push_back({&star, k, sizes[k]});
+  for (std::uint64_t k = 0; k < count; ++k) all.push_back({&star, k, sizes[k], k < staggers.size() ? staggers[k] : Time::zero()});
   for (Phase& p : all) star.simulator.schedule_at(Time::ms(8) * static_cast<std::int64_t>(p.k), &Phase::start, &p);
   star.simulator.run();
   star.backend->finish();
@@ -202,6 +216,73 @@ TEST(FastForwardMemo, PersistsAcrossRunsAndAnotherCongestionControlMisses) {
   tuned.cc.dcqcn.g = 1.0 / 128;
   EXPECT_NE(fastforward::memo_context(tuned), fastforward::memo_context(memo_params(CcKind::kDcqcn, true, dir)));
   EXPECT_EQ(phases(tuned, once).counters.memo_loaded, 0u);
+  fs::remove_all(dir);
+}
+
+// A QP's age is in the key: a pattern vouched for when its QPs started together is not
+// replayed when one of them started half a microsecond before the other (else alike: neither
+// has been acknowledged yet, both at line rate), while a pattern staggered alike each time is.
+TEST(FastForwardMemo, AStaggeredStartIsAnotherPattern) {
+  const std::vector<Bytes> sizes{40'000'000, 25'000'000, 30'000'000};
+  const Time half_us = Time::ns(500);
+  for (const CcKind cc : {CcKind::kDcqcn, CcKind::kHpcc}) {
+    for (const bool all_staggered : {false, true}) {
+      const std::vector<Time> staggers = all_staggered ? std::vector<Time>{half_us, half_us, half_us}
+                                                       : std::vector<Time>{Time::zero(), Time::zero(), half_us};
+      PacketParams full_params = memo_params(cc, false);
+      full_params.fast_forward.enabled = false;
+      const Phases full = phases(full_params, sizes, staggers);
+      const Phases memo = phases(memo_params(cc, true), sizes, staggers);
+      EXPECT_EQ(memo.counters.memo_vouched, 1u) << to_string(cc) << all_staggered;
+      EXPECT_EQ(memo.counters.memo_hits, all_staggered ? 1u : 0u) << to_string(cc) << all_staggered;
+      EXPECT_LT(worst_error(full.done, memo.done), 0.005) << to_string(cc) << all_staggered;
+    }
+  }
+}
+
+// An entry whose replay would have a port carry more than its line rate (within theta) is
+// refused, counted as unusable, and the transient simulated: the run is the one without a
+// memo. The entry as recorded is replayed.
+TEST(FastForwardMemo, AReplayBeyondAPortsCapacityIsRefused) {
+  const std::vector<Bytes> once{40'000'000};
+  const fs::path dir = fresh_dir("capacity");
+  for (int run = 0; run < 2; ++run) phases(memo_params(CcKind::kDcqcn, true, dir), once);  // stored, vouched
+  TransientMemo recorded(fastforward::memo_context(memo_params(CcKind::kDcqcn, true, dir)), 0.05);
+  ASSERT_EQ(recorded.load(dir), 1u);
+  const auto& [digest, outcome] = *recorded.entries().begin();
+  ASSERT_TRUE(outcome.vouched);
+  const Phases plain = phases(memo_params(CcKind::kDcqcn, false), once);
+  for (const double scale : {1.0, 3.0, 0.0}) {
+    // 3.0: both flows' steady rates tripled (their shared port would carry 3x its line rate
+    // after the transient); 0.0: their transient bytes tripled (... over the transient).
+    TransientOutcome changed = outcome;
+    for (FlowOutcome& f : changed.flows) {
+      if (scale == 0.0) {
+        f.sent *= 3;
+        f.received *= 3;
+      } else {
+        f.rate *= scale;
+      }
+    }
+    const fs::path crafted_dir = fresh_dir("capacity_crafted");
+    const PacketParams params = memo_params(CcKind::kDcqcn, true, crafted_dir.string());
+    TransientMemo crafted(fastforward::memo_context(params), 0.05);
+    crafted.store(digest, changed);
+    crafted.store(digest, changed);  // vouched
+    crafted.save(crafted_dir);
+    const Phases replayed = phases(params, once);
+    EXPECT_EQ(replayed.counters.memo_loaded, 1u) << scale;
+    if (scale == 1.0) {
+      EXPECT_EQ(replayed.counters.memo_hits, 1u);
+      EXPECT_LT(replayed.events, plain.events);
+    } else {
+      EXPECT_EQ(replayed.counters.memo_hits, 0u) << scale;
+      EXPECT_EQ(replayed.counters.memo_unusable, 1u) << scale;
+      EXPECT_EQ(replayed.done, plain.done) << scale;
+      EXPECT_EQ(replayed.events, plain.events) << scale;
+    }
+    fs::remove_all(crafted_dir);
+  }
   fs::remove_all(dir);
 }
 

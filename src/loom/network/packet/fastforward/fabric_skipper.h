@@ -64,6 +64,9 @@ class FabricSkipper {
   Bytes mtu() const { return fabric_.params_.nic.mtu; }
 
   std::uint64_t sent(QpId qp) const { return fabric_.qps_[qp].sent_high; }
+  std::uint64_t size(QpId qp) const { return fabric_.qps_[qp].size; }
+  // When `qp` started (not moved by skips).
+  Time started(QpId qp) const { return fabric_.qps_[qp].start; }
 
   // Memoized transients (fabric_skipper_memo.cc). The colour of a QP in the conflict graph:
   // what of it changes its transient (line rate, window, weight, class, and its CC state

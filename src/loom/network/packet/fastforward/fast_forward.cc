@@ -75,6 +75,8 @@ void FastForward::add_qp(QpId qp) {
 }
 
 void FastForward::on_started(QpId qp) {
+  if (qp >= judged_.size()) judged_.resize(qp + 1, 0);
+  judged_[qp] = 0;
   add_qp(qp);
   restart_windows(partitions_.partition_of(qp));
   begin_transient(partitions_.partition_of(qp));
@@ -83,6 +85,7 @@ void FastForward::on_started(QpId qp) {
 
 void FastForward::on_finished(QpId qp) {
   if (!partitions_.contains(qp)) return;
+  count_finished(qp);
   const PartitionId id = partitions_.partition_of(qp);
   if (skipping(id)) end_skip(id);
   partitions_.remove(qp, touched_);
@@ -95,6 +98,15 @@ void FastForward::on_finished(QpId qp) {
     restart_windows(t);
     begin_transient(t);
   }
+}
+
+void FastForward::count_finished(QpId qp) {
+  const std::uint64_t bytes = skipper_.size(qp);
+  counters_.finished_bytes += bytes;
+  if (judged_[qp] != 0) return;
+  const Time window = interval_ * static_cast<std::int64_t>(samples_for(qp) + 1);  // + the baseline sample
+  (simulator_.now() - skipper_.started(qp) < window ? counters_.unjudged_short_bytes : counters_.unjudged_disturbed_bytes) +=
+      bytes;
 }
 
 void FastForward::before_link_change() {
@@ -137,6 +149,7 @@ void FastForward::on_sample() {
     any = true;
     for (const QpId q : partitions_.partition(id).qps) {
       detector_.sample(q, skipper_.received(q), now, skipper_.cuts(q));
+      if (detector_.samples(q) >= samples_for(q)) judged_[q] = 1;
     }
     try_skip(id);
   }
@@ -199,6 +212,7 @@ void FastForward::start_skip(PartitionId id, Time span) {
     hops += whole * fabric_.qp_path(skip.qps[i], true).size();
   }
   skipper_.shift(skip.qps, skip.credits, partitions_.partition(id).ports, span);
+  for (const QpId q : skip.qps) judged_[q] = 1;
   skip.active = true;
   skip.from = simulator_.now();
   skip.until = skip.from + span;
@@ -286,6 +300,9 @@ std::vector<Statistic> FastForward::statistics() const {
           {"fast_forward.memo_loaded", counters_.memo_loaded},
           {"fast_forward.memo_size", memo_ ? memo_->size() : 0},
           {"fast_forward.memo_replayed_time_ps", counters_.memo_replayed_ps},
+          {"fast_forward.finished_bytes", counters_.finished_bytes},
+          {"fast_forward.unjudged_short_bytes", counters_.unjudged_short_bytes},
+          {"fast_forward.unjudged_disturbed_bytes", counters_.unjudged_disturbed_bytes},
           {"fast_forward.threshold_ppm", static_cast<std::uint64_t>(std::lround(threshold_ * 1e6))},
           {"fast_forward.window_samples", detector_.length()},
           {"fast_forward.interval_ps", static_cast<std::uint64_t>(interval_.picoseconds())},

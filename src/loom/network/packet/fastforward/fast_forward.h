@@ -36,6 +36,10 @@
 // it to the bytes plus R_q (elapsed - transient). On a miss (no entry, or one not vouched
 // for) the transient is simulated and recorded when the partition is next found steady
 // (unless its membership changed meanwhile).
+// Staggered starts: a QP's age (how long before the transient it started, in factor-2
+// classes up to one window) is part of its colour in the key: a QP that started a few
+// microseconds earlier is mid-way through its own transient, and how two flows sharing a path
+// split it depends on their stagger (HPCC pulls them to fair shares slowly).
 //
 // Not skipped: partitions with a QP in go-back-N recovery, holding out-of-order data or owing
 // a repair; packet spraying is refused (a sprayed QP's telemetry hops differ per packet).
@@ -77,6 +81,13 @@ struct FastForwardCounters {
   std::uint64_t memo_stored = 0;         // transients recorded by this run
   std::uint64_t memo_loaded = 0;         // entries read from the memo file
   std::uint64_t memo_replayed_ps = 0;    // transient time replayed, summed over partitions
+  // Why QPs were not skipped: bytes of finished QPs, and of those among them whose window
+  // never filled (so they were never judged, skipped or replayed), split by whether they
+  // lived shorter than one window or longer (their partition kept changing: every start or
+  // finish on one of its ports empties its QPs' windows).
+  std::uint64_t finished_bytes = 0;
+  std::uint64_t unjudged_short_bytes = 0;
+  std::uint64_t unjudged_disturbed_bytes = 0;
 };
 
 // The memo's context: every network.packet parameter but the monitors' (key=value lines, list
@@ -149,6 +160,9 @@ class FastForward {
   // fast_forward_memo.cc: a transient starts in partition `id` (replayed on a hit).
   void begin_transient(PartitionId id);
   std::int64_t transient_credit(const FlowOutcome& flow) const;
+  // qp's age in the memo key: 0 when it starts now, else 1 + floor(log2(age / (interval /
+  // 16))), capped at the class of one window (l intervals): QPs older than that look alike.
+  std::uint64_t age_class(QpId qp) const;
   bool replay(PartitionId id, std::span<const QpId> qps, const TransientOutcome& outcome);
   // Whether replaying `outcome` on `qps` keeps every port they send through within its line
   // rate (within theta), over the transient and in the steady state after it.
@@ -158,6 +172,9 @@ class FastForward {
   void start_skip(PartitionId id, Time span);
   void ensure_sampling();
   void add_qp(QpId qp);
+  // qp finished: its bytes into finished_bytes, and into an unjudged_* counter when it was
+  // never judged.
+  void count_finished(QpId qp);
   // Samples qp's steadiness is judged over.
   std::uint32_t samples_for(QpId qp) const;
   // qp's steady rate (bit/s), the rate a skip credits it at; 0 when it is not steady.
@@ -180,6 +197,7 @@ class FastForward {
   std::unique_ptr<TransientMemo> memo_;  // params.fast_forward.memo
   std::string memo_dir_;
   std::vector<Transient> transients_;  // by partition id
+  std::vector<std::uint8_t> judged_;   // by QP: its window filled, or it was skipped, since it started
   std::vector<PartitionId> touched_;  // scratch
   std::vector<topology::LinkId> ports_;  // scratch
   std::vector<std::pair<double, double>> port_load_;  // scratch, by link id: within_capacity

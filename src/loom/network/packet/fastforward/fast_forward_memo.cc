@@ -1,6 +1,7 @@
 // FastForward's memoized transients: looking a starting transient up, replaying a hit,
 // recording a miss once its partition is steady, persisting the memo.
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
 
@@ -88,6 +89,14 @@ std::string memo_context(const PacketParams& params) {
   return writer.text;
 }
 
+std::uint64_t FastForward::age_class(QpId qp) const {
+  const std::int64_t age = (simulator_.now() - skipper_.started(qp)).picoseconds();
+  if (age == 0) return 0;
+  const auto unit = static_cast<std::uint64_t>(std::max<std::int64_t>(1, interval_.picoseconds() / 16));
+  const auto cap = static_cast<std::uint64_t>(std::bit_width(std::uint64_t{16} * detector_.length()));
+  return 1 + std::min<std::uint64_t>(std::bit_width(static_cast<std::uint64_t>(age) / unit), cap);
+}
+
 void FastForward::begin_transient(PartitionId id) {
   if (!memo_) return;
   Transient& t = transients_[id];
@@ -95,7 +104,9 @@ void FastForward::begin_transient(PartitionId id) {
   const Partition& partition = partitions_.partition(id);
   if (partition.qps.empty() || partition.qps.size() > kMaxMemoQps) return;
   std::vector<FlowVertex> flows;
-  for (const QpId q : partition.qps) flows.push_back({skipper_.qp_colour(q), fabric_.qp_path(q, true), fabric_.qp_path(q, false)});
+  for (const QpId q : partition.qps) {
+    flows.push_back({mix(skipper_.qp_colour(q), age_class(q)), fabric_.qp_path(q, true), fabric_.qp_path(q, false)});
+  }
   std::vector<std::uint64_t> port_colours;
   for (const LinkId l : partition.ports) port_colours.push_back(skipper_.port_colour(l));
   const CanonicalPattern pattern = canonical_pattern(flows, partition.ports, port_colours);

@@ -73,6 +73,8 @@ class SteadyDetector {
   static constexpr std::uint32_t kMinCycleSamples = 8;
   // Samples since the last one that saw a cut (UINT32_MAX when none since reset).
   std::uint32_t samples_since_cut(QpId qp) const { return windows_[qp].since_cut; }
+  // Samples in qp's window since its last reset (capped at length()).
+  std::uint32_t samples(QpId qp) const { return windows_[qp].count; }
   // Rate over the last kCycles whole cycles, bit/s, when qp is cycle-steady; else 0.
   double cycle_rate(QpId qp) const;
 

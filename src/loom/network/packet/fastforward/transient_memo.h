@@ -67,8 +67,9 @@ bool outcomes_agree(const TransientOutcome& a, const TransientOutcome& b, double
 
 class TransientMemo {
  public:
-  // 2: rate-only DCQCN rates are whole-cycle means. 3: entries are vouched for.
-  static constexpr std::uint32_t kFormatVersion = 3;
+  // 2: rate-only DCQCN rates are whole-cycle means. 3: entries are vouched for. 4: QP ages
+  // are in the key.
+  static constexpr std::uint32_t kFormatVersion = 4;
 
   // `threshold`: theta, the agreement that vouches for an entry.
   TransientMemo(std::string context, double threshold);
@@ -80,6 +81,7 @@ class TransientMemo {
   // with, replaces one it does not (kKnown: the entry was vouched for already).
   Stored store(const PatternDigest& digest, TransientOutcome outcome);
   std::size_t size() const { return entries_.size(); }
+  const std::map<PatternDigest, TransientOutcome>& entries() const { return entries_; }
   const std::string& context() const { return context_; }
 
   // This context's file in `dir`.
