@@ -10,8 +10,11 @@
 // that is a fraction f into its current iteration when the set changes starts its first
 // simulated iteration (1 - f) of its reference iteration late (f rounded to 1/32), and every
 // job runs one iteration more than it is measured over, so that each measured iteration has
-// its co-runners beside it; the simulation stops as soon as every measured iteration has ended
-// (what comes later cannot change them). (Phases matter: two identical ring all-reduces sharing an uplink
+// its co-runners beside it; a job with a shorter period that still ran out before the last
+// measured iteration ended is given more iterations and the group simulated again (without
+// that, the slower job's later measured iterations ran alone: 25% short on the three jobs of
+// tests/experiment/cluster_groups_test.cc). The simulation stops as soon as every measured
+// iteration has ended (what comes later cannot change them). (Phases matter: two identical ring all-reduces sharing an uplink
 // lock into a period that depends on their offset, by ~3% between offsets of 1/2 and 3/4.)
 // The cluster engine then jumps to the next job event with those times. A group whose jobs,
 // GPUs and fabric are those of a group at the previous question keeps its times (its jobs run
@@ -73,9 +76,12 @@ struct FabricChange {
 // all together (kWhole), or as pairs (kPairs): each job with each co-runner it may share a link
 // with, the job's time that of its slowest pair. Pairs are exact when each job's co-runners
 // slow different hops of the same collectives (the slowest hop sets a ring's pace; a chain of
-// rings in tests/experiment/cluster_groups_test.cc) and optimistic when they slow different
-// parts of its iteration (those delays add up). A change re-simulates only the pairs it makes,
-// where a whole group is simulated again on any change.
+// rings in tests/experiment/cluster_groups_test.cc). When m co-runners slow different parts of
+// its iteration, those delays add up and pairs keep only the largest: they miss at most
+// (m - 1) / m of the job's slowdown (the test's m = 2, equal delays: 24.5% short); and its
+// co-runners, which see it run faster in their pair, may come out slower than in the whole
+// group (+23% there). A change re-simulates only the pairs it makes, where a whole group is
+// simulated again on any change.
 enum class FastForwardGroups : std::uint8_t { kWhole, kPairs };
 
 struct ClusterNetwork {
@@ -131,6 +137,9 @@ class NetworkIterationModel final : public cluster::IterationModel {
   std::vector<std::vector<cluster::Span>> simulate_all(const std::vector<std::vector<Member>>& groups);
   std::vector<cluster::Span> times_of(const std::vector<Member>& group);
   std::vector<cluster::Span> simulate(const std::vector<Member>& group);
+  // One simulation of the group, member i running runs[i] chained iterations: when each
+  // iteration ended (zero for one still running when the simulation stopped).
+  std::vector<std::vector<Time>> iteration_ends(const std::vector<Member>& group, const std::vector<std::uint32_t>& runs);
   // Runs `workload` on the fabric as it is now (down cables down); counts the simulation. With
   // `measured` ranges, stops once every node in them has ended (the rest keeps the stop time).
   system::RunResult run(const workload::Workload& workload, std::vector<workload::NodeRange> measured = {});
