@@ -39,16 +39,9 @@ double seconds(const cluster::Span& s) { return s.seconds(); }
 
 // 16 hosts of 8 GPUs on two leaves with one 400G uplink each: jobs crossing leaves contend.
 std::string contention(const std::string& mode, const std::string& placement, bool with_b) {
-  return R"(
-topology: {blueprint: leaf-spine, hosts: 16, hosts_per_leaf: 8, gpus_per_host: 8, spines: 1, links_per_pair: 1}
-cluster:
-  mode: )" + mode + R"(
-  placement: )" + placement + R"(
-  workloads:
-    dp: {type: microbenchmark, ranks: 64, collectives: [{op: all-reduce, group: world, size: 64MiB}]}
-  jobs:
-    - {id: a, gpus: 64, workload: dp, iterations: 20}
-)" + (with_b ? "    - {id: b, gpus: 64, workload: dp, iterations: 20}\n" : "") + "  sample_interval: 0\n";
+  return testing::two_all_reduce_jobs(
+      "{blueprint: leaf-spine, hosts: 16, hosts_per_leaf: 8, gpus_per_host: 8, spines: 1, links_per_pair: 1}", mode,
+      placement, with_b, 64, "64MiB");
 }
 
 // The same two jobs in job mode: opaque durations of 1 h on the same fabric and placements.

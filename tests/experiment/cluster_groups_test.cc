@@ -16,24 +16,36 @@ namespace {
 // With m = 2 co-runners whose delays add, pairs miss at most (m - 1) / m of the slowdown.
 constexpr double kPairsMissAtMost = 0.5;
 
-// 16 hosts of one GPU (cluster GPU g = topology rank g) on four leaves of 4 with one uplink each.
-// Ring all-reduces: a on hosts 0-5 (leaves 0, 1), b on 6-9 (leaves 1, 2), c on 10-13 (leaves
+// 16 hosts on four leaves. Ring all-reduces: a on hosts 0-5 (leaves 0, 1), b on 6-9 (leaves 1, 2), c on 10-13 (leaves
 // 2, 3): a and b both cross leaf 1's uplink, b and c leaf 2's.
+struct JobLine {
+  const char* id;
+  std::uint32_t gpus;
+  const char* workload;
+};
+
+// A flow-mode cluster of `hosts` hosts of one GPU (cluster GPU g = topology rank g), four to a
+// leaf with one uplink each, fast_forward n = 2 with `groups`; workload ring4 (a 4-GPU ring
+// all-reduce of 64 MiB) and `more_workloads` (YAML under workloads:); `jobs` of 10 iterations.
+ClusterExperiment one_gpu_hosts(std::uint32_t hosts, const std::string& groups, const std::string& more_workloads,
+                                const std::vector<JobLine>& jobs) {
+  std::string yaml = "topology: {blueprint: leaf-spine, hosts: " + std::to_string(hosts) +
+                     ", hosts_per_leaf: 4, gpus_per_host: 1, spines: 1, links_per_pair: 1}\n"
+                     "cluster:\n  mode: flow\n  fast_forward: {iterations: 2, groups: " + groups +
+                     "}\n  sample_interval: 0\n  workloads:\n"
+                     "    ring4: {type: microbenchmark, ranks: 4, collectives: [{op: all-reduce, group: world, size: 64MiB}]}\n" +
+                     more_workloads + "  jobs:\n";
+  for (const JobLine& j : jobs) {
+    yaml += std::string("    - {id: ") + j.id + ", gpus: " + std::to_string(j.gpus) + ", workload: " + j.workload +
+            ", iterations: 10}\n";
+  }
+  return testing::load_cluster_text(yaml);
+}
+
 ClusterExperiment chain(const std::string& groups) {
-  return testing::load_cluster_text(R"(
-topology: {blueprint: leaf-spine, hosts: 16, hosts_per_leaf: 4, gpus_per_host: 1, spines: 1, links_per_pair: 1}
-cluster:
-  mode: flow
-  fast_forward: {iterations: 2, groups: )" + groups + R"(}
-  workloads:
-    ring6: {type: microbenchmark, ranks: 6, collectives: [{op: all-reduce, group: world, size: 64MiB}]}
-    ring4: {type: microbenchmark, ranks: 4, collectives: [{op: all-reduce, group: world, size: 64MiB}]}
-  jobs:
-    - {id: a, gpus: 6, workload: ring6, iterations: 10}
-    - {id: b, gpus: 4, workload: ring4, iterations: 10}
-    - {id: c, gpus: 4, workload: ring4, iterations: 10}
-  sample_interval: 0
-)");
+  return one_gpu_hosts(16, groups,
+                       "    ring6: {type: microbenchmark, ranks: 6, collectives: [{op: all-reduce, group: world, size: 64MiB}]}\n",
+                       {{"a", 6, "ring6"}, {"b", 4, "ring4"}, {"c", 4, "ring4"}});
 }
 
 struct Chain {
@@ -41,14 +53,19 @@ struct Chain {
   std::vector<cluster::PlacedJob> placed{{0, a}, {1, b}, {2, c}};
 };
 
-std::vector<double> times(const std::string& groups, std::span<const cluster::PlacedJob> placed,
-                          std::uint64_t* simulations = nullptr) {
-  const ClusterExperiment e = chain(groups);
+// The iteration times (s) one model of `e` gives `placed`, and the simulations it ran.
+std::vector<double> times_in(const ClusterExperiment& e, std::span<const cluster::PlacedJob> placed,
+                             std::uint64_t* simulations = nullptr) {
   NetworkIterationModel model(*e.network, e.machines, e.settings.jobs);
   std::vector<double> seconds;
   for (const cluster::Span t : model.iteration_times(placed)) seconds.push_back(t.seconds());
   if (simulations != nullptr) *simulations = model.statistics()["simulations"];
   return seconds;
+}
+
+std::vector<double> times(const std::string& groups, std::span<const cluster::PlacedJob> placed,
+                          std::uint64_t* simulations = nullptr) {
+  return times_in(chain(groups), placed, simulations);
 }
 
 TEST(ClusterGroups, TheChainIsOneGroupOfTwoPairs) {
@@ -97,28 +114,16 @@ TEST(ClusterGroups, AJobLeavingTheChainKeepsThePairsThatRemain) {
 
 // Three jobs with different periods: b's iteration is two all-reduces one after the other,
 // the first across leaf 1's uplink (where a's ring runs too), the second across leaf 3's
-// (where c's runs). 20 hosts of one GPU on five leaves of 4, one uplink each: a on hosts 0, 1
-// (leaf 0) and 4, 5 (leaf 1); b on 6 (leaf 1), 10 (leaf 2) and 14 (leaf 3); c on 12, 13
-// (leaf 3) and 16, 17 (leaf 4). a - b and b - c may share links, a - c may not.
+// (where c's runs). 20 hosts on five leaves: a on hosts 0, 1 (leaf 0) and 4, 5 (leaf 1); b on
+// 6 (leaf 1), 10 (leaf 2) and 14 (leaf 3); c on 12, 13 (leaf 3) and 16, 17 (leaf 4). a - b and b - c may share links, a - c may not.
 ClusterExperiment phases(const std::string& groups) {
-  return testing::load_cluster_text(R"(
-topology: {blueprint: leaf-spine, hosts: 20, hosts_per_leaf: 4, gpus_per_host: 1, spines: 1, links_per_pair: 1}
-cluster:
-  mode: flow
-  fast_forward: {iterations: 2, groups: )" + groups + R"(}
-  workloads:
-    ring4: {type: microbenchmark, ranks: 4, collectives: [{op: all-reduce, group: world, size: 64MiB}]}
-    two_phases:
+  return one_gpu_hosts(20, groups, R"(    two_phases:
       type: microbenchmark
       ranks: 3
       groups: {first: {ranks: [0, 1]}, second: {ranks: [1, 2]}}
       collectives: [{op: all-reduce, group: first, size: 64MiB}, {op: all-reduce, group: second, size: 64MiB}]
-  jobs:
-    - {id: a, gpus: 4, workload: ring4, iterations: 10}
-    - {id: b, gpus: 3, workload: two_phases, iterations: 10}
-    - {id: c, gpus: 4, workload: ring4, iterations: 10}
-  sample_interval: 0
-)");
+)",
+                       {{"a", 4, "ring4"}, {"b", 3, "two_phases"}, {"c", 4, "ring4"}});
 }
 
 struct Phases {
@@ -127,11 +132,7 @@ struct Phases {
 };
 
 std::vector<double> phase_times(const std::string& groups, std::span<const cluster::PlacedJob> placed) {
-  const ClusterExperiment e = phases(groups);
-  NetworkIterationModel model(*e.network, e.machines, e.settings.jobs);
-  std::vector<double> seconds;
-  for (const cluster::Span t : model.iteration_times(placed)) seconds.push_back(t.seconds());
-  return seconds;
+  return times_in(phases(groups), placed);
 }
 
 // The whole group's times against one long simulation of the three (a and c 60 iterations, b

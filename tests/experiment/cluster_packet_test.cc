@@ -29,16 +29,9 @@ ClusterOutcome run(const std::string& yaml, const std::string& name) {
 // Packed: a on hosts 0-1 (leaf 0), b on hosts 2-3 (leaf 1), no link shared. Spread: a on GPU 0
 // and b on GPU 1 of every host; both rings cross both leaves' uplinks.
 std::string two_rings(const std::string& mode, const std::string& placement, bool with_b) {
-  return R"(
-topology: {blueprint: leaf-spine, hosts: 4, hosts_per_leaf: 2, gpus_per_host: 2, spines: 1, links_per_pair: 1}
-cluster:
-  mode: )" + mode + R"(
-  placement: )" + placement + R"(
-  workloads:
-    ring: {type: microbenchmark, ranks: 4, collectives: [{op: all-reduce, group: world, size: 4MiB}]}
-  jobs:
-    - {id: a, gpus: 4, workload: ring, iterations: 20}
-)" + (with_b ? "    - {id: b, gpus: 4, workload: ring, iterations: 20}\n" : "") + "  sample_interval: 0\n";
+  return testing::two_all_reduce_jobs(
+      "{blueprint: leaf-spine, hosts: 4, hosts_per_leaf: 2, gpus_per_host: 2, spines: 1, links_per_pair: 1}", mode,
+      placement, with_b, 4, "4MiB");
 }
 
 struct JobA {
