@@ -133,7 +133,7 @@ std::vector<cluster::Span> NetworkIterationModel::iteration_times(std::span<cons
           group.size() == 1 ? 0 : (kPhaseSteps - std::llround(jobs[i].phase * kPhaseSteps)) % kPhaseSteps;
       const std::int64_t offset_ps = job.iteration_time.nanoseconds() * 1000 * steps / kPhaseSteps;
       members.push_back(Member{&network_.workloads.at(job.workload).workload, job.workload, jobs[i].gpus,
-                               Time::ps(offset_ps)});
+                               Time::ps(offset_ps), Time::ps(job.iteration_time.nanoseconds() * 1000)});
     }
     std::string key = memo_key(members);
     if (const auto found = memo_.find(key); found != memo_.end()) {
@@ -308,10 +308,20 @@ std::vector<cluster::Span> NetworkIterationModel::times_of(const std::vector<Mem
 std::vector<cluster::Span> NetworkIterationModel::simulate(const std::vector<Member>& group) {
   const std::uint32_t n = network_.iterations;
   // Every member runs one iteration more than it is measured over, so that each measured
-  // iteration has its co-runners beside it. A member whose last iteration still ended before
-  // the last measured one (a co-runner with a shorter period) runs again with more: at least
-  // twice as many, and as many as its period so far needs to outlast the measurement.
+  // iteration has its co-runners beside it, and one with a shorter reference period as many
+  // more as it takes alone to last as long. A member whose last iteration still ended before
+  // the last measured one runs again with more: at least twice as many, and as many as its
+  // period so far needs to outlast the measurement. (Results do not depend on the extra
+  // iterations: those that start after the measurement ended cannot change it.)
   std::vector<std::uint32_t> runs(group.size(), group.size() > 1 ? n + 1 : n);
+  Time longest = Time::zero();
+  for (const Member& m : group) longest = std::max(longest, m.reference);
+  for (std::size_t i = 0; i < group.size() && group.size() > 1; ++i) {
+    if (group[i].reference == Time::zero()) continue;
+    const std::int64_t span_ps = longest.picoseconds() * (n + 1);
+    const std::int64_t reference_ps = group[i].reference.picoseconds();
+    runs[i] = std::max(runs[i], static_cast<std::uint32_t>((span_ps + reference_ps - 1) / reference_ps));
+  }
   for (;;) {
     const std::vector<std::vector<Time>> ends = iteration_ends(group, runs);
     Time measured_end = Time::zero();

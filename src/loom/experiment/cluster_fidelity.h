@@ -130,6 +130,7 @@ class NetworkIterationModel final : public cluster::IterationModel {
     std::string name;
     std::span<const std::uint32_t> gpus;
     Time offset;  // start delay in the simulation
+    Time reference = Time::zero();  // its iteration alone (zero: not known yet)
   };
   // What a group's times are remembered by (see above).
   std::string memo_key(const std::vector<Member>& group);
