@@ -5,17 +5,22 @@
 //
 // When the running set changes, the jobs that may share a link (cluster/interference.h) are
 // simulated together for `fast_forward.iterations` (n) chained iterations each; a job's
-// iteration time is (end of its n-th iteration - end of its first) / (n - 1), its steady
-// period, or the length of its only iteration when n = 1. Co-runners keep their phases: a job
+// iteration time is its steady period, (end of its n-th iteration - end of its first) / (n - 1)
+// (or over more of its iterations, below), or the length of its only iteration when n = 1. Co-runners keep their phases: a job
 // that is a fraction f into its current iteration when the set changes starts its first
 // simulated iteration (1 - f) of its reference iteration late (f rounded to 1/32), and every
-// job runs one iteration more than it is measured over, so that each measured iteration has
-// its co-runners beside it; a job with a shorter period that still ran out before the last
-// measured iteration ended is given more iterations and the group simulated again (without
-// that, the slower job's later measured iterations ran alone: 25% short on the three jobs of
-// tests/experiment/cluster_groups_test.cc). The simulation stops as soon as every measured
-// iteration has ended (what comes later cannot change them). (Phases matter: two identical ring all-reduces sharing an uplink
-// lock into a period that depends on their offset, by ~3% between offsets of 1/2 and 3/4.)
+// job keeps running until every measured iteration of the group has ended, so that each has
+// its co-runners beside it: one iteration more than it is measured over, a job with a shorter
+// reference period as many as it takes alone to last that long, and a job that still ran out
+// first is given more and the group simulated again. A job's period is taken over all its
+// iterations that ended by then, so that a shorter one averages over its co-runners' longer
+// periods. (Otherwise, on the three jobs of tests/experiment/cluster_groups_test.cc, the slow
+// one's second measured iteration would run alone, 25% short, and the fast ones would see only
+// one of its phases, 18-20% off.) The cost: the fast jobs' extra iterations are built into the
+// group's workload, as many as the ratio of the periods. The simulation stops as soon as every
+// measured iteration has ended (what comes later cannot change them). (Phases matter: two
+// identical ring all-reduces sharing an uplink lock into a period that depends on their
+// offset, by ~3% between offsets of 1/2 and 3/4.)
 // The cluster engine then jumps to the next job event with those times. A group whose jobs,
 // GPUs and fabric are those of a group at the previous question keeps its times (its jobs run
 // on in the phases they settled into; a change elsewhere does not concern them). Otherwise a
