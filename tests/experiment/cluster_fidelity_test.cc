@@ -39,23 +39,32 @@ double seconds(const cluster::Span& s) { return s.seconds(); }
 
 // 16 hosts of 8 GPUs on two leaves with one 400G uplink each: jobs crossing leaves contend.
 std::string contention(const std::string& mode, const std::string& placement, bool with_b) {
-  return R"(
-topology: {blueprint: leaf-spine, hosts: 16, hosts_per_leaf: 8, gpus_per_host: 8, spines: 1, links_per_pair: 1}
-cluster:
-  mode: )" + mode + R"(
-  placement: )" + placement + R"(
-  workloads:
-    dp: {type: microbenchmark, ranks: 64, collectives: [{op: all-reduce, group: world, size: 64MiB}]}
-  jobs:
-    - {id: a, gpus: 64, workload: dp, iterations: 20}
-)" + (with_b ? "    - {id: b, gpus: 64, workload: dp, iterations: 20}\n" : "") + "  sample_interval: 0\n";
+  return testing::two_all_reduce_jobs(
+      "{blueprint: leaf-spine, hosts: 16, hosts_per_leaf: 8, gpus_per_host: 8, spines: 1, links_per_pair: 1}", mode,
+      placement, with_b, 64, "64MiB");
+}
+
+// The same two jobs in job mode: opaque durations of 1 h on the same fabric and placements.
+std::string contention_job_mode(const std::string& placement, bool with_b) {
+  std::string yaml = contention("job", placement, with_b);
+  yaml.erase(yaml.find("  workloads:"), yaml.find("  jobs:") - yaml.find("  workloads:"));
+  for (std::size_t at = yaml.find("workload: dp, iterations: 20"); at != std::string::npos;
+       at = yaml.find("workload: dp, iterations: 20")) {
+    yaml.replace(at, std::string("workload: dp, iterations: 20").size(), "duration: 1h");
+  }
+  return yaml;
 }
 
 cluster::Span jct_of_a(const std::string& mode, const std::string& placement, bool with_b) {
-  const ClusterOutcome o = run(load_cluster_text(contention(mode, placement, with_b)), mode + placement + (with_b ? "ab" : "a"));
+  const std::string yaml = mode == "job" ? contention_job_mode(placement, with_b) : contention(mode, placement, with_b);
+  const ClusterOutcome o = run(load_cluster_text(yaml), mode + placement + (with_b ? "ab" : "a"));
+  EXPECT_EQ(o.result.jobs[0].hosts, placement == "packed" ? 8u : 16u);  // packed: leaf 0; spread: every host
+  EXPECT_EQ(*o.result.jobs[0].first_start, cluster::Span::zero());
   return *o.result.jobs[0].end;
 }
 
+// Issue #14's contention test: two 64-GPU data-parallel jobs on shared leaves run slower in
+// flow mode than placed apart, and exactly as fast as alone in analytical and job mode.
 TEST(ClusterFidelity, JobsSharingUplinksSlowEachOtherInFlowModeOnly) {
   // Packed: a fills leaf 0 and b leaf 1, no shared link. Spread: both span every host and
   // both leaves' uplinks.
@@ -66,6 +75,11 @@ TEST(ClusterFidelity, JobsSharingUplinksSlowEachOtherInFlowModeOnly) {
   EXPECT_GT(shared, jct_of_a("flow", "packed", true));
   // Analytical mode is contention-free: a co-runner changes nothing.
   EXPECT_EQ(jct_of_a("analytical", "spread", true), jct_of_a("analytical", "spread", false));
+  EXPECT_EQ(jct_of_a("analytical", "packed", true), jct_of_a("analytical", "packed", false));
+  // Job mode runs each job for its duration, wherever it is and whatever runs beside it.
+  for (const char* placement : {"packed", "spread"}) {
+    for (const bool with_b : {false, true}) EXPECT_EQ(jct_of_a("job", placement, with_b), cluster::Span::ns(3'600'000'000'000));
+  }
 }
 
 TEST(ClusterFidelity, SummaryAndJobsTableShowTheSimulation) {

@@ -133,7 +133,7 @@ std::vector<cluster::Span> NetworkIterationModel::iteration_times(std::span<cons
           group.size() == 1 ? 0 : (kPhaseSteps - std::llround(jobs[i].phase * kPhaseSteps)) % kPhaseSteps;
       const std::int64_t offset_ps = job.iteration_time.nanoseconds() * 1000 * steps / kPhaseSteps;
       members.push_back(Member{&network_.workloads.at(job.workload).workload, job.workload, jobs[i].gpus,
-                               Time::ps(offset_ps)});
+                               Time::ps(offset_ps), Time::ps(job.iteration_time.nanoseconds() * 1000)});
     }
     std::string key = memo_key(members);
     if (const auto found = memo_.find(key); found != memo_.end()) {
@@ -306,9 +306,54 @@ std::vector<cluster::Span> NetworkIterationModel::times_of(const std::vector<Mem
 }
 
 std::vector<cluster::Span> NetworkIterationModel::simulate(const std::vector<Member>& group) {
-  const topology::Topology& topology = network_.topology;
   const std::uint32_t n = network_.iterations;
-  const std::uint32_t runs = group.size() > 1 ? n + 1 : n;  // a co-runner beside every measured iteration
+  // Every member runs one iteration more than it is measured over, so that each measured
+  // iteration has its co-runners beside it, and one with a shorter reference period as many
+  // more as it takes alone to last as long. A member whose last iteration still ended before
+  // the last measured one runs again with more: at least twice as many, and as many as its
+  // period so far needs to outlast the measurement. (Results do not depend on the extra
+  // iterations: those that start after the measurement ended cannot change it.)
+  std::vector<std::uint32_t> runs(group.size(), group.size() > 1 ? n + 1 : n);
+  Time longest = Time::zero();
+  for (const Member& m : group) longest = std::max(longest, m.reference);
+  for (std::size_t i = 0; i < group.size() && group.size() > 1; ++i) {
+    if (group[i].reference == Time::zero()) continue;
+    const std::int64_t span_ps = longest.picoseconds() * (n + 1);
+    const std::int64_t reference_ps = group[i].reference.picoseconds();
+    runs[i] = std::max(runs[i], static_cast<std::uint32_t>((span_ps + reference_ps - 1) / reference_ps));
+  }
+  for (;;) {
+    const std::vector<std::vector<Time>> ends = iteration_ends(group, runs);
+    Time measured_end = Time::zero();
+    for (const std::vector<Time>& member_ends : ends) measured_end = std::max(measured_end, member_ends[n - 1]);
+    bool outlasted = true;
+    for (std::size_t i = 0; i < group.size() && group.size() > 1; ++i) {
+      const Time last = ends[i].back();
+      if (last == Time::zero() || last >= measured_end) continue;  // still running when the measurement ended
+      outlasted = false;
+      const std::int64_t period_ps = std::max<std::int64_t>(1, (last - group[i].offset).picoseconds() / runs[i]);
+      const auto needed = static_cast<std::uint32_t>(measured_end.picoseconds() / period_ps + 2);
+      runs[i] = std::max(2 * runs[i], needed);
+    }
+    if (!outlasted) continue;
+    // A member's period is taken over every iteration that ended while the measurement ran, so
+    // that a shorter one averages over its co-runners' longer periods (from its measured
+    // iterations alone it would see only some of their phases).
+    std::vector<cluster::Span> times;
+    for (std::size_t i = 0; i < group.size(); ++i) {
+      std::size_t last = n - 1;
+      while (last + 1 < ends[i].size() && ends[i][last + 1] > Time::zero() && ends[i][last + 1] <= measured_end) ++last;
+      const Time period =
+          n >= 2 ? (ends[i][last] - ends[i][0]) / static_cast<std::int64_t>(last) : ends[i][0] - group[i].offset;
+      times.push_back(std::max(to_span(period), cluster::Span::ns(1)));
+    }
+    return times;
+  }
+}
+
+std::vector<std::vector<Time>> NetworkIterationModel::iteration_ends(const std::vector<Member>& group,
+                                                                     const std::vector<std::uint32_t>& runs) {
+  const topology::Topology& topology = network_.topology;
   workload::Composition composition(topology.gpu_count());
   std::vector<std::vector<workload::NodeRange>> copies;
   std::vector<std::uint32_t> ranks;
@@ -318,26 +363,28 @@ std::vector<cluster::Span> NetworkIterationModel::simulate(const std::vector<Mem
     if (group[i].offset > Time::zero()) {
       for (const std::uint32_t r : ranks) composition.delay(r, group[i].offset, fmt::format("job{}/arrival", i));
     }
-    copies.push_back(composition.append(*group[i].workload, ranks, fmt::format("job{}/", i), runs));
+    copies.push_back(composition.append(*group[i].workload, ranks, fmt::format("job{}/", i), runs[i]));
   }
+  const std::uint32_t n = network_.iterations;
   std::vector<workload::NodeRange> measured;
   if (group.size() > 1 && network_.stop_when_measured) {
     for (const auto& member_copies : copies) measured.insert(measured.end(), member_copies.begin(), member_copies.begin() + n);
   }
   const system::RunResult result = run(composition.take(), std::move(measured));
 
-  std::vector<cluster::Span> times;
+  std::vector<std::vector<Time>> ends(group.size());
   for (std::size_t i = 0; i < group.size(); ++i) {
-    std::vector<Time> ends;
-    for (std::uint32_t k = 0; k < n; ++k) {
+    for (const workload::NodeRange& copy : copies[i]) {
       Time end = Time::zero();
-      for (workload::NodeId id = copies[i][k].first; id < copies[i][k].last; ++id) end = std::max(end, result.nodes[id].end);
-      ends.push_back(end);
+      bool ended = true;
+      for (workload::NodeId id = copy.first; id < copy.last; ++id) {
+        ended = ended && result.nodes[id].end > Time::zero();
+        end = std::max(end, result.nodes[id].end);
+      }
+      ends[i].push_back(ended ? end : Time::zero());
     }
-    const Time period = n >= 2 ? (ends.back() - ends.front()) / static_cast<std::int64_t>(n - 1) : ends.front() - group[i].offset;
-    times.push_back(std::max(to_span(period), cluster::Span::ns(1)));
   }
-  return times;
+  return ends;
 }
 
 nlohmann::json NetworkIterationModel::statistics() const {

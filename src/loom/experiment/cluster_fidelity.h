@@ -5,14 +5,22 @@
 //
 // When the running set changes, the jobs that may share a link (cluster/interference.h) are
 // simulated together for `fast_forward.iterations` (n) chained iterations each; a job's
-// iteration time is (end of its n-th iteration - end of its first) / (n - 1), its steady
-// period, or the length of its only iteration when n = 1. Co-runners keep their phases: a job
+// iteration time is its steady period, (end of its n-th iteration - end of its first) / (n - 1)
+// (or over more of its iterations, below), or the length of its only iteration when n = 1. Co-runners keep their phases: a job
 // that is a fraction f into its current iteration when the set changes starts its first
 // simulated iteration (1 - f) of its reference iteration late (f rounded to 1/32), and every
-// job runs one iteration more than it is measured over, so that each measured iteration has
-// its co-runners beside it; the simulation stops as soon as every measured iteration has ended
-// (what comes later cannot change them). (Phases matter: two identical ring all-reduces sharing an uplink
-// lock into a period that depends on their offset, by ~3% between offsets of 1/2 and 3/4.)
+// job keeps running until every measured iteration of the group has ended, so that each has
+// its co-runners beside it: one iteration more than it is measured over, a job with a shorter
+// reference period as many as it takes alone to last that long, and a job that still ran out
+// first is given more and the group simulated again. A job's period is taken over all its
+// iterations that ended by then, so that a shorter one averages over its co-runners' longer
+// periods. (Otherwise, on the three jobs of tests/experiment/cluster_groups_test.cc, the slow
+// one's second measured iteration would run alone, 25% short, and the fast ones would see only
+// one of its phases, 18-20% off.) The cost: the fast jobs' extra iterations are built into the
+// group's workload, as many as the ratio of the periods. The simulation stops as soon as every
+// measured iteration has ended (what comes later cannot change them). (Phases matter: two
+// identical ring all-reduces sharing an uplink lock into a period that depends on their
+// offset, by ~3% between offsets of 1/2 and 3/4.)
 // The cluster engine then jumps to the next job event with those times. A group whose jobs,
 // GPUs and fabric are those of a group at the previous question keeps its times (its jobs run
 // on in the phases they settled into; a change elsewhere does not concern them). Otherwise a
@@ -73,9 +81,12 @@ struct FabricChange {
 // all together (kWhole), or as pairs (kPairs): each job with each co-runner it may share a link
 // with, the job's time that of its slowest pair. Pairs are exact when each job's co-runners
 // slow different hops of the same collectives (the slowest hop sets a ring's pace; a chain of
-// rings in tests/experiment/cluster_groups_test.cc) and optimistic when they slow different
-// parts of its iteration (those delays add up). A change re-simulates only the pairs it makes,
-// where a whole group is simulated again on any change.
+// rings in tests/experiment/cluster_groups_test.cc). When m co-runners slow different parts of
+// its iteration, those delays add up and pairs keep only the largest: they miss at most
+// (m - 1) / m of the job's slowdown (the test's m = 2, equal delays: 24.5% short); and its
+// co-runners, which see it run faster in their pair, may come out slower than in the whole
+// group (+23% there). A change re-simulates only the pairs it makes, where a whole group is
+// simulated again on any change.
 enum class FastForwardGroups : std::uint8_t { kWhole, kPairs };
 
 struct ClusterNetwork {
@@ -124,6 +135,7 @@ class NetworkIterationModel final : public cluster::IterationModel {
     std::string name;
     std::span<const std::uint32_t> gpus;
     Time offset;  // start delay in the simulation
+    Time reference = Time::zero();  // its iteration alone (zero: not known yet)
   };
   // What a group's times are remembered by (see above).
   std::string memo_key(const std::vector<Member>& group);
@@ -131,6 +143,9 @@ class NetworkIterationModel final : public cluster::IterationModel {
   std::vector<std::vector<cluster::Span>> simulate_all(const std::vector<std::vector<Member>>& groups);
   std::vector<cluster::Span> times_of(const std::vector<Member>& group);
   std::vector<cluster::Span> simulate(const std::vector<Member>& group);
+  // One simulation of the group, member i running runs[i] chained iterations: when each
+  // iteration ended (zero for one still running when the simulation stopped).
+  std::vector<std::vector<Time>> iteration_ends(const std::vector<Member>& group, const std::vector<std::uint32_t>& runs);
   // Runs `workload` on the fabric as it is now (down cables down); counts the simulation. With
   // `measured` ranges, stops once every node in them has ended (the rest keeps the stop time).
   system::RunResult run(const workload::Workload& workload, std::vector<workload::NodeRange> measured = {});
