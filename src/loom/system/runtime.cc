@@ -95,6 +95,10 @@ Runtime::Runtime(Simulator& simulator, const topology::Topology& topology, const
   }
   local_index_.resize(workload.rank_count());
   for (std::uint32_t r = 0; r < workload.rank_count(); ++r) local_index_[r] = r - first_of_host[topology.host_of_rank(r)];
+  if (const auto* analytical = dynamic_cast<const network::AnalyticalBackend*>(&backend);
+      analytical != nullptr && options.closed_form) {
+    closed_form_ = std::make_unique<ClosedForm>(topology, *analytical);
+  }
 }
 
 Runtime::~Runtime() = default;

@@ -4,8 +4,10 @@
 
 #include <deque>
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
+#include "loom/system/collective_replay.h"
 #include "loom/system/runtime.h"
 
 namespace loom::system {
@@ -36,6 +38,30 @@ struct Runtime::InFlight {
   std::uint64_t log_index = 0;  // kNotLogged past the log's limit
 };
 
+// Closed-form timing (runtime_closed_form.cc): the replay and the timings of operations seen
+// so far, by what decides their times when the routes do not depend on the flow hash.
+struct Runtime::ClosedForm {
+  struct Key {
+    workload::CommunicatorId communicator;
+    collective::Algorithm algorithm;
+    collective::CollectiveOp op;
+    collective::Protocol protocol;
+    Bytes bytes;
+    std::uint32_t channels;
+    std::uint32_t chunks;
+    bool operator==(const Key&) const = default;
+  };
+  struct KeyHash {
+    std::size_t operator()(const Key& k) const;
+  };
+  ClosedForm(const topology::Topology& topology, const network::AnalyticalBackend& run_backend)
+      : backend(run_backend), replay(topology, run_backend.routing()) {}
+
+  const network::AnalyticalBackend& backend;  // the run's
+  CollectiveReplay replay;
+  std::unordered_map<Key, std::shared_ptr<const OperationTiming>, KeyHash> timings;
+};
+
 struct Runtime::Instance {
   workload::CommunicatorId communicator = 0;
   std::uint32_t sequence = 0;
@@ -43,6 +69,9 @@ struct Runtime::Instance {
   std::uint32_t arrived = 0;         // counts up to the member count, then down as members finish
   bool tuned = false;                // the algorithm and its settings come from the tuner
   std::unique_ptr<collective::Execution> execution;
+  // Timed in closed form (runtime_closed_form.cc): the members' ends, the next to come.
+  std::shared_ptr<const OperationTiming> timing;
+  std::uint32_t next_end = 0;
   CollectiveRecord record;
 };
 
