@@ -44,6 +44,8 @@
 
 namespace loom::system {
 
+struct OperationTiming;  // collective_replay.h
+
 // An imported MSCCL++/MSCCL plan the runtime may run, named for the outputs.
 struct CustomPlan {
   std::string name;
@@ -175,9 +177,14 @@ class Runtime final : private network::CompletionHandler {
   void finish_member(std::uint32_t instance, std::uint32_t member);
   topology::NodeId endpoint_node(const Instance& instance, std::uint32_t endpoint, std::uint32_t channel) const;
   std::uint64_t flow_hash_of(const Instance& instance, const collective::Transfer& transfer) const;
-  // Closed-form timing (runtime_closed_form.cc): true if the instance, to run as `spec` says,
-  // is timed by a replay (or a known timing) and its members' ends are scheduled.
+  // Closed-form timing (runtime_closed_form.cc). start_known_operation: true if an operation
+  // with the instance's timing inputs was timed before; its settings and members' ends are
+  // then taken. start_closed_form: true if the instance, to run as `spec` says, is timed by a
+  // replay and its members' ends are scheduled.
+  bool closed_form_applies() const;
+  bool start_known_operation(std::uint32_t instance);
   bool start_closed_form(std::uint32_t instance, const collective::CollectiveSpec& spec);
+  void begin_timed(std::uint32_t instance, std::shared_ptr<const OperationTiming> timing);
   static void closed_form_event(void* self, std::uint64_t instance);
   void end_closed_form_members(std::uint32_t instance);
   void arrive_point_to_point(workload::NodeId id);
@@ -238,6 +245,8 @@ class Runtime final : private network::CompletionHandler {
   std::vector<std::pair<std::uint32_t, std::uint32_t>> members_by_rank_;
   std::uint32_t member_of(workload::CommunicatorId comm, std::uint32_t rank) const;
   std::vector<Instance> instances_;
+  std::vector<std::uint32_t> free_instances_;  // slots of ended instances
+  std::uint64_t instances_created_ = 0;
   std::vector<std::vector<std::uint32_t>> open_instances_;    // per communicator: by sequence
   std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>, PointToPoint> channels_;  // (src, dst, tag)
   std::vector<std::shared_ptr<const collective::GroupLayout>> layouts_;  // per communicator, on demand

@@ -2,48 +2,80 @@
 // an operation's transfers never reach the run. Its members' ends, as offsets from its start,
 // come from a replay of the operation on a private copy of the backend (collective_replay.h),
 // and the run only posts one event per distinct end. Operations with the same communicator,
-// algorithm, operation, protocol, size, channels and chunks have the same offsets when their
-// routes cannot depend on the flow hash (every pair they use has one shortest path), so the
-// replay runs once for all of them; otherwise each operation gets its own replay, with its own
-// flow hashes. The counts the outputs show (transfers, bytes) come from the replay too.
+// operation, size and requested algorithm get the same settings from the tuner and, when their
+// routes cannot depend on the flow hash (every pair they use has one shortest path), the same
+// offsets: the tuner and the replay run once for all of them, later ones cost a lookup.
+// Otherwise each operation gets its own replay, with its own flow hashes. The counts the
+// outputs show (transfers, bytes) come from the replay too.
 #include "loom/system/runtime.h"
 #include "loom/system/runtime_state.h"
 
 namespace loom::system {
 
+namespace {
+std::uint64_t mix(std::uint64_t x) {
+  x ^= x >> 31;
+  x *= 0x7fb5d329728ea185ULL;
+  x ^= x >> 27;
+  x *= 0x81dadef4bc2dd44dULL;
+  return x ^ (x >> 33);
+}
+}  // namespace
+
 std::size_t Runtime::ClosedForm::KeyHash::operator()(const Key& k) const {
-  std::uint64_t h = k.communicator;
-  for (const std::uint64_t part : {std::uint64_t{static_cast<std::uint8_t>(k.algorithm)},
-                                   std::uint64_t{static_cast<std::uint8_t>(k.op)},
-                                   std::uint64_t{static_cast<std::uint8_t>(k.protocol)}, std::uint64_t{k.bytes},
-                                   std::uint64_t{k.channels}, std::uint64_t{k.chunks}}) {
-    h = (h ^ part) * 0x100000001b3ULL + (h >> 29);
-  }
-  return static_cast<std::size_t>(h);
+  const std::uint64_t kinds = std::uint64_t{static_cast<std::uint8_t>(k.algorithm)} << 16 |
+                              std::uint64_t{static_cast<std::uint8_t>(k.op)} << 8 | std::uint64_t{k.tuned};
+  return static_cast<std::size_t>(mix(mix(std::uint64_t{k.communicator} << 32 | kinds) ^ k.bytes));
+}
+
+// A tuned operation's algorithm is the tuner's; a fixed one keeps its own through tuning.
+Runtime::ClosedForm::Key Runtime::ClosedForm::key_of(const Instance& instance, collective::Algorithm default_algorithm) {
+  const CollectiveRecord& r = instance.record;
+  return {instance.communicator, instance.tuned ? default_algorithm : r.algorithm, instance.tuned, r.op, r.bytes};
+}
+
+bool Runtime::closed_form_applies() const {
+  // The transfer log needs every transfer; a link change makes times depend on the start.
+  return closed_form_ && !options_.record_transfers && !closed_form_->backend.links_change();
+}
+
+bool Runtime::start_known_operation(std::uint32_t index) {
+  if (!closed_form_applies()) return false;
+  const auto known = closed_form_->known.find(ClosedForm::key_of(instances_[index], options_.default_algorithm));
+  if (known == closed_form_->known.end()) return false;
+  CollectiveRecord& record = instances_[index].record;
+  record.algorithm = known->second.algorithm;
+  record.protocol = known->second.protocol;
+  record.channels = known->second.channels;
+  record.chunks = known->second.chunks;
+  begin_timed(index, known->second.timing);
+  return true;
 }
 
 bool Runtime::start_closed_form(std::uint32_t index, const collective::CollectiveSpec& spec) {
-  // The transfer log needs every transfer; a link change makes times depend on the start.
-  if (!closed_form_ || options_.record_transfers || closed_form_->backend.links_change()) return false;
+  if (!closed_form_applies()) return false;
+  const CollectiveRecord& record = instances_[index].record;
+  const std::unique_ptr<collective::Execution> execution = collective::make_execution(record.algorithm, spec);
+  const CollectiveReplay::EndpointNode node_of = [this, index](std::uint32_t endpoint, std::uint32_t channel) {
+    return endpoint_node(instances_[index], endpoint, channel);
+  };
+  const CollectiveReplay::FlowHash flow_hash = [this, index](const collective::Transfer& t) {
+    return flow_hash_of(instances_[index], t);
+  };
+  auto timing = std::make_shared<const OperationTiming>(closed_form_->replay.time(*execution, node_of, flow_hash));
+  if (timing->hash_free) {
+    closed_form_->known.emplace(ClosedForm::key_of(instances_[index], options_.default_algorithm),
+                                ClosedForm::Known{record.algorithm, record.protocol, record.channels, record.chunks, timing});
+  }
+  begin_timed(index, std::move(timing));
+  return true;
+}
+
+// Counts the operation's transfers and bytes, ends the members that end at once and posts the
+// event of the next end.
+void Runtime::begin_timed(std::uint32_t index, std::shared_ptr<const OperationTiming> timing) {
   Instance& instance = instances_[index];
   CollectiveRecord& record = instance.record;
-  const ClosedForm::Key key{instance.communicator, record.algorithm, record.op, record.protocol,
-                            record.bytes,          record.channels,  record.chunks};
-  std::shared_ptr<const OperationTiming> timing;
-  if (const auto known = closed_form_->timings.find(key); known != closed_form_->timings.end()) {
-    timing = known->second;
-  } else {
-    const std::unique_ptr<collective::Execution> execution = collective::make_execution(record.algorithm, spec);
-    const CollectiveReplay::EndpointNode node_of = [this, index](std::uint32_t endpoint, std::uint32_t channel) {
-      return endpoint_node(instances_[index], endpoint, channel);
-    };
-    const CollectiveReplay::FlowHash flow_hash = [this, index](const collective::Transfer& t) {
-      return flow_hash_of(instances_[index], t);
-    };
-    auto replayed = std::make_shared<const OperationTiming>(closed_form_->replay.time(*execution, node_of, flow_hash));
-    if (replayed->hash_free) closed_form_->timings.emplace(key, replayed);
-    timing = std::move(replayed);
-  }
   record.transfers += timing->transfers;
   record.bytes_moved += timing->payload_bytes;
   result_.transfers += timing->transfers;
@@ -55,7 +87,6 @@ bool Runtime::start_closed_form(std::uint32_t index, const collective::Collectiv
   }
   // As Execution::start reports them: members with nothing to do end at once.
   for (std::uint32_t i = 0; i < timing->at_start; ++i) finish_member(index, timing->ends[i].member);
-  return true;
 }
 
 void Runtime::closed_form_event(void* self, std::uint64_t instance) {

@@ -58,8 +58,17 @@ void Runtime::arrive(NodeId id) {
   auto& by_sequence = open_instances_[comm];
   if (by_sequence.size() <= sequence) by_sequence.resize(sequence + 1, kNoInstance);
   if (by_sequence[sequence] == kNoInstance) {
-    by_sequence[sequence] = static_cast<std::uint32_t>(instances_.size());
-    Instance& fresh = instances_.emplace_back();
+    // An ended instance's slot is reused: nothing refers to it once all its members ended.
+    if (free_instances_.empty()) {
+      by_sequence[sequence] = static_cast<std::uint32_t>(instances_.size());
+      instances_.emplace_back();
+    } else {
+      by_sequence[sequence] = free_instances_.back();
+      free_instances_.pop_back();
+      instances_[by_sequence[sequence]] = Instance{};
+    }
+    Instance& fresh = instances_[by_sequence[sequence]];
+    fresh.created = instances_created_++;
     fresh.communicator = comm;
     fresh.sequence = sequence;
     fresh.member_nodes.assign(workload_.communicator(comm).ranks.size(), kNoNode);
@@ -130,6 +139,7 @@ void Runtime::start_instance(std::uint32_t index) {
   Instance& instance = instances_[index];
   CollectiveRecord& record = instance.record;
   record.start = simulator_.now();
+  if (start_known_operation(index)) return;
   collective::CollectiveSpec spec = spec_for(record, instance.communicator);
   if (start_custom_plan(index, spec)) return;
   if (options_.gpu != nullptr) tune(instance, spec);
@@ -291,6 +301,7 @@ void Runtime::finish_member(std::uint32_t index, std::uint32_t member) {
     result_.collectives.push_back(instance.record);
     instance.execution.reset();
     instance.timing.reset();
+    free_instances_.push_back(index);
     if (symmetry_broken_) simulator_.stop();
   }
   if (is_mirror(node)) {
@@ -302,9 +313,15 @@ void Runtime::finish_member(std::uint32_t index, std::uint32_t member) {
 }
 
 void Runtime::report_stall() const {
-  // Name the first collective some members joined and others never reached.
+  // Name the first collective some members joined and others never reached (slots are
+  // reused, so the first created, not the first slot).
+  const Instance* first = nullptr;
   for (const Instance& instance : instances_) {
     if (instance.execution || instance.timing || instance.arrived == 0) continue;
+    if (first == nullptr || instance.created < first->created) first = &instance;
+  }
+  if (first != nullptr) {
+    const Instance& instance = *first;
     std::vector<std::uint32_t> missing;
     const auto& ranks = workload_.communicator(instance.communicator).ranks;
     for (std::size_t m = 0; m < ranks.size(); ++m) {

@@ -38,33 +38,43 @@ struct Runtime::InFlight {
   std::uint64_t log_index = 0;  // kNotLogged past the log's limit
 };
 
-// Closed-form timing (runtime_closed_form.cc): the replay and the timings of operations seen
-// so far, by what decides their times when the routes do not depend on the flow hash.
+// Closed-form timing (runtime_closed_form.cc): the replay, and the operations timed so far by
+// what decides their settings and times when their routes do not depend on the flow hash.
 struct Runtime::ClosedForm {
   struct Key {
     workload::CommunicatorId communicator;
-    collective::Algorithm algorithm;
+    collective::Algorithm algorithm;  // as the workload asks, before tuning
+    bool tuned;
     collective::CollectiveOp op;
-    collective::Protocol protocol;
     Bytes bytes;
-    std::uint32_t channels;
-    std::uint32_t chunks;
     bool operator==(const Key&) const = default;
   };
   struct KeyHash {
     std::size_t operator()(const Key& k) const;
   };
+  // What the operation ran as (after tuning) and its timing.
+  struct Known {
+    collective::Algorithm algorithm;
+    collective::Protocol protocol;
+    std::uint32_t channels;
+    std::uint32_t chunks;
+    std::shared_ptr<const OperationTiming> timing;
+  };
+  // What decides an operation's settings (the tuner's choice, if tuned) and, with routes that
+  // do not depend on the flow hash, its times.
+  static Key key_of(const Instance& instance, collective::Algorithm default_algorithm);
   ClosedForm(const topology::Topology& topology, const network::AnalyticalBackend& run_backend)
       : backend(run_backend), replay(topology, run_backend.routing()) {}
 
   const network::AnalyticalBackend& backend;  // the run's
   CollectiveReplay replay;
-  std::unordered_map<Key, std::shared_ptr<const OperationTiming>, KeyHash> timings;
+  std::unordered_map<Key, Known, KeyHash> known;
 };
 
 struct Runtime::Instance {
   workload::CommunicatorId communicator = 0;
   std::uint32_t sequence = 0;
+  std::uint64_t created = 0;         // instances created before this one
   std::vector<NodeId> member_nodes;  // per member index; kNoNode until that member arrives
   std::uint32_t arrived = 0;         // counts up to the member count, then down as members finish
   bool tuned = false;                // the algorithm and its settings come from the tuner
