@@ -27,6 +27,11 @@
 // the deliveries due together); transfers outside a group: one event. Memory: the route cache,
 // 32 bytes per link, and per grouped transfer in flight its path.
 //
+// The system runtime may time a whole collective operation apart from the run on a private
+// instance of this backend (system/collective_replay.h, "closed form"), which is why the
+// accessors below say whether times can depend on when and with which flow hash a transfer
+// starts.
+//
 // Link changes: a transfer is timed when it starts, so a cable going down reroutes the
 // transfers that start afterwards; transfers already under way finish as timed. Link rate
 // changes likewise: a transfer timed after the change sees the link's new bandwidth (in its

@@ -102,8 +102,9 @@ struct RuntimeOptions {
   // (runtime_closed_form.cc): its members' ends come from a replay on a private copy of the
   // backend (collective_replay.h), done once per distinct operation and reused. Every output
   // is the per-transfer path's but RunResult::events. Applies only where it is exact (an
-  // AnalyticalBackend, no link changes, no transfer log, no custom plan); false keeps every
-  // transfer in the run.
+  // AnalyticalBackend, no link changes, no transfer log, no custom plan, and with protocol hop
+  // latencies no link of zero latency: closed_form_is_exact); false keeps every transfer in
+  // the run.
   bool closed_form = true;
 };
 
@@ -181,6 +182,7 @@ class Runtime final : private network::CompletionHandler {
   // with the instance's timing inputs was timed before; its settings and members' ends are
   // then taken. start_closed_form: true if the instance, to run as `spec` says, is timed by a
   // replay and its members' ends are scheduled.
+  static bool closed_form_is_exact(const topology::Topology& topology, const collective::ProtocolCosts& costs);
   bool closed_form_applies() const;
   bool start_known_operation(std::uint32_t instance);
   bool start_closed_form(std::uint32_t instance, const collective::CollectiveSpec& spec);

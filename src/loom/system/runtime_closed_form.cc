@@ -12,20 +12,11 @@
 
 namespace loom::system {
 
-namespace {
-std::uint64_t mix(std::uint64_t x) {
-  x ^= x >> 31;
-  x *= 0x7fb5d329728ea185ULL;
-  x ^= x >> 27;
-  x *= 0x81dadef4bc2dd44dULL;
-  return x ^ (x >> 33);
-}
-}  // namespace
 
 std::size_t Runtime::ClosedForm::KeyHash::operator()(const Key& k) const {
   const std::uint64_t kinds = std::uint64_t{static_cast<std::uint8_t>(k.algorithm)} << 16 |
                               std::uint64_t{static_cast<std::uint8_t>(k.op)} << 8 | std::uint64_t{k.tuned};
-  return static_cast<std::size_t>(mix(mix(std::uint64_t{k.communicator} << 32 | kinds) ^ k.bytes));
+  return static_cast<std::size_t>(mix_bits(mix_bits(std::uint64_t{k.communicator} << 32 | kinds) ^ k.bytes));
 }
 
 // A tuned operation's algorithm is the tuner's; a fixed one keeps its own through tuning.

@@ -17,16 +17,6 @@ namespace loom::system {
 
 using workload::NodeId;
 
-namespace {
-std::uint64_t mix(std::uint64_t x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  x *= 0xc4ceb9fe1a85ec53ULL;
-  return x ^ (x >> 33);
-}
-
-}  // namespace
 
 // Per communicator: where its in-switch collectives reduce, and why they cannot when they
 // cannot (a non-empty problem, reported when such an algorithm is used).
@@ -284,9 +274,10 @@ topology::NodeId Runtime::endpoint_node(const Instance& instance, std::uint32_t 
 // connections use distinct queue pairs.
 std::uint64_t Runtime::flow_hash_of(const Instance& instance, const collective::Transfer& t) const {
   const std::uint64_t flow = (std::uint64_t{instance.communicator} << 32 | instance.sequence) ^
-                             mix((std::uint64_t{t.channel} << 32 | t.step) + 1) ^
-                             mix(std::uint64_t{t.src} << 32 | t.dst) ^ mix(options_.flow_hash_seed);
-  return mix(flow);
+                             mix_bits((std::uint64_t{t.channel} << 32 | t.step) + 1) ^
+                             mix_bits(std::uint64_t{t.src} << 32 | t.dst) ^
+                             mix_bits(options_.flow_hash_seed);
+  return mix_bits(flow);
 }
 
 // A member's part of instance `index` has ended. Members complete through a zero-delay event,

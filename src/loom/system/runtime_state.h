@@ -16,6 +16,15 @@ using workload::NodeId;
 inline constexpr std::uint32_t kNoInstance = 0xffffffffu;
 inline constexpr std::uint64_t kNotLogged = ~std::uint64_t{0};  // a transfer past the log's limit
 
+// A 64-bit finaliser (MurmurHash3's): flow hashes and the closed form's table.
+inline std::uint64_t mix_bits(std::uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ULL;
+  return x ^ (x >> 33);
+}
+
 struct Runtime::Stream {
   std::vector<NodeId> queue;  // ready nodes in the order they became ready
   std::size_t head = 0;
