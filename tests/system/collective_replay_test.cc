@@ -181,5 +181,25 @@ TEST(ClosedFormRuntime, ALinkChangeKeepsEveryTransferInTheRun) {
   EXPECT_EQ(on, off);  // the fallback: the same events, transfer by transfer
 }
 
+// Protocol hop latencies (arrivals batched apart from deliveries): exact, and timed in closed
+// form, where every path has a latency; on a fabric with a zero-latency link the order of an
+// instant's starts could depend on other operations, so every transfer stays in the run.
+TEST(ClosedFormRuntime, HopLatenciesNeedPathsWithALatency) {
+  RuntimeOptions options;
+  options.channels = 2;
+  for (auto& row : options.protocol_costs.hop_latency) row.fill(Time::ns(900));
+  const StarFabric fabric(4);
+  const auto [on, off] = expect_same_runs(fabric.topology, fabric.routing, staggered(4, Time::ns(300)), options);
+  EXPECT_LT(on, off);
+  topology::SingleSwitchParams p;
+  p.hosts = 4;
+  p.host.gpus_per_host = 1;
+  p.link_latency = Time::zero();
+  const topology::Topology zero_latency = topology::make_single_switch(p);
+  const topology::Routing routing(zero_latency);
+  const auto [on_zero, off_zero] = expect_same_runs(zero_latency, routing, staggered(4, Time::ns(300)), options);
+  EXPECT_EQ(on_zero, off_zero);
+}
+
 }  // namespace
 }  // namespace loom::system
