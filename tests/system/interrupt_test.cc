@@ -67,11 +67,14 @@ TEST(RuntimeInterrupt, AWatcherThatNeverStopsLeavesTheRunComplete) {
   workload::MicrobenchmarkSpec spec;
   spec.collectives.push_back({CollectiveOp::kAllGather, "world", 4 * 65'536, 20000, std::nullopt});
   const workload::Workload workload = workload::make_microbenchmark(spec, 4);
-  const RunResult plain = testing::run_analytical(fabric.topology, fabric.routing, workload);
+  // Every transfer in the run: enough events for the watcher to be called.
+  RuntimeOptions options;
+  options.closed_form = false;
+  const RunResult plain = testing::run_analytical(fabric.topology, fabric.routing, workload, options);
   Simulator simulator;
   const std::unique_ptr<network::Backend> backend =
       network::make_backend(simulator, fabric.topology, fabric.routing, network::NetworkParams{});
-  Runtime runtime(simulator, fabric.topology, workload, *backend, {});
+  Runtime runtime(simulator, fabric.topology, workload, *backend, options);
   int checks = 0;
   const RunResult watched = runtime.run([&](const RunProgress&) { return ++checks > 0; });
   EXPECT_GT(checks, 0);

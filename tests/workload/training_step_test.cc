@@ -137,7 +137,8 @@ TEST(TrainingPlan, InvalidPlansNameTheParameter) {
     }
   };
   expect_error(plan(3, 1, 1, 1), "parallel plan for 'small-gpt': heads 8 is not divisible by tp 3");
-  expect_error(plan(1, 3, 1, 3), "parallel plan for 'small-gpt': layers 8 is not divisible by pp * virtual_stages 3");
+  expect_error(plan(1, 3, 1, 3), "parallel plan for 'small-gpt': layers 8 is not divisible by pp * virtual_stages 3; "
+                                 "first_stage_layers and last_stage_layers give uneven stages");
   expect_error(plan(1, 1, 2, 3), "parallel plan for 'small-gpt': global_batch 3 is not divisible by micro_batch * dp 2");
   ParallelPlan v = plan(1, 2, 1, 4);
   v.virtual_stages = 2;

@@ -37,6 +37,7 @@ void read_system(config::Reader& system, std::uint32_t streams_needed, system::R
   const Time watchdog = system.optional<Time>("watchdog", Time::s(300));
   if (watchdog < Time::zero()) system.fail("watchdog", "must not be negative (0 turns the watchdog off)");
   runtime.watchdog = std::chrono::nanoseconds(watchdog.picoseconds() / 1000);
+  runtime.closed_form = system.optional<bool>("closed_form", runtime.closed_form);
 }
 
 std::vector<ParamEntry> system_parameter_catalog() {
@@ -48,6 +49,9 @@ std::vector<ParamEntry> system_parameter_catalog() {
       {"symmetry", "flag", "false", "true, false",
        "analytical mode: step one representative per class of ranks with identical programs (checked; the summary's "
        "symmetry block says what was reduced or why not)"},
+      {"closed_form", "flag", "true", "true, false",
+       "analytical mode: time each distinct collective operation once, apart from the run, instead of sending its "
+       "transfers through it (outputs are the same but the event count)"},
       {"compact", "flag", "true", "true, false",
        "synthesised training and SimAI text: ranks with the same program share one copy of its nodes instead of "
        "one record per node (outputs are the same)"},

@@ -54,7 +54,7 @@ void AnalyticalBackend::start(const TransferRequest& request, CompletionHandler&
   const std::uint32_t id = sending_.acquire();
   Sending& s = sending_[id];
   s.path.clear();
-  routes_.route(request.src, request.dst, request.flow_hash, s.path);
+  if (!routes_.route(request.src, request.dst, request.flow_hash, s.path)) ++multipath_transfers_;
   LOOM_ASSERT(!s.path.empty(), "empty route between distinct nodes");
   s.group = request.share_group;
   s.bytes = request.bytes;

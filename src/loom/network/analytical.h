@@ -27,6 +27,11 @@
 // the deliveries due together); transfers outside a group: one event. Memory: the route cache,
 // 32 bytes per link, and per grouped transfer in flight its path.
 //
+// The system runtime may time a whole collective operation apart from the run on a private
+// instance of this backend (system/collective_replay.h, "closed form"), which is why the
+// accessors below say whether times can depend on when and with which flow hash a transfer
+// starts.
+//
 // Link changes: a transfer is timed when it starts, so a cable going down reroutes the
 // transfers that start afterwards; transfers already under way finish as timed. Link rate
 // changes likewise: a transfer timed after the change sees the link's new bandwidth (in its
@@ -68,6 +73,14 @@ class AnalyticalBackend final : public Backend {
     rate_changes_.add(when, link, rate);
   }
 
+  // For timing a collective operation apart from the run (system/collective_replay.h): the
+  // routing, whether a transfer's time can depend on when it starts (a link change or rate
+  // change was scheduled), and how many grouped transfers so far went between a pair of nodes
+  // with more than one shortest path (their route, hence their time, depends on the flow hash).
+  const topology::Routing& routing() const { return routing_; }
+  bool links_change() const { return !link_changes_.empty() || !rate_changes_.empty(); }
+  std::uint64_t multipath_transfers() const { return multipath_transfers_; }
+
  private:
   // A grouped transfer: waiting for the end of its start instant, being sent, then in flight.
   struct Sending {
@@ -105,6 +118,7 @@ class AnalyticalBackend final : public Backend {
   std::unordered_map<std::uint64_t, std::uint32_t> overflow_;  // (group, link) -> count, rare
   SlotVector<Sending> sending_;
   std::vector<std::uint32_t> started_;   // Sending ids started at the current instant, not yet timed
+  std::uint64_t multipath_transfers_ = 0;
   DelayBatcher delivery_batcher_{simulator_, &call_deliver, this};
   mutable std::vector<topology::LinkId> path_;  // scratch, reused to avoid allocation per transfer
 

@@ -22,6 +22,8 @@ class LinkChangeSchedule {
   // `routing` must be the Routing given to the constructor (the backend's), here mutable;
   // `link` a link of its topology and `when` not before now.
   void add(Time when, topology::LinkId link, bool up, topology::Routing& routing);
+  // True when no change was ever scheduled.
+  bool empty() const { return changes_.empty(); }
 
  private:
   struct Change {

@@ -21,6 +21,8 @@ class LinkRateSchedule {
 
   // `when` not before now; `rate` positive, else UserError naming the link.
   void add(Time when, topology::LinkId link, Bandwidth rate);
+  // True when no change was ever scheduled.
+  bool empty() const { return changes_.empty(); }
 
  private:
   struct Change {

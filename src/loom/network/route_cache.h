@@ -39,10 +39,11 @@ class RouteCache {
   }
 
   // Appends the links of Routing::route(src, dst, flow_hash, out) (nothing when src == dst);
-  // throws its UserError when dst is unreachable.
-  void route(topology::NodeId src, topology::NodeId dst, std::uint64_t flow_hash,
+  // throws its UserError when dst is unreachable. Returns true when the route is the pair's
+  // only shortest path (no hop had a choice), so that no flow_hash could change it.
+  bool route(topology::NodeId src, topology::NodeId dst, std::uint64_t flow_hash,
              std::vector<topology::LinkId>& out) {
-    if (src == dst) return;
+    if (src == dst) return true;
     if (version_ != routing_.version()) {
       clear();
       version_ = routing_.version();
@@ -55,7 +56,7 @@ class RouteCache {
       if (hit.only_length != 0) {
         out.insert(out.end(), only_links_.begin() + hit.only_begin,
                    only_links_.begin() + hit.only_begin + hit.only_length);
-        return;
+        return true;
       }
     } else {
       if (bytes_ >= max_bytes_) {
@@ -87,6 +88,7 @@ class RouteCache {
       slots_[slot].only_length = length;
       bytes_ += length * sizeof(topology::LinkId);
     }
+    return only;
   }
 
   // Forgets every pair.

@@ -105,6 +105,31 @@ Runtime::Runtime(Simulator& simulator, const topology::Topology& topology, const
   }
   local_index_.resize(workload.rank_count());
   for (std::uint32_t r = 0; r < workload.rank_count(); ++r) local_index_[r] = r - first_of_host[topology.host_of_rank(r)];
+  if (const auto* analytical = dynamic_cast<const network::AnalyticalBackend*>(&backend);
+      analytical != nullptr && options.closed_form && closed_form_is_exact(topology, options.protocol_costs)) {
+    closed_form_ = std::make_unique<ClosedForm>(topology, *analytical);
+  }
+}
+
+// A replay drives one operation alone; the run interleaves it with others at equal times. The
+// backend times together the transfers started at one instant before its timing event runs,
+// and an operation's starts at an instant all precede that event in both (they come from
+// events posted earlier, or from one delivery batch) except in one case: a path of zero
+// latency (its delivery batch is posted at the instant) together with hop latencies (arrivals
+// posted earlier), where other operations' events decide the order. That case runs every
+// transfer.
+bool Runtime::closed_form_is_exact(const topology::Topology& topology, const collective::ProtocolCosts& costs) {
+  bool hop_latencies = costs.net_overhead != Time::zero();
+  for (const auto* table : {&costs.hop_latency, &costs.tree_hop_latency}) {
+    for (const auto& row : *table) {
+      for (const Time t : row) hop_latencies = hop_latencies || t != Time::zero();
+    }
+  }
+  if (!hop_latencies) return true;
+  for (topology::LinkId l = 0; l < topology.link_count(); ++l) {
+    if (topology.link(l).latency == Time::zero()) return false;
+  }
+  return true;
 }
 
 Runtime::~Runtime() = default;

@@ -44,6 +44,8 @@
 
 namespace loom::system {
 
+struct OperationTiming;  // collective_replay.h
+
 // An imported MSCCL++/MSCCL plan the runtime may run, named for the outputs.
 struct CustomPlan {
   std::string name;
@@ -96,6 +98,14 @@ struct RuntimeOptions {
   // checked against it (RunResult::symmetry_mismatch names the first that differs). Must
   // outlive the Runtime.
   const RankSymmetry* symmetry = nullptr;
+  // Analytical mode: time a collective operation without its transfers reaching the run
+  // (runtime_closed_form.cc): its members' ends come from a replay on a private copy of the
+  // backend (collective_replay.h), done once per distinct operation and reused. Every output
+  // is the per-transfer path's but RunResult::events. Applies only where it is exact (an
+  // AnalyticalBackend, no link changes, no transfer log, no custom plan, and with protocol hop
+  // latencies no link of zero latency: closed_form_is_exact); false keeps every transfer in
+  // the run.
+  bool closed_form = true;
 };
 
 // How far a run has come, for a progress display.
@@ -165,6 +175,20 @@ class Runtime final : private network::CompletionHandler {
   void tune(Instance& instance, collective::CollectiveSpec& spec);
   bool start_custom_plan(std::uint32_t instance, collective::CollectiveSpec& spec);
   void apply(std::uint32_t instance, const collective::Progress& progress);
+  void finish_member(std::uint32_t instance, std::uint32_t member);
+  topology::NodeId endpoint_node(const Instance& instance, std::uint32_t endpoint, std::uint32_t channel) const;
+  std::uint64_t flow_hash_of(const Instance& instance, const collective::Transfer& transfer) const;
+  // Closed-form timing (runtime_closed_form.cc). start_known_operation: true if an operation
+  // with the instance's timing inputs was timed before; its settings and members' ends are
+  // then taken. start_closed_form: true if the instance, to run as `spec` says, is timed by a
+  // replay and its members' ends are scheduled.
+  static bool closed_form_is_exact(const topology::Topology& topology, const collective::ProtocolCosts& costs);
+  bool closed_form_applies() const;
+  bool start_known_operation(std::uint32_t instance);
+  bool start_closed_form(std::uint32_t instance, const collective::CollectiveSpec& spec);
+  void begin_timed(std::uint32_t instance, std::shared_ptr<const OperationTiming> timing);
+  static void closed_form_event(void* self, std::uint64_t instance);
+  void end_closed_form_members(std::uint32_t instance);
   void arrive_point_to_point(workload::NodeId id);
   double weight_of(std::uint8_t stream) const;
   std::uint8_t class_of(std::uint8_t stream) const;
@@ -225,7 +249,8 @@ class Runtime final : private network::CompletionHandler {
   // Collective instances under way; a finished one's slot is reused (free_instances_), so this
   // holds the instances in flight, not every instance of the run.
   std::vector<Instance> instances_;
-  std::vector<std::uint32_t> free_instances_;
+  std::vector<std::uint32_t> free_instances_;  // slots of ended instances
+  std::uint64_t instances_created_ = 0;
   std::vector<std::vector<std::uint32_t>> open_instances_;    // per communicator: by sequence
   std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>, PointToPoint> channels_;  // (src, dst, tag)
   std::vector<std::shared_ptr<const collective::GroupLayout>> layouts_;  // per communicator, on demand
@@ -243,6 +268,8 @@ class Runtime final : private network::CompletionHandler {
   bool symmetry_broken_ = false;    // a mirrored part ended at another time than its original
   const RunWatcher* watcher_ = nullptr;  // during run()
   collective::Progress progress_;  // on_transfer_complete's, reused so that it allocates once
+  struct ClosedForm;
+  std::unique_ptr<ClosedForm> closed_form_;  // null unless options_.closed_form can apply
   RunResult result_;
 };
 

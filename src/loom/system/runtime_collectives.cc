@@ -17,16 +17,6 @@ namespace loom::system {
 
 using workload::NodeId;
 
-namespace {
-std::uint64_t mix(std::uint64_t x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  x *= 0xc4ceb9fe1a85ec53ULL;
-  return x ^ (x >> 33);
-}
-
-}  // namespace
 
 // Per communicator: where its in-switch collectives reduce, and why they cannot when they
 // cannot (a non-empty problem, reported when such an algorithm is used).
@@ -58,6 +48,7 @@ void Runtime::arrive(NodeId id) {
   auto& by_sequence = open_instances_[comm];
   if (by_sequence.size() <= sequence) by_sequence.resize(sequence + 1, kNoInstance);
   if (by_sequence[sequence] == kNoInstance) {
+    // An ended instance's slot is reused: nothing refers to it once all its members ended.
     if (free_instances_.empty()) {
       by_sequence[sequence] = static_cast<std::uint32_t>(instances_.size());
       instances_.emplace_back();
@@ -67,6 +58,7 @@ void Runtime::arrive(NodeId id) {
       instances_[by_sequence[sequence]] = Instance{};
     }
     Instance& fresh = instances_[by_sequence[sequence]];
+    fresh.created = instances_created_++;
     fresh.communicator = comm;
     fresh.sequence = sequence;
     fresh.member_nodes.assign(workload_.communicator(comm).ranks.size(), kNoNode);
@@ -137,6 +129,7 @@ void Runtime::start_instance(std::uint32_t index) {
   Instance& instance = instances_[index];
   CollectiveRecord& record = instance.record;
   record.start = simulator_.now();
+  if (start_known_operation(index)) return;
   collective::CollectiveSpec spec = spec_for(record, instance.communicator);
   if (start_custom_plan(index, spec)) return;
   if (options_.gpu != nullptr) tune(instance, spec);
@@ -169,6 +162,7 @@ void Runtime::start_instance(std::uint32_t index) {
   record.protocol = spec.protocol;
   record.channels = spec.channels;
   record.chunks = spec.chunks;
+  if (start_closed_form(index, spec)) return;
   instance.execution = collective::make_execution(record.algorithm, spec);
   collective::Progress progress;
   instance.execution->start(progress);
@@ -237,33 +231,13 @@ bool Runtime::start_custom_plan(std::uint32_t index, collective::CollectiveSpec&
 }
 
 // Issues the transfers an execution made ready and completes the members it reports finished.
-// Members complete through a zero-delay event, so a chain of instantly finishing collectives
-// never recurses.
 void Runtime::apply(std::uint32_t index, const collective::Progress& progress) {
-  // Endpoints >= members are switches (collective.h): NVLS channel c uses chip c % chips of
-  // the host's shared scale-up switches; in-network switches are the aggregation tree's.
-  const auto node_of = [this, index](std::uint32_t endpoint, std::uint32_t channel) {
-    const Instance& instance = instances_[index];
-    const auto& ranks = workload_.communicator(instance.communicator).ranks;
-    if (endpoint < ranks.size()) return topology_.gpu_node(ranks[endpoint]);
-    const SwitchEndpoints& endpoints = *switch_endpoints_[instance.communicator];
-    const std::size_t s = endpoint - ranks.size();
-    if (instance.record.algorithm == collective::Algorithm::kInNetwork) return endpoints.in_network.nodes.at(s);
-    const auto& chips = endpoints.scale_up.at(s);
-    LOOM_ASSERT(!chips.empty(), "an NVLS transfer to a host without a shared scale-up switch");
-    return chips[channel % chips.size()];
-  };
   for (const collective::Transfer& t : progress.ready) {
     Instance& instance = instances_[index];
     const auto& ranks = workload_.communicator(instance.communicator).ranks;
     const auto members = static_cast<std::uint32_t>(ranks.size());
     instance.record.transfers += 1;
     instance.record.bytes_moved += t.bytes;
-    // Each (channel, step, src, dst) of an instance hashes onto its own ECMP path, as NCCL's
-    // connections use distinct queue pairs.
-    const std::uint64_t flow = (std::uint64_t{instance.communicator} << 32 | instance.sequence) ^
-                               mix((std::uint64_t{t.channel} << 32 | t.step) + 1) ^
-                               mix(std::uint64_t{t.src} << 32 | t.dst) ^ mix(options_.flow_hash_seed);
     InFlight what;
     what.instance = index;
     what.transfer = t;
@@ -276,36 +250,69 @@ void Runtime::apply(std::uint32_t index, const collective::Progress& progress) {
     const bool per_stream = !options_.stream_weights.empty() || !options_.stream_classes.empty();
     const std::uint8_t stream = per_stream ? workload_.node(instance.member_nodes[owner]).stream : 0;
     // The instance's transfers share the links they have in common (analytical mode).
-    issue({node_of(t.src, t.channel), node_of(t.dst, t.channel), t.wire_bytes, mix(flow), std::uint64_t{index} + 1,
-           weight_of(stream), class_of(stream)},
+    issue({endpoint_node(instance, t.src, t.channel), endpoint_node(instance, t.dst, t.channel), t.wire_bytes,
+           flow_hash_of(instance, t), std::uint64_t{index} + 1, weight_of(stream), class_of(stream)},
           t.src < members ? ranks[t.src] : topology::kNone, t.dst < members ? ranks[t.dst] : topology::kNone, what);
   }
-  for (std::uint32_t member : progress.finished_members) {
-    Instance& instance = instances_[index];
-    instance.record.end = simulator_.now();
-    const NodeId node = instance.member_nodes[member];
-    LOOM_ASSERT(node != kNoNode, "a member finished a collective it never joined");
-    if (--instance.arrived == 0) {
-      LOOM_ASSERT(instance.execution->finished(), "every member finished but the execution did not");
-      result_.collectives.push_back(instance.record);
-      instance.execution.reset();
-      // Every transfer has been delivered and no member arrives at this sequence again.
-      free_instances_.push_back(index);
-      if (symmetry_broken_) simulator_.stop();
-    }
-    if (is_mirror(node)) {
-      finish_mirror(node);
-    } else {
-      part_done(node);
-      node_completions_.add(Time::zero(), node);
-    }
+  for (std::uint32_t member : progress.finished_members) finish_member(index, member);
+}
+
+// Endpoints >= members are switches (collective.h): NVLS channel c uses chip c % chips of the
+// host's shared scale-up switches; in-network switches are the aggregation tree's.
+topology::NodeId Runtime::endpoint_node(const Instance& instance, std::uint32_t endpoint, std::uint32_t channel) const {
+  const auto& ranks = workload_.communicator(instance.communicator).ranks;
+  if (endpoint < ranks.size()) return topology_.gpu_node(ranks[endpoint]);
+  const SwitchEndpoints& endpoints = *switch_endpoints_[instance.communicator];
+  const std::size_t s = endpoint - ranks.size();
+  if (instance.record.algorithm == collective::Algorithm::kInNetwork) return endpoints.in_network.nodes.at(s);
+  const auto& chips = endpoints.scale_up.at(s);
+  LOOM_ASSERT(!chips.empty(), "an NVLS transfer to a host without a shared scale-up switch");
+  return chips[channel % chips.size()];
+}
+
+// Each (channel, step, src, dst) of an instance hashes onto its own ECMP path, as NCCL's
+// connections use distinct queue pairs.
+std::uint64_t Runtime::flow_hash_of(const Instance& instance, const collective::Transfer& t) const {
+  const std::uint64_t flow = (std::uint64_t{instance.communicator} << 32 | instance.sequence) ^
+                             mix_bits((std::uint64_t{t.channel} << 32 | t.step) + 1) ^
+                             mix_bits(std::uint64_t{t.src} << 32 | t.dst) ^
+                             mix_bits(options_.flow_hash_seed);
+  return mix_bits(flow);
+}
+
+// A member's part of instance `index` has ended. Members complete through a zero-delay event,
+// so a chain of instantly finishing collectives never recurses.
+void Runtime::finish_member(std::uint32_t index, std::uint32_t member) {
+  Instance& instance = instances_[index];
+  instance.record.end = simulator_.now();
+  const NodeId node = instance.member_nodes[member];
+  LOOM_ASSERT(node != kNoNode, "a member finished a collective it never joined");
+  if (--instance.arrived == 0) {
+    LOOM_ASSERT(instance.timing || instance.execution->finished(), "every member finished but the execution did not");
+    result_.collectives.push_back(instance.record);
+    instance.execution.reset();
+    instance.timing.reset();
+    free_instances_.push_back(index);
+    if (symmetry_broken_) simulator_.stop();
+  }
+  if (is_mirror(node)) {
+    finish_mirror(node);
+  } else {
+    part_done(node);
+    node_completions_.add(Time::zero(), node);
   }
 }
 
 void Runtime::report_stall() const {
-  // Name the first collective some members joined and others never reached.
+  // Name the first collective some members joined and others never reached (slots are
+  // reused, so the first created, not the first slot).
+  const Instance* first = nullptr;
   for (const Instance& instance : instances_) {
-    if (instance.execution || instance.arrived == 0) continue;
+    if (instance.execution || instance.timing || instance.arrived == 0) continue;
+    if (first == nullptr || instance.created < first->created) first = &instance;
+  }
+  if (first != nullptr) {
+    const Instance& instance = *first;
     std::vector<std::uint32_t> missing;
     const auto& ranks = workload_.communicator(instance.communicator).ranks;
     for (std::size_t m = 0; m < ranks.size(); ++m) {

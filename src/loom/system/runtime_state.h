@@ -4,8 +4,10 @@
 
 #include <deque>
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
+#include "loom/system/collective_replay.h"
 #include "loom/system/runtime.h"
 
 namespace loom::system {
@@ -13,6 +15,15 @@ namespace loom::system {
 using workload::NodeId;
 inline constexpr std::uint32_t kNoInstance = 0xffffffffu;
 inline constexpr std::uint64_t kNotLogged = ~std::uint64_t{0};  // a transfer past the log's limit
+
+// A 64-bit finaliser (MurmurHash3's): flow hashes and the closed form's table.
+inline std::uint64_t mix_bits(std::uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ULL;
+  return x ^ (x >> 33);
+}
 
 struct Runtime::Stream {
   std::vector<NodeId> queue;  // ready nodes in the order they became ready
@@ -36,13 +47,50 @@ struct Runtime::InFlight {
   std::uint64_t log_index = 0;  // kNotLogged past the log's limit
 };
 
+// Closed-form timing (runtime_closed_form.cc): the replay, and the operations timed so far by
+// what decides their settings and times when their routes do not depend on the flow hash.
+struct Runtime::ClosedForm {
+  struct Key {
+    workload::CommunicatorId communicator;
+    collective::Algorithm algorithm;  // as the workload asks, before tuning
+    bool tuned;
+    collective::CollectiveOp op;
+    Bytes bytes;
+    bool operator==(const Key&) const = default;
+  };
+  struct KeyHash {
+    std::size_t operator()(const Key& k) const;
+  };
+  // What the operation ran as (after tuning) and its timing.
+  struct Known {
+    collective::Algorithm algorithm;
+    collective::Protocol protocol;
+    std::uint32_t channels;
+    std::uint32_t chunks;
+    std::shared_ptr<const OperationTiming> timing;
+  };
+  // What decides an operation's settings (the tuner's choice, if tuned) and, with routes that
+  // do not depend on the flow hash, its times.
+  static Key key_of(const Instance& instance, collective::Algorithm default_algorithm);
+  ClosedForm(const topology::Topology& topology, const network::AnalyticalBackend& run_backend)
+      : backend(run_backend), replay(topology, run_backend.routing()) {}
+
+  const network::AnalyticalBackend& backend;  // the run's
+  CollectiveReplay replay;
+  std::unordered_map<Key, Known, KeyHash> known;
+};
+
 struct Runtime::Instance {
   workload::CommunicatorId communicator = 0;
   std::uint32_t sequence = 0;
+  std::uint64_t created = 0;         // instances created before this one
   std::vector<NodeId> member_nodes;  // per member index; kNoNode until that member arrives
   std::uint32_t arrived = 0;         // counts up to the member count, then down as members finish
   bool tuned = false;                // the algorithm and its settings come from the tuner
   std::unique_ptr<collective::Execution> execution;
+  // Timed in closed form (runtime_closed_form.cc): the members' ends, the next to come.
+  std::shared_ptr<const OperationTiming> timing;
+  std::uint32_t next_end = 0;
   CollectiveRecord record;
 };
 

@@ -1,0 +1,101 @@
+// Closed-form timing of collective operations in analytical mode (RuntimeOptions::closed_form):
+// an operation's transfers never reach the run. Its members' ends, as offsets from its start,
+// come from a replay of the operation on a private copy of the backend (collective_replay.h),
+// and the run only posts one event per distinct end. Operations with the same communicator,
+// operation, size and requested algorithm get the same settings from the tuner and, when their
+// routes cannot depend on the flow hash (every pair they use has one shortest path), the same
+// offsets: the tuner and the replay run once for all of them, later ones cost a lookup.
+// Otherwise each operation gets its own replay, with its own flow hashes. The counts the
+// outputs show (transfers, bytes) come from the replay too.
+#include "loom/system/runtime.h"
+#include "loom/system/runtime_state.h"
+
+namespace loom::system {
+
+
+std::size_t Runtime::ClosedForm::KeyHash::operator()(const Key& k) const {
+  const std::uint64_t kinds = std::uint64_t{static_cast<std::uint8_t>(k.algorithm)} << 16 |
+                              std::uint64_t{static_cast<std::uint8_t>(k.op)} << 8 | std::uint64_t{k.tuned};
+  return static_cast<std::size_t>(mix_bits(mix_bits(std::uint64_t{k.communicator} << 32 | kinds) ^ k.bytes));
+}
+
+// A tuned operation's algorithm is the tuner's; a fixed one keeps its own through tuning.
+Runtime::ClosedForm::Key Runtime::ClosedForm::key_of(const Instance& instance, collective::Algorithm default_algorithm) {
+  const CollectiveRecord& r = instance.record;
+  return {instance.communicator, instance.tuned ? default_algorithm : r.algorithm, instance.tuned, r.op, r.bytes};
+}
+
+bool Runtime::closed_form_applies() const {
+  // The transfer log needs every transfer; a link change makes times depend on the start.
+  return closed_form_ && !options_.record_transfers && !closed_form_->backend.links_change();
+}
+
+bool Runtime::start_known_operation(std::uint32_t index) {
+  if (!closed_form_applies()) return false;
+  const auto known = closed_form_->known.find(ClosedForm::key_of(instances_[index], options_.default_algorithm));
+  if (known == closed_form_->known.end()) return false;
+  CollectiveRecord& record = instances_[index].record;
+  record.algorithm = known->second.algorithm;
+  record.protocol = known->second.protocol;
+  record.channels = known->second.channels;
+  record.chunks = known->second.chunks;
+  begin_timed(index, known->second.timing);
+  return true;
+}
+
+bool Runtime::start_closed_form(std::uint32_t index, const collective::CollectiveSpec& spec) {
+  if (!closed_form_applies()) return false;
+  const CollectiveRecord& record = instances_[index].record;
+  const std::unique_ptr<collective::Execution> execution = collective::make_execution(record.algorithm, spec);
+  const CollectiveReplay::EndpointNode node_of = [this, index](std::uint32_t endpoint, std::uint32_t channel) {
+    return endpoint_node(instances_[index], endpoint, channel);
+  };
+  const CollectiveReplay::FlowHash flow_hash = [this, index](const collective::Transfer& t) {
+    return flow_hash_of(instances_[index], t);
+  };
+  auto timing = std::make_shared<const OperationTiming>(closed_form_->replay.time(*execution, node_of, flow_hash));
+  if (timing->hash_free) {
+    closed_form_->known.emplace(ClosedForm::key_of(instances_[index], options_.default_algorithm),
+                                ClosedForm::Known{record.algorithm, record.protocol, record.channels, record.chunks, timing});
+  }
+  begin_timed(index, std::move(timing));
+  return true;
+}
+
+// Counts the operation's transfers and bytes, ends the members that end at once and posts the
+// event of the next end.
+void Runtime::begin_timed(std::uint32_t index, std::shared_ptr<const OperationTiming> timing) {
+  Instance& instance = instances_[index];
+  CollectiveRecord& record = instance.record;
+  record.transfers += timing->transfers;
+  record.bytes_moved += timing->payload_bytes;
+  result_.transfers += timing->transfers;
+  result_.bytes_moved += timing->wire_bytes;
+  instance.timing = timing;
+  instance.next_end = timing->at_start;
+  if (timing->at_start < timing->ends.size()) {
+    simulator_.post_in(timing->ends[timing->at_start].offset, &Runtime::closed_form_event, this, index);
+  }
+  // As Execution::start reports them: members with nothing to do end at once.
+  for (std::uint32_t i = 0; i < timing->at_start; ++i) finish_member(index, timing->ends[i].member);
+}
+
+void Runtime::closed_form_event(void* self, std::uint64_t instance) {
+  static_cast<Runtime*>(self)->end_closed_form_members(static_cast<std::uint32_t>(instance));
+}
+
+// The members whose end is now; the event for the next end is posted first (finish_member may
+// add instances, so `instance` is not held across it).
+void Runtime::end_closed_form_members(std::uint32_t index) {
+  const std::shared_ptr<const OperationTiming> timing = instances_[index].timing;
+  const std::vector<MemberEnd>& ends = timing->ends;
+  const std::uint32_t first = instances_[index].next_end;
+  const Time offset = ends[first].offset;
+  std::uint32_t last = first;
+  while (last < ends.size() && ends[last].offset == offset) ++last;
+  instances_[index].next_end = last;
+  if (last < ends.size()) simulator_.post_in(ends[last].offset - offset, &Runtime::closed_form_event, this, index);
+  for (std::uint32_t i = first; i < last; ++i) finish_member(index, ends[i].member);
+}
+
+}  // namespace loom::system

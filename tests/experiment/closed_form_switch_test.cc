@@ -1,0 +1,79 @@
+// Closed-form collective timing vs every transfer through the run (system.closed_form,
+// system/collective_replay.h): in analytical mode the same experiment gives byte-identical
+// tables and the same summary but for the event count, on the training examples, on plans
+// with every kind of communicator (TP, PP, DP, CP, EP, ZeRO-3 gathers) and on SimAI workloads.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "experiment/switch_comparison.h"
+
+namespace loom::experiment {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Returns the event counts with and without the closed form.
+std::pair<std::uint64_t, std::uint64_t> expect_same_closed_form_or_not(const std::string& name, const std::string& text,
+                                                                       std::vector<std::string> overrides = {}) {
+  overrides.push_back("network.mode=analytical");
+  overrides.push_back("output.flows=false");  // a transfer log needs every transfer in the run
+  // collectives, ranks and timeline
+  const switched::SwitchedRuns runs =
+      switched::expect_same_with_and_without("closed_form", "/totals/events", name, text, overrides, 3);
+  const auto on = runs.on.summary["totals"]["events"].get<std::uint64_t>();
+  const auto off = runs.off.summary["totals"]["events"].get<std::uint64_t>();
+  EXPECT_LE(on, off) << name;
+  return {on, off};
+}
+
+std::string example(const std::string& file) {
+  return switched::read_file(fs::path(LOOM_SOURCE_DIR) / "examples" / file);
+}
+
+TEST(ClosedFormTiming, TrainingExamplesAreByteIdentical) {
+  // Repeated operations are looked up: far fewer events than with every transfer.
+  const auto [on, off] = expect_same_closed_form_or_not("gpt13b", example("gpt13b_training_flow.yaml"));
+  EXPECT_LT(on * 4, off);
+  expect_same_closed_form_or_not("llama70b_cp_zero", example("llama70b_cp_zero.yaml"));
+  expect_same_closed_form_or_not("default", example("default.yaml"));
+}
+
+const char* const kSmallTraining = R"(
+topology: {blueprint: rail-optimized, hosts: 2, host_model: dgx-h100}
+workload: {type: training, model: gpt-7b, tp: 2, pp: 2, dp: 4, global_batch: 16, iterations: 2}
+collective: {algorithm: auto}
+network: {mode: analytical}
+)";
+
+TEST(ClosedFormTiming, EveryKindOfCommunicatorIsByteIdentical) {
+  expect_same_closed_form_or_not("zero3", kSmallTraining,
+                                 {"workload.schedule=interleaved", "workload.virtual_stages=2", "workload.sharding=full"});
+  expect_same_closed_form_or_not("zero1_cp", kSmallTraining,
+                                 {"workload.distributed_optimizer=true", "workload.cp=2", "workload.dp=2"});
+  expect_same_closed_form_or_not("moe", kSmallTraining,
+                                 {"workload.model=mixtral-8x7b", "workload.ep=2", "workload.sequence_parallel=true"});
+  // Hop latencies: transfers arrive through the runtime's arrival batches.
+  expect_same_closed_form_or_not("ring_ll128", kSmallTraining,
+                                 {"collective.algorithm=ring", "collective.protocol=ll128", "collective.chunks=4"});
+  expect_same_closed_form_or_not("tree", kSmallTraining, {"collective.algorithm=tree"});
+  expect_same_closed_form_or_not("nvls", kSmallTraining, {"collective.algorithm=nvls-tree", "workload.dp=1",
+                                                          "workload.tp=8", "workload.global_batch=4"});
+  // Staggered arrivals: stragglers reach each collective at other times than their peers.
+  expect_same_closed_form_or_not("stragglers", kSmallTraining,
+                                 {"workload.variation.compute_slowdown_chance=0.3",
+                                  "workload.variation.compute_slowdown=[1.5, 2]"});
+}
+
+TEST(ClosedFormTiming, SimaiWorkloadsAreByteIdentical) {
+  LOOM_SKIP_WITHOUT_FIXTURE(switched::simai_workload_path(switched::kSmallSimaiWorkloads[0].first));
+  for (const auto& [file, gpus] : switched::kSmallSimaiWorkloads) {
+    expect_same_closed_form_or_not(file, switched::simai_experiment(file, gpus));
+  }
+}
+
+}  // namespace
+}  // namespace loom::experiment
