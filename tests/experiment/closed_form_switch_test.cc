@@ -4,7 +4,6 @@
 // with every kind of communicator (TP, PP, DP, CP, EP, ZeRO-3 gathers) and on SimAI workloads.
 #include <gtest/gtest.h>
 
-#include <filesystem>
 #include <string>
 #include <utility>
 #include <vector>
@@ -13,8 +12,6 @@
 
 namespace loom::experiment {
 namespace {
-
-namespace fs = std::filesystem;
 
 // Returns the event counts with and without the closed form.
 std::pair<std::uint64_t, std::uint64_t> expect_same_closed_form_or_not(const std::string& name, const std::string& text,
@@ -30,32 +27,20 @@ std::pair<std::uint64_t, std::uint64_t> expect_same_closed_form_or_not(const std
   return {on, off};
 }
 
-std::string example(const std::string& file) {
-  return switched::read_file(fs::path(LOOM_SOURCE_DIR) / "examples" / file);
-}
-
 TEST(ClosedFormTiming, TrainingExamplesAreByteIdentical) {
   // Repeated operations are looked up: far fewer events than with every transfer.
-  const auto [on, off] = expect_same_closed_form_or_not("gpt13b", example("gpt13b_training_flow.yaml"));
+  const auto [on, off] = expect_same_closed_form_or_not("gpt13b", switched::example("gpt13b_training_flow.yaml"));
   EXPECT_LT(on * 4, off);
-  expect_same_closed_form_or_not("llama70b_cp_zero", example("llama70b_cp_zero.yaml"));
-  expect_same_closed_form_or_not("default", example("default.yaml"));
+  expect_same_closed_form_or_not("llama70b_cp_zero", switched::example("llama70b_cp_zero.yaml"));
+  expect_same_closed_form_or_not("default", switched::example("default.yaml"));
 }
 
-const char* const kSmallTraining = R"(
-topology: {blueprint: rail-optimized, hosts: 2, host_model: dgx-h100}
-workload: {type: training, model: gpt-7b, tp: 2, pp: 2, dp: 4, global_batch: 16, iterations: 2}
-collective: {algorithm: auto}
-network: {mode: analytical}
-)";
+const std::string kSmallTraining = switched::small_training("analytical");
 
 TEST(ClosedFormTiming, EveryKindOfCommunicatorIsByteIdentical) {
-  expect_same_closed_form_or_not("zero3", kSmallTraining,
-                                 {"workload.schedule=interleaved", "workload.virtual_stages=2", "workload.sharding=full"});
-  expect_same_closed_form_or_not("zero1_cp", kSmallTraining,
-                                 {"workload.distributed_optimizer=true", "workload.cp=2", "workload.dp=2"});
-  expect_same_closed_form_or_not("moe", kSmallTraining,
-                                 {"workload.model=mixtral-8x7b", "workload.ep=2", "workload.sequence_parallel=true"});
+  for (const auto& [name, overrides] : switched::communicator_variants()) {
+    expect_same_closed_form_or_not(name, kSmallTraining, overrides);
+  }
   // Hop latencies: transfers arrive through the runtime's arrival batches.
   expect_same_closed_form_or_not("ring_ll128", kSmallTraining,
                                  {"collective.algorithm=ring", "collective.protocol=ll128", "collective.chunks=4"});

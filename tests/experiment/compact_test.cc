@@ -5,7 +5,6 @@
 // SimAI workload files.
 #include <gtest/gtest.h>
 
-#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -14,36 +13,22 @@
 namespace loom::experiment {
 namespace {
 
-namespace fs = std::filesystem;
-
 void expect_same_compact_or_not(const std::string& name, const std::string& text,
                                 const std::vector<std::string>& overrides = {}) {
   switched::expect_same_with_and_without("compact", "", name, text, overrides);
 }
 
-std::string example(const std::string& file) {
-  return switched::read_file(fs::path(LOOM_SOURCE_DIR) / "examples" / file);
-}
-
 TEST(CompactPrograms, TrainingExamplesAreByteIdentical) {
-  expect_same_compact_or_not("gpt13b_flow", example("gpt13b_training_flow.yaml"));
-  expect_same_compact_or_not("llama70b_cp_zero", example("llama70b_cp_zero.yaml"));
+  expect_same_compact_or_not("gpt13b_flow", switched::example("gpt13b_training_flow.yaml"));
+  expect_same_compact_or_not("llama70b_cp_zero", switched::example("llama70b_cp_zero.yaml"));
 }
 
-const char* const kSmallTraining = R"(
-topology: {blueprint: rail-optimized, hosts: 2, host_model: dgx-h100}
-workload: {type: training, model: gpt-7b, tp: 2, pp: 2, dp: 4, global_batch: 16, iterations: 2}
-collective: {algorithm: auto}
-network: {mode: flow}
-)";
+const std::string kSmallTraining = switched::small_training("flow");
 
 TEST(CompactPrograms, EveryBuilderPathIsByteIdentical) {
-  expect_same_compact_or_not("zero3", kSmallTraining,
-                             {"workload.schedule=interleaved", "workload.virtual_stages=2", "workload.sharding=full"});
-  expect_same_compact_or_not("zero1_cp", kSmallTraining,
-                             {"workload.distributed_optimizer=true", "workload.cp=2", "workload.dp=2"});
-  expect_same_compact_or_not("moe", kSmallTraining,
-                             {"workload.model=mixtral-8x7b", "workload.ep=2", "workload.sequence_parallel=true"});
+  for (const auto& [name, overrides] : switched::communicator_variants()) {
+    expect_same_compact_or_not(name, kSmallTraining, overrides);
+  }
 }
 
 // Stragglers and random slowdowns change some ranks' compute nodes only: those ranks get

@@ -27,6 +27,29 @@ inline std::string read_file(const std::filesystem::path& path) {
   return text.str();
 }
 
+// An example experiment file's text.
+inline std::string example(const std::string& file) {
+  return read_file(std::filesystem::path(LOOM_SOURCE_DIR) / "examples" / file);
+}
+
+// A small training plan in `mode`, and the overrides that make the builder emit every kind of
+// communicator (ZeRO-3 with interleaving, ZeRO-1 with context parallelism, experts).
+inline std::string small_training(const std::string& mode) {
+  return "topology: {blueprint: rail-optimized, hosts: 2, host_model: dgx-h100}\n"
+         "workload: {type: training, model: gpt-7b, tp: 2, pp: 2, dp: 4, global_batch: 16, iterations: 2}\n"
+         "collective: {algorithm: auto}\n"
+         "network: {mode: " + mode + "}\n";
+}
+struct Variant {
+  std::string name;
+  std::vector<std::string> overrides;
+};
+inline std::vector<Variant> communicator_variants() {
+  return {{"zero3", {"workload.schedule=interleaved", "workload.virtual_stages=2", "workload.sharding=full"}},
+          {"zero1_cp", {"workload.distributed_optimizer=true", "workload.cp=2", "workload.dp=2"}},
+          {"moe", {"workload.model=mixtral-8x7b", "workload.ep=2", "workload.sequence_parallel=true"}}};
+}
+
 inline std::filesystem::path scratch_dir(const std::string& name) {
   const std::filesystem::path dir =
       std::filesystem::temp_directory_path() / ("loom_switch_test_" + name + "." + std::to_string(getpid()));
