@@ -50,6 +50,31 @@ std::string error_of(const std::string& text, const std::vector<std::string>& ov
   return loom::testing::user_error_of([&] { run_text(text, overrides); });
 }
 
+// workload.first_stage_layers / last_stage_layers reach the plan: stage 0 runs its own layers,
+// and values that do not fit are refused at their key.
+TEST(Experiment, UnevenStageKeysShapeThePipelineOrAreRefused) {
+  const std::string text =
+      "topology: {hosts: 2, gpus_per_host: 4}\n"
+      "workload: {type: training, model: gpt-7b, pp: 8, global_batch: 8, first_stage_layers: 4}\n";
+  config::Document document = config::Document::parse(text, "exp.yaml");
+  const Experiment e = load(document);
+  std::set<std::uint32_t> first, second;  // layers of ranks 0 and 1 (stages 0 and 1)
+  for (workload::NodeId id = 0; id < e.workload.node_count(); ++id) {
+    const workload::Node n = e.workload.node(id);
+    if (n.layer == workload::kNoIndex || n.rank > 1) continue;
+    (n.rank == 0 ? first : second).insert(n.layer);
+  }
+  EXPECT_EQ(first, (std::set<std::uint32_t>{0, 1, 2, 3}));
+  EXPECT_EQ(second, (std::set<std::uint32_t>{4, 5, 6, 7}));
+  EXPECT_EQ(error_of("topology: {hosts: 2, gpus_per_host: 4}\n"
+                     "workload: {type: training, model: gpt-7b, pp: 8, global_batch: 8, last_stage_layers: 40}\n"),
+            "exp.yaml:2:86: workload.last_stage_layers: must be at most the model's 32 layers, got 40");
+  EXPECT_THAT(error_of("topology: {hosts: 2, gpus_per_host: 4}\n"
+                       "workload: {type: training, model: gpt-7b, pp: 8, global_batch: 8, first_stage_layers: 3}\n"),
+              ::testing::HasSubstr("the 29 layers left by first_stage_layers 3 and last_stage_layers 0 are not divisible by the 7 "
+                        "other stages"));
+}
+
 TEST(Experiment, SameInputsAndSeedGiveByteIdenticalSummaries) {
   const fs::path a = scratch_dir("a"), b = scratch_dir("b");
   const Outcome first = run_text(default_experiment_text(), {"output.dir=" + a.string()});
