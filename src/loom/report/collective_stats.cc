@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <map>
+#include <string_view>
+#include <tuple>
 
 namespace loom::report {
 
@@ -26,13 +28,15 @@ std::vector<EntryStats> entry_stats(const workload::Workload& workload, const sy
     EntryStats stats;
     __extension__ __int128 total_ps = 0;
   };
-  std::map<workload::LabelId, Accumulator> by_label;
+  using Key = std::tuple<workload::LabelId, std::string_view, collective::CollectiveOp, Bytes, std::uint32_t>;
+  std::map<Key, Accumulator> by_entry;
   for (const system::CollectiveRecord& r : result.collectives) {
-    auto [it, fresh] = by_label.try_emplace(r.label);
+    const std::string_view group = workload.communicator(r.communicator).group;
+    auto [it, fresh] = by_entry.try_emplace(Key{r.label, group, r.op, r.bytes, r.members});
     EntryStats& s = it->second.stats;
     if (fresh) {
       s.label = std::string(workload.label(r.label));
-      s.group = workload.communicator(r.communicator).group;
+      s.group = std::string(group);
       s.op = r.op;
       s.algorithm = r.algorithm;
       s.algorithm_name = algorithm_name(r, result);
@@ -50,7 +54,7 @@ std::vector<EntryStats> entry_stats(const workload::Workload& workload, const sy
     it->second.total_ps += r.duration().picoseconds();
   }
   std::vector<EntryStats> out;
-  for (auto& [label, acc] : by_label) {
+  for (auto& [key, acc] : by_entry) {
     EntryStats& s = acc.stats;
     s.mean_time = Time::ps(static_cast<std::int64_t>(acc.total_ps / static_cast<std::int64_t>(s.instances)));
     s.mean_bandwidth = bandwidths_for(s.op, s.members, s.bytes, s.mean_time);

@@ -1,8 +1,9 @@
 // Per-entry statistics of collective instances, with nccl-tests bandwidth definitions:
 //   algbw = size / time          (GB/s, decimal: 1 GB = 1e9 bytes)
 //   busbw = algbw * factor(op, n) (all-reduce 2(n-1)/n; all-gather, reduce-scatter, all-to-all (n-1)/n)
-// An "entry" is every instance sharing a workload label (one line of a microbenchmark, say),
-// reported in label order.
+// An "entry" is every instance sharing a workload label (one line of a microbenchmark, say) and
+// what it moves: its group, operation, size and member count, so a label whose line runs several
+// collectives (a SimAI layer line) gets a row for each. Reported in label order, then by those.
 #pragma once
 
 #include <string>
