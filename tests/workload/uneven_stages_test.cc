@@ -2,6 +2,7 @@
 // holds, that the built ranks run exactly those, that counting and the memory model follow,
 // and that plans which leave a stage empty or the rest indivisible are refused.
 #include <set>
+#include <vector>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -48,6 +49,66 @@ TEST(UnevenStages, Llama405bRunsSevenLayersOnTheFirstAndLastOfSixteenStages) {
     next = r.first + r.count;
   }
   EXPECT_EQ(next, 126u);
+}
+
+TEST(UnevenStages, InterleavedChunksKeepSevenLayersOnTheEndStagesWithTheLighterChunkOutside) {
+  // Llama 3 405B interleaved: v = 2 gives the first stage chunks of 3 + 4 layers (the embedding's
+  // chunk lighter), the last 4 + 3 (the output's lighter), the others 4 + 4; v = 4: 1 + 2 + 2 + 2.
+  const TransformerConfig& llama = find_transformer("llama-405b");
+  for (const std::uint32_t v : {2u, 4u}) {
+    ParallelPlan p = plan(8, 16, 1, 16);
+    p.schedule = PipelineSchedule::kInterleaved;
+    p.virtual_stages = v;
+    p.first_stage_layers = 7;
+    p.last_stage_layers = 7;
+    validate(p, llama);
+    SCOPED_TRACE(::testing::Message() << "v " << v);
+    std::uint32_t next = 0;
+    std::vector<std::uint32_t> per_stage(16, 0);
+    for (std::uint32_t vs = 0; vs < 16 * v; ++vs) {
+      const LayerRange r = layers_of_vstage(p, llama.layers, vs);
+      EXPECT_EQ(r.first, next) << "virtual stage " << vs;
+      next = r.first + r.count;
+      per_stage[vs % 16] += r.count;
+      const std::uint32_t even = 8 / v;
+      const std::uint32_t light = 7 - (v - 1) * even;
+      const bool embedding_chunk = vs == 0, output_chunk = vs + 1 == 16 * v;
+      EXPECT_EQ(r.count, embedding_chunk || output_chunk ? light : even) << "virtual stage " << vs;
+    }
+    EXPECT_EQ(next, 126u);
+    for (std::uint32_t stage = 0; stage < 16; ++stage) {
+      EXPECT_EQ(per_stage[stage], stage == 0 || stage == 15 ? 7u : 8u) << "stage " << stage;
+    }
+  }
+}
+
+TEST(UnevenStages, InterleavedRanksRunTheirChunksLayersAndCountsFollow) {
+  // 14 layers on 4 stages of 2 chunks: 3 + 4 + 4 + 3, the end stages' chunks 1 + 2 and 2 + 1.
+  const TransformerConfig m = small_gpt(14);
+  ParallelPlan p = plan(1, 4, 2, 8);
+  p.schedule = PipelineSchedule::kInterleaved;
+  p.virtual_stages = 2;
+  p.first_stage_layers = 3;
+  p.last_stage_layers = 3;
+  const Workload w = synthesize_training(m, p);
+  for (std::uint32_t stage = 0; stage < 4; ++stage) {
+    std::set<std::uint32_t> expected;
+    for (std::uint32_t c = 0; c < 2; ++c) {
+      const LayerRange r = layers_of_vstage(p, m.layers, c * 4 + stage);
+      for (std::uint32_t l : range(r.first, r.count)) expected.insert(l);
+    }
+    EXPECT_EQ(expected.size(), stage == 0 || stage == 3 ? 3u : 4u) << "stage " << stage;
+    EXPECT_EQ(layers_run_by(w, p.rank(0, 0, stage)), expected) << "stage " << stage;
+    EXPECT_EQ(layers_run_by(w, p.rank(0, 1, stage)), expected) << "stage " << stage;
+  }
+  EXPECT_EQ(layers_of_vstage(p, m.layers, 0).count, 1u);
+  EXPECT_EQ(layers_of_vstage(p, m.layers, 7).count, 1u);
+  testing::expect_counts_of(w, count_training(m, p));
+  // The memory model holds a stage's own layers and the larger chunk's activations per chunk.
+  const MemoryEstimate first = estimate_memory(m, p, 0);
+  const MemoryEstimate middle = estimate_memory(m, p, 1);
+  EXPECT_EQ(first.activations_per_micro_batch * 4, middle.activations_per_micro_batch * 3);
+  EXPECT_EQ(first.activations * middle.chunks_in_flight, middle.activations * first.chunks_in_flight);
 }
 
 TEST(UnevenStages, EachStageRunsItsOwnLayersAndCountsFollow) {
@@ -107,7 +168,14 @@ TEST(UnevenStages, PlansThatLeaveAStageEmptyOrTheRestUnevenAreRefused) {
   EXPECT_THAT(refusal(4, 5, 5), HasSubstr("leave 0 of the 10 layers for the 2 other stage(s)"));
   EXPECT_THAT(refusal(2, 4, 5), HasSubstr("leave 1 of the 10 layers for the 0 other stage(s)"));
   EXPECT_THAT(refusal(1, 10, 0), HasSubstr("need pp of 2 or more"));
-  EXPECT_THAT(refusal(2, 4, 0, 2), HasSubstr("need virtual_stages 1"));
+  // Interleaved: middle stages must split evenly over their chunks, every chunk needs a layer.
+  EXPECT_THAT(refusal(4, 1, 1, 2), HasSubstr("leaves a model chunk without layers; expected at least "
+                                             "virtual_stages 2"));
+  EXPECT_THAT(refusal(4, 2, 0, 2), HasSubstr("the 8 layers left by first_stage_layers 2 and last_stage_layers 0 "
+                                             "are not divisible by the 3 other stages"));
+  EXPECT_THAT(refusal(4, 3, 1, 2), HasSubstr("the 3 layers of each middle stage are not divisible by "
+                                             "virtual_stages 2"));
+  EXPECT_EQ(refusal(4, 3, 3, 2), "accepted");
   EXPECT_EQ(refusal(2, 4, 6), "accepted");
   EXPECT_EQ(refusal(2, 4, 0), "accepted");
 }

@@ -76,7 +76,10 @@ MemoryEstimate estimate_memory(const TransformerConfig& m, const ParallelPlan& p
       --live;
     }
   }
-  e.activations = per_layer * (stage_layers / p.virtual_stages) * e.chunks_in_flight;  // a chunk's layers each
+  // Each chunk in flight holds its layers' activations; with an uneven first or last stage the
+  // chunks differ by one layer, and the larger one bounds the peak.
+  const std::uint32_t chunk_layers = (stage_layers + p.virtual_stages - 1) / p.virtual_stages;
+  e.activations = per_layer * chunk_layers * e.chunks_in_flight;
   return e;
 }
 

@@ -74,9 +74,6 @@ void validate_stage_layers(const ParallelPlan& p, const TransformerConfig& m) {
     }
     return;
   }
-  if (p.virtual_stages > 1) {
-    throw UserError("parallel plan: first_stage_layers and last_stage_layers need virtual_stages 1");
-  }
   if (p.pp < 2) throw UserError("parallel plan: first_stage_layers and last_stage_layers need pp of 2 or more");
   const std::uint64_t given = std::uint64_t{p.first_stage_layers} + p.last_stage_layers;
   const std::uint32_t rest_stages = even_stages(p);
@@ -91,6 +88,37 @@ void validate_stage_layers(const ParallelPlan& p, const TransformerConfig& m) {
                                 "last_stage_layers {} are not divisible by the {} other stages",
                                 m.name, m.layers - given, p.first_stage_layers, p.last_stage_layers, rest_stages));
   }
+  const std::uint32_t v = p.virtual_stages;
+  if (v == 1) return;
+  const std::uint32_t even = rest_stages == 0 ? 0 : (m.layers - given) / rest_stages;
+  if (even % v != 0) {
+    throw UserError(fmt::format("parallel plan for '{}': the {} layers of each middle stage are not divisible by "
+                                "virtual_stages {} (only the first and last stage may split unevenly)",
+                                m.name, even, v));
+  }
+  for (auto [key, layers] : {std::pair{"first_stage_layers", p.first_stage_layers},
+                             std::pair{"last_stage_layers", p.last_stage_layers}}) {
+    if (layers > 0 && layers < v) {
+      throw UserError(fmt::format("parallel plan: {} {} leaves a model chunk without layers; expected at least "
+                                  "virtual_stages {}", key, layers, v));
+    }
+  }
+}
+
+// Layers of model chunk `chunk` on `stage`. A stage's layers split evenly over its chunks; where
+// the first (last) stage's count does not divide, its earlier (later) chunks take one layer fewer,
+// so the chunk holding the embedding (the output layer) is the lighter one.
+std::uint32_t chunk_layers(const ParallelPlan& p, std::uint32_t layers, std::uint32_t stage, std::uint32_t chunk) {
+  const std::uint32_t v = p.virtual_stages;
+  const std::uint32_t rest = even_stages(p);
+  const std::uint32_t even = rest == 0 ? 0 : (layers - p.first_stage_layers - p.last_stage_layers) / rest;
+  std::uint32_t total = even;
+  if (stage == 0 && p.first_stage_layers > 0) total = p.first_stage_layers;
+  if (stage + 1 == p.pp && p.last_stage_layers > 0) total = p.last_stage_layers;
+  const std::uint32_t base = total / v;
+  const std::uint32_t extra = total % v;  // chunks that take base + 1
+  if (stage == 0) return chunk >= v - extra ? base + 1 : base;
+  return chunk < extra ? base + 1 : base;
 }
 
 }  // namespace
@@ -100,14 +128,12 @@ LayerRange layers_of_vstage(const ParallelPlan& p, std::uint32_t layers, std::ui
     const std::uint32_t per_chunk = layers / (p.pp * p.virtual_stages);
     return {vs * per_chunk, per_chunk};
   }
-  const std::uint32_t rest = even_stages(p);
-  const std::uint32_t even = rest == 0 ? 0 : (layers - p.first_stage_layers - p.last_stage_layers) / rest;
-  const auto count = [&](std::uint32_t stage) {
-    if (stage == 0 && p.first_stage_layers > 0) return p.first_stage_layers;
-    if (stage + 1 == p.pp && p.last_stage_layers > 0) return p.last_stage_layers;
-    return even;
-  };
-  return {vs == 0 ? 0 : count(0) + (vs - 1) * even, count(vs)};
+  // Layers run in virtual-stage order (vs = chunk · pp + stage): sum those before `vs`.
+  std::uint32_t first = 0;
+  for (std::uint32_t before = 0; before < vs; ++before) {
+    first += chunk_layers(p, layers, before % p.pp, before / p.pp);
+  }
+  return {first, chunk_layers(p, layers, vs % p.pp, vs / p.pp)};
 }
 
 void validate(const ParallelPlan& p, const TransformerConfig& m) {

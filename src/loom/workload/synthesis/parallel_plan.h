@@ -88,7 +88,8 @@ struct ParallelPlan {
   std::uint32_t virtual_stages = 1;     // v: model chunks per stage (interleaved only)
   // Uneven pipelines (Megatron's decoder_first/last_pipeline_num_layers; Llama 3 405B runs 126
   // layers on 16 stages with 7 on the first and the last): layers on the first and on the last
-  // stage, 0 for an even share; the other stages split the rest evenly. v = 1 only.
+  // stage, 0 for an even share; the other stages split the rest evenly. With v > 1 each stage
+  // splits its layers evenly over its chunks, the first (last) stage's lighter chunks first (last).
   std::uint32_t first_stage_layers = 0;
   std::uint32_t last_stage_layers = 0;
   std::uint32_t micro_batch = 1;        // b, sequences per micro-batch
@@ -128,8 +129,8 @@ LayerRange layers_of_vstage(const ParallelPlan& plan, std::uint32_t layers, std:
 
 // UserError naming the parameter when the plan does not fit the model: sizes of zero; heads,
 // kv_heads or ffn_hidden not divisible by tp; layers not divisible by pp · virtual_stages (or,
-// with first/last_stage_layers, the rest not divisible by the other stages, or a stage left
-// without layers);
+// with first/last_stage_layers, the rest not divisible by the other stages, a middle stage's
+// layers not divisible by virtual_stages, or a stage or chunk left without layers);
 // global_batch not a multiple of micro_batch · dp; virtual_stages > 1 without the interleaved
 // schedule; interleaved with micro-batches not a multiple of pp; a sequence not divisible by cp;
 // sequence_parallel with s/cp not divisible by tp; more than 65534 micro-batches; ep not
