@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Prints the "SimAI analytical parity" table of src/loom/workload/README.md: for each SimAI
-# analytical output in the shared fixtures, SimAI's EndToEnd.csv (exposed DP and TP
-# communication, compute, total; us) beside `loom run` in analytical mode on the same workload
+# analytical output in the shared fixtures, SimAI's EndToEnd.csv (exposed DP (with DP_EP), TP,
+# EP and PP communication, compute, total; us) beside `loom run` in analytical mode on the same workload
 # file with SimAI's parameters matched (8 GPUs and 8 NICs per server on one switch, NVLink 360
 # and NICs 48.5 or 50 GiB/s, which is what SimAI's -nv / -nic "GB/s" mean; no latency; ring,
 # Simple, no NCCL hop latency). tests/experiment/simai_parity_test.cc proves the differences.
 #
 #   bench/simai_parity.sh          every run but SimAI's 9,216-GPU example (~12 CPU seconds)
+#   bench/simai_parity.sh --all    with it (~90 CPU seconds more and 4.4 GiB)
 #
 # LOOM defaults to build/apps/loom/loom; FIXTURES to ../shared/fixtures beside the checkout.
 set -euo pipefail
@@ -31,11 +32,17 @@ cases=(
   "small_msg_quirks/disc_24r-EndToEnd.csv|authored_disc_24r.txt|24|50"
   "aicbgen_gpt13B_g128/aicbgen_gpt_13B-tp8-pp2-dp8-ga16-ep1-NVL8-388.0G-DP0.0-EndToEnd.csv|aicb_generated_gpt_13B-world_size128-tp8-pp2-ep1-gbs128-mbs1-seq4096.txt|128|48.5"
 )
+if [[ "${1:-}" == "--all" ]]; then
+  cases+=("example9216/example-EndToEnd.csv|simai_example_workload_analytical.txt|9216|48.5")
+elif [[ $# -gt 0 ]]; then
+  echo "simai_parity: unknown argument '$1'; expected --all or nothing" >&2
+  exit 2
+fi
 
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
-echo "| workload | GPUs | DP SimAI / Loom | TP SimAI / Loom | PP SimAI / Loom | compute SimAI / Loom | total SimAI / Loom |"
-echo "|---|---|---|---|---|---|---|"
+echo "| workload | GPUs | DP SimAI / Loom | TP SimAI / Loom | EP SimAI / Loom | PP SimAI / Loom | compute SimAI / Loom | total SimAI / Loom |"
+echo "|---|---|---|---|---|---|---|---|"
 for case in "${cases[@]}"; do
   IFS='|' read -r csv workload gpus nic <<< "$case"
   bps() { python3 -c "print(round($1 * 8 * 2**30))"; }
@@ -61,9 +68,9 @@ ranks = s["metrics"]["ranks"]
 def exposed_of(kind):
     k = ranks["by_comm_kind"].get(kind)
     return k["exposed_us"]["mean"] if k else 0.0
-loom = [exposed_of("dp"), exposed_of("tp"), exposed_of("p2p"), ranks["compute_us"]["mean"],
+loom = [exposed_of("dp"), exposed_of("tp"), exposed_of("ep"), exposed_of("p2p"), ranks["compute_us"]["mean"],
         max(s["metrics"]["iteration_us"])]
-ours = [dp + dp_ep, tp, pp, compute, total]
+ours = [dp + dp_ep, tp, ep, pp, compute, total]
 cells = " | ".join(f"{a:,.0f} / {b:,.1f}" for a, b in zip(ours, loom))
 folder, name = csv.split("/")[-2:]
 run = name.removesuffix("-EndToEnd.csv") if folder == "small_msg_quirks" else folder
