@@ -132,8 +132,10 @@ class FastForward {
     std::vector<double> rates;          // bit/s
     std::vector<std::int64_t> credits;  // bytes
     EventId end;
-    // A replayed transient at the start of the skip: its length and bytes per QP.
+    // A replayed transient at the start of the skip: its length and bytes per QP, and from
+    // when in it the QPs were steady (its last window: the samples that found them steady).
     Time transient;
+    Time settled;
     std::vector<std::int64_t> transient_credits;
     std::vector<CcSnapshot> cc_before;  // the QPs' CC state before the replay
   };
