@@ -181,6 +181,7 @@ void FastForward::try_skip(PartitionId id) {
   const Time span = Time::ps(static_cast<std::int64_t>(span_s * 1e12));
   if (span < interval_ * 2) return;
   skip.transient = Time::zero();
+  skip.settled = Time::zero();
   skip.transient_credits.assign(skip.qps.size(), 0);
   skip.cc_before.clear();
   skip.credits.clear();
@@ -195,8 +196,14 @@ double FastForward::margin(double rate) const {
 std::int64_t FastForward::credit_at(const Skip& skip, std::size_t i, Time elapsed) const {
   const double mtu = static_cast<double>(skipper_.mtu());
   if (elapsed < skip.transient) {
-    const double share = elapsed.seconds() / skip.transient.seconds();
-    return static_cast<std::int64_t>(std::floor(static_cast<double>(skip.transient_credits[i]) * share / mtu) * mtu);
+    // Steady at the recorded rate over the transient's last window (from `settled`): back
+    // from its end at that rate; before it, in proportion to the time.
+    const auto before_end = [&](Time t) {
+      return std::max(0.0, static_cast<double>(skip.transient_credits[i]) - skip.rates[i] * (skip.transient - t).seconds() / 8);
+    };
+    const double bytes = elapsed >= skip.settled ? before_end(elapsed)
+                                                 : before_end(skip.settled) * elapsed.seconds() / skip.settled.seconds();
+    return static_cast<std::int64_t>(std::floor(bytes / mtu) * mtu);
   }
   const double steady = std::floor(skip.rates[i] * (elapsed - skip.transient).seconds() / 8 / mtu);
   return skip.transient_credits[i] + static_cast<std::int64_t>(steady * mtu);
@@ -260,9 +267,12 @@ void FastForward::end_skip(PartitionId id) {
           static_cast<std::uint64_t>(-back[i]) / skipper_.mtu() * fabric_.qp_path(skip.qps[i], true).size();
     }
     skipper_.shift(skip.qps, back, partitions_.partition(id).ports, now - skip.until);
-    // Cut inside a replayed transient (often at once: the QPs of a collective start together,
-    // each start a new pattern): its QPs had not converged, their CC state goes back.
-    if (skipped < skip.transient) {
+    // Cut inside a replayed transient before its QPs had settled (often at once: the QPs of
+    // a collective start together, each start a new pattern): their CC state goes back. Once
+    // settled, they keep the recorded steady state: a QP joining a converged partition
+    // meets converged QPs (HPCC: a late flow starting at line rate keeps more than a fair
+    // share for a long time; with the state undone it met fresh QPs and got an equal one).
+    if (skipped < skip.settled) {
       for (std::size_t i = 0; i < skip.qps.size(); ++i) skipper_.restore_cc(skip.qps[i], skip.cc_before[i], now);
     }
     ++counters_.skip_backs;

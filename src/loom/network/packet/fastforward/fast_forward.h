@@ -32,8 +32,10 @@
 // vouching). On a hit the partition jumps over the recorded transient and on, at the
 // recorded steady rates, to its next interrupt in one skip: each QP is credited the
 // transient's bytes plus R_q (span - transient), its CC state set from the memo; a skip-back
-// cuts the credit to the memo's bytes scaled by the elapsed share of the transient, or past
-// it to the bytes plus R_q (elapsed - transient). On a miss (no entry, or one not vouched
+// past the transient cuts the credit to the bytes plus R_q (elapsed - transient); inside its
+// last window (settled: steady at R_q) to the bytes less R_q (transient - elapsed), keeping
+// the memo's CC state; before that, to that much scaled by the elapsed share, the CC state
+// put back. On a miss (no entry, or one not vouched
 // for) the transient is simulated and recorded when the partition is next found steady
 // (unless its membership changed meanwhile).
 // Staggered starts: a QP's age (how long before the transient it started, in factor-2
@@ -132,8 +134,10 @@ class FastForward {
     std::vector<double> rates;          // bit/s
     std::vector<std::int64_t> credits;  // bytes
     EventId end;
-    // A replayed transient at the start of the skip: its length and bytes per QP.
+    // A replayed transient at the start of the skip: its length and bytes per QP, and from
+    // when in it the QPs were steady (its last window: the samples that found them steady).
     Time transient;
+    Time settled;
     std::vector<std::int64_t> transient_credits;
     std::vector<CcSnapshot> cc_before;  // the QPs' CC state before the replay
   };

@@ -209,6 +209,9 @@ bool FastForward::replay(PartitionId id, std::span<const QpId> qps, const Transi
     skip.transient_credits.push_back(transient_credit(f));
   }
   skip.transient = outcome.duration;
+  std::uint32_t judged_over = detector_.length();
+  for (const QpId q : qps) judged_over = std::min(judged_over, samples_for(q));
+  skip.settled = std::max(Time::zero(), outcome.duration - interval_ * static_cast<std::int64_t>(judged_over));
   const Time span = outcome.duration + Time::ps(static_cast<std::int64_t>(steady_s * 1e12));
   skip.credits.clear();
   for (std::size_t i = 0; i < qps.size(); ++i) skip.credits.push_back(credit_at(skip, i, span));
