@@ -47,7 +47,8 @@ SymmetryChoice choose_symmetry(const Experiment& e) {
   return choice;
 }
 
-nlohmann::json symmetry_json(const SymmetryChoice& choice, const workload::Workload& workload) {
+nlohmann::json symmetry_json(const SymmetryChoice& choice, const workload::Workload& workload,
+                             const system::RunResult& result) {
   nlohmann::json j = {{"enabled", choice.enabled}, {"applied", choice.classes.has_value()}};
   if (!choice.refinements.empty()) j["refinements"] = choice.refinements;
   if (!choice.classes) {
@@ -71,8 +72,13 @@ nlohmann::json symmetry_json(const SymmetryChoice& choice, const workload::Workl
   j["nodes"] = workload.node_count();
   j["mirrored_nodes"] = s.mirrored_nodes();
   j["skipped_compute_nodes"] = compute;
-  j["note"] = "a mirrored rank's compute nodes are not simulated; its collectives and sends still run with all "
-              "members, and each ended when its representative's did (checked)";
+  j["skipped_operations"] = result.skipped_operations;
+  j["skipped_communicators"] = result.skipped_communicators;
+  if (!result.operations_not_skipped.empty()) j["operations_not_skipped"] = result.operations_not_skipped;
+  j["note"] = "a mirrored rank's compute nodes are not simulated; its sends and its collectives on communicators "
+              "with a representative still run with all members, and each ended when its representative's did "
+              "(checked); an operation among mirrored ranks only is not run where a communicator of the same "
+              "classes runs it and its closed-form member ends are the same (checked): its record is that one's";
   j["class_list"] = std::move(classes);
   if (s.class_count() > kListedClasses) j["classes_listed"] = kListedClasses;
   return j;

@@ -36,8 +36,9 @@ struct SymmetryChoice {
 SymmetryChoice choose_symmetry(const Experiment& e);
 
 // The summary's "symmetry" block: enabled, applied, the reason it was declined, and when
-// applied the classes (representative, members as rank ranges; the first 64 listed) and the
-// nodes not stepped.
-nlohmann::json symmetry_json(const SymmetryChoice& choice, const workload::Workload& workload);
+// applied the classes (representative, members as rank ranges; the first 64 listed), the
+// nodes not stepped and the operations not run (`result`'s).
+nlohmann::json symmetry_json(const SymmetryChoice& choice, const workload::Workload& workload,
+                             const system::RunResult& result);
 
 }  // namespace loom::experiment
