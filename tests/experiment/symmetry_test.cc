@@ -82,6 +82,25 @@ TEST(RankSymmetry, SimaiWorkloadsAreByteIdenticalWithAndWithoutTheReduction) {
   EXPECT_FALSE(s["refinements"].empty());
 }
 
+// Every kind of communicator the training builder emits (ZeRO-3 with interleaving, ZeRO-1 with
+// context parallelism, experts): whatever classes survive, the outputs are the full run's.
+TEST(RankSymmetry, EveryBuilderPathIsByteIdentical) {
+  for (const auto& [name, overrides] : switched::communicator_variants()) {
+    const nlohmann::json s = expect_same_with_and_without(name, switched::small_training("analytical"), overrides);
+    EXPECT_TRUE(s.contains("applied")) << name;
+  }
+}
+
+// A straggler runs a program of its own (a longer micro-batch): it is no rank's mirror, and the
+// ranks that wait for it differ from their class, which the run finds; the outputs stay exact.
+TEST(RankSymmetry, StragglersAreByteIdentical) {
+  const nlohmann::json s = expect_same_with_and_without(
+      "stragglers", switched::small_training("analytical"),
+      {"workload.variation.stragglers=[{rank: 5, factor: 3, micro_batch: 1}]"});
+  const std::string text = s.dump();
+  EXPECT_TRUE(s.value("applied", false) == false || s["classes"].get<std::uint32_t>() > 4) << text;
+}
+
 // A ring all-reduce over `hosts` hosts of `gpus` GPUs, two hosts per leaf, one spine cable of a
 // quarter of the NICs' bandwidth per leaf.
 std::string ring_over_leaves(int hosts, int gpus) {
