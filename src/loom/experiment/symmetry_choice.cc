@@ -56,10 +56,6 @@ nlohmann::json symmetry_json(const SymmetryChoice& choice, const workload::Workl
     return j;
   }
   const system::RankSymmetry& s = *choice.classes;
-  std::uint64_t compute = 0;
-  for (workload::NodeId id = 0; id < workload.node_count(); ++id) {
-    if (s.is_mirror(id) && workload.node(id).kind == workload::NodeKind::kCompute) ++compute;
-  }
   nlohmann::json classes = nlohmann::json::array();
   for (std::uint32_t c = 0; c < std::min(s.class_count(), kListedClasses); ++c) {
     classes.push_back({{"representative", s.representatives()[c]},
@@ -71,7 +67,7 @@ nlohmann::json symmetry_json(const SymmetryChoice& choice, const workload::Workl
   j["simulated_ranks"] = s.class_count();
   j["nodes"] = workload.node_count();
   j["mirrored_nodes"] = s.mirrored_nodes();
-  j["skipped_compute_nodes"] = compute;
+  j["skipped_compute_nodes"] = result.skipped_compute_nodes;
   j["skipped_operations"] = result.skipped_operations;
   j["skipped_communicators"] = result.skipped_communicators;
   if (!result.operations_not_skipped.empty()) j["operations_not_skipped"] = result.operations_not_skipped;

@@ -21,12 +21,15 @@ CommunicatorTwins CommunicatorTwins::find(const workload::Workload& w, const Ran
   const CommunicatorId comms = w.communicator_count();
   CommunicatorTwins t;
   t.twin_.assign(comms, kRuns);
-  // Per communicator: its collective nodes, and the program position of member 0's first one.
+  // Per communicator: its collective nodes, and the program position of member 0's first one;
+  // per node, its communicator (kRuns for other kinds), so that nodes are rebuilt once.
   std::vector<std::uint64_t> nodes(comms, 0);
   std::vector<std::uint32_t> first_position(comms, kNoPosition);
+  std::vector<CommunicatorId> node_comm(w.node_count(), kRuns);
   for (NodeId id = 0; id < w.node_count(); ++id) {
     const workload::Node n = w.node(id);
     if (n.kind != NodeKind::kCollective) continue;
+    node_comm[id] = n.communicator;
     ++nodes[n.communicator];
     if (first_position[n.communicator] == kNoPosition && n.rank == w.communicator(n.communicator).ranks[0]) {
       first_position[n.communicator] = s.position(id);
@@ -70,19 +73,21 @@ CommunicatorTwins CommunicatorTwins::find(const workload::Workload& w, const Ran
   // the twin's member j, a node on the twin (a bijection: the counts are equal and counterparts
   // of distinct nodes of one rank are distinct).
   std::vector<bool> mismatched(comms, false);
-  for (NodeId id = 0; id < w.node_count(); ++id) {
-    const workload::Node n = w.node(id);
-    if (n.kind != NodeKind::kCollective || t.twin_[n.communicator] == kRuns) continue;
-    const CommunicatorId twin = t.twin_[n.communicator];
-    const auto j = static_cast<std::size_t>(w.member_index(n.communicator, n.rank));
-    const workload::Node other = w.node(s.counterpart(id, w.communicator(twin).ranks[j]));
-    if (other.kind != NodeKind::kCollective || other.communicator != twin) mismatched[n.communicator] = true;
+  for (std::uint32_t rank = 0; rank < w.rank_count(); ++rank) {
+    for (const NodeId id : s.program(rank)) {
+      const CommunicatorId c = node_comm[id];
+      if (c == kRuns || t.twin_[c] == kRuns) continue;
+      const auto j = static_cast<std::size_t>(w.member_index(c, rank));
+      if (node_comm[s.counterpart(id, w.communicator(t.twin_[c]).ranks[j])] != t.twin_[c]) mismatched[c] = true;
+    }
   }
   t.first_.assign(std::size_t{comms} + 1, 0);
   for (CommunicatorId c = 0; c < comms; ++c) {
     if (mismatched[c]) t.twin_[c] = kRuns;
     if (t.twin_[c] != kRuns) ++t.first_[t.twin_[c] + 1];
   }
+  t.on_skipped_.assign(w.node_count(), false);
+  for (NodeId id = 0; id < w.node_count(); ++id) t.on_skipped_[id] = node_comm[id] != kRuns && t.twin_[node_comm[id]] != kRuns;
   for (CommunicatorId c = 0; c < comms; ++c) t.first_[c + 1] += t.first_[c];
   t.stands_for_.resize(t.first_[comms]);
   std::vector<std::uint32_t> fill(t.first_.begin(), t.first_.end() - 1);

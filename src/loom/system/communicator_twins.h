@@ -10,7 +10,8 @@
 // differ (a fabric that treats the two groups differently), the run reports a mismatch
 // instead. A communicator with a representative among its members, or without a twin, runs.
 //
-// Cost: O(nodes) time (one pass over collective nodes); memory O(communicators).
+// Cost: O(nodes) time (each node rebuilt once); memory one bit per node, O(communicators), and
+// 4 bytes per node while finding.
 #pragma once
 
 #include <cstdint>
@@ -36,11 +37,14 @@ class CommunicatorTwins {
     return {stands_for_.data() + first_[c], first_[c + 1] - first_[c]};
   }
   std::uint32_t skipped_count() const { return static_cast<std::uint32_t>(stands_for_.size()); }
+  // A collective node on a skipped communicator.
+  bool skips(workload::NodeId id) const { return on_skipped_[id]; }
 
  private:
   std::vector<workload::CommunicatorId> twin_;  // per communicator
   std::vector<std::uint32_t> first_;            // CSR over communicators into stands_for_
   std::vector<workload::CommunicatorId> stands_for_;
+  std::vector<bool> on_skipped_;  // per node
 };
 
 }  // namespace loom::system

@@ -58,7 +58,7 @@ Runtime::Runtime(Simulator& simulator, const topology::Topology& topology, const
     if (is_mirror(id)) {
       // Never ready: it joins operations through its representative (join_mirrors).
       node_state_[id].pending = kMirrorPending;
-      if (node.kind != NodeKind::kCompute) ++nodes_to_run_;
+      node.kind == NodeKind::kCompute ? ++result_.skipped_compute_nodes : ++nodes_to_run_;
       continue;
     }
     ++nodes_to_run_;

@@ -68,7 +68,7 @@ void Runtime::expand_mirrors() {
         const NodeId mirror = symmetry.counterpart(original, rank);
         const NodeTiming& theirs = result_.nodes[original];
         NodeTiming& mine = result_.nodes[mirror];
-        const bool compute = workload_.node(mirror).kind == NodeKind::kCompute;
+        const bool compute = static_cast<NodeKind>(node_state_[mirror].kind) == NodeKind::kCompute;
         const bool both_done = part_done_[mirror] && part_done_[original];
         if (!compute && both_done && split[rank] == 0 && (mine.end != theirs.end || mine.start != theirs.start)) {
           split[rank] = (std::uint64_t{position} + 1) * 0x9e3779b97f4a7c15ULL ^

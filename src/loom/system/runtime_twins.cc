@@ -40,9 +40,8 @@ void Runtime::build_joins() {
     for (std::size_t i = 1; i < members.size(); ++i) {
       const auto mine = symmetry.program(members[i]);
       for (std::size_t p = 0; p < mine.size(); ++p) {
-        const workload::Node node = workload_.node(mine[p]);
-        if (node.kind == NodeKind::kCompute) continue;
-        if (node.kind == NodeKind::kCollective && twins_ && twins_->skipped(node.communicator)) {
+        if (static_cast<NodeKind>(node_state_[mine[p]].kind) == NodeKind::kCompute) continue;
+        if (twins_ && twins_->skips(mine[p])) {
           --nodes_to_run_;
           continue;
         }
