@@ -8,6 +8,7 @@
 #include "loom/system/runtime.h"
 #include "system/dag_builder.h"
 #include "system/fabric_fixture.h"
+#include "system/same_run.h"
 
 namespace loom::system {
 namespace {
@@ -39,18 +40,6 @@ topology::Topology two_gpu_hosts() {
   p.host.nvlink_bandwidth = Bandwidth::gbps(3600);
   p.host.nic_bandwidth = Bandwidth::gbps(400);
   return topology::make_single_switch(p);
-}
-
-void expect_same_nodes(const RunResult& reduced, const RunResult& full) {
-  ASSERT_EQ(reduced.nodes.size(), full.nodes.size());
-  for (workload::NodeId id = 0; id < full.nodes.size(); ++id) {
-    EXPECT_EQ(reduced.nodes[id].start, full.nodes[id].start) << id;
-    EXPECT_EQ(reduced.nodes[id].end, full.nodes[id].end) << id;
-    EXPECT_EQ(reduced.nodes[id].enabler, full.nodes[id].enabler) << id;
-  }
-  EXPECT_EQ(reduced.rank_finish, full.rank_finish);
-  EXPECT_EQ(reduced.transfers, full.transfers);
-  EXPECT_EQ(reduced.bytes_moved, full.bytes_moved);
 }
 
 TEST(CommunicatorTwins, PairsOfMirroredRanksAreStoodForByTheRepresentativesPair) {
@@ -86,21 +75,19 @@ TEST(CommunicatorTwins, AGroupOfOtherMemberOrderHasNoTwinAndRuns) {
   const RunResult reduced = testing::run_analytical(fabric.topology, fabric.routing, dag.workload(), options);
   EXPECT_TRUE(reduced.symmetry_mismatch.empty()) << reduced.symmetry_mismatch;
   EXPECT_EQ(reduced.skipped_operations, 0u);
-  expect_same_nodes(reduced, testing::run_analytical(fabric.topology, fabric.routing, dag.workload()));
+  testing::expect_same_run(reduced, testing::run_analytical(fabric.topology, fabric.routing, dag.workload()));
 }
 
 TEST(CommunicatorTwins, AReducedRunSkipsTheTwinsOperationsAndMatchesTheFullRun) {
   const testing::StarFabric fabric(6);
   DagBuilder dag = pairs({{0, 1}, {2, 3}, {4, 5}});
   const RankSymmetry s = RankSymmetry::find(dag.workload());
+  const RunResult reduced = testing::run_reduced(fabric.topology, fabric.routing, dag.workload(), s);
   const RunResult full = testing::run_analytical(fabric.topology, fabric.routing, dag.workload());
-  RuntimeOptions options;
-  options.symmetry = &s;
-  const RunResult reduced = testing::run_analytical(fabric.topology, fabric.routing, dag.workload(), options);
   EXPECT_TRUE(reduced.symmetry_mismatch.empty()) << reduced.symmetry_mismatch;
   EXPECT_EQ(reduced.skipped_communicators, 2u);
   EXPECT_EQ(reduced.skipped_operations, 2u);
-  expect_same_nodes(reduced, full);
+  testing::expect_same_run(reduced, full);
   ASSERT_EQ(reduced.collectives.size(), 3u);
   for (std::size_t i = 0; i < 3; ++i) {
     EXPECT_EQ(reduced.collectives[i].communicator, full.collectives[i].communicator);
@@ -133,7 +120,7 @@ TEST(CommunicatorTwins, ATwinOnOtherLinksIsCaughtAndSplitOff) {
   EXPECT_TRUE(again.symmetry_mismatch.empty()) << again.symmetry_mismatch;
   EXPECT_EQ(again.skipped_operations, 1u);
   options.symmetry = nullptr;
-  expect_same_nodes(again, testing::run_analytical(topology, routing, dag.workload(), options));
+  testing::expect_same_run(again, testing::run_analytical(topology, routing, dag.workload(), options));
 }
 
 // The transfer log needs every transfer: nothing is skipped, and the result says why.

@@ -33,36 +33,34 @@ void Runtime::build_joins() {
   const std::uint32_t n = workload_.node_count();
   join_first_.assign(std::size_t{n} + 1, 0);
   twin_split_.assign(symmetry.rank_count(), 0);
-  std::vector<bool> joins(n, false);
-  for (std::uint32_t c = 0; c < symmetry.class_count(); ++c) {
-    const auto members = symmetry.members(c);
-    const auto program = symmetry.program(members[0]);
-    for (std::size_t i = 1; i < members.size(); ++i) {
-      const auto mine = symmetry.program(members[i]);
-      for (std::size_t p = 0; p < mine.size(); ++p) {
-        if (static_cast<NodeKind>(node_state_[mine[p]].kind) == NodeKind::kCompute) continue;
-        if (twins_ && twins_->skips(mine[p])) {
-          --nodes_to_run_;
-          continue;
-        }
-        joins[mine[p]] = true;
-        ++join_first_[program[p] + 1];
+  // Calls f(representative's node, mirrored node) for every mirrored node, class by class,
+  // member by member in rank order, in program order.
+  const auto each_mirror = [&symmetry](const auto& f) {
+    for (std::uint32_t c = 0; c < symmetry.class_count(); ++c) {
+      const auto members = symmetry.members(c);
+      const auto program = symmetry.program(members[0]);
+      for (std::size_t i = 1; i < members.size(); ++i) {
+        const auto mine = symmetry.program(members[i]);
+        for (std::size_t p = 0; p < mine.size(); ++p) f(program[p], mine[p]);
       }
     }
-  }
+  };
+  std::vector<bool> joins(n, false);
+  each_mirror([&](NodeId original, NodeId mirror) {
+    if (static_cast<NodeKind>(node_state_[mirror].kind) == NodeKind::kCompute) return;
+    if (twins_ && twins_->skips(mirror)) {
+      --nodes_to_run_;
+      return;
+    }
+    joins[mirror] = true;
+    ++join_first_[original + 1];
+  });
   for (NodeId id = 0; id < n; ++id) join_first_[id + 1] += join_first_[id];
   joins_.resize(join_first_[n]);
   std::vector<std::uint32_t> fill(join_first_.begin(), join_first_.end() - 1);
-  for (std::uint32_t c = 0; c < symmetry.class_count(); ++c) {
-    const auto members = symmetry.members(c);
-    const auto program = symmetry.program(members[0]);
-    for (std::size_t i = 1; i < members.size(); ++i) {
-      const auto mine = symmetry.program(members[i]);
-      for (std::size_t p = 0; p < mine.size(); ++p) {
-        if (joins[mine[p]]) joins_[fill[program[p]]++] = mine[p];
-      }
-    }
-  }
+  each_mirror([&](NodeId original, NodeId mirror) {
+    if (joins[mirror]) joins_[fill[original]++] = mirror;
+  });
 }
 
 std::shared_ptr<const OperationTiming> Runtime::twin_timing(const Instance& model, CommunicatorId twin,
