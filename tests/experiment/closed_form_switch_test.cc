@@ -20,7 +20,7 @@ std::pair<std::uint64_t, std::uint64_t> expect_same_closed_form_or_not(const std
   overrides.push_back("output.flows=false");  // a transfer log needs every transfer in the run
   // collectives, ranks and timeline
   const switched::SwitchedRuns runs =
-      switched::expect_same_with_and_without("closed_form", "/totals/events", name, text, overrides, 3);
+      switched::expect_same_with_and_without("closed_form", {"/totals/events"}, name, text, overrides, 3);
   const auto on = runs.on.summary["totals"]["events"].get<std::uint64_t>();
   const auto off = runs.off.summary["totals"]["events"].get<std::uint64_t>();
   EXPECT_LE(on, off) << name;

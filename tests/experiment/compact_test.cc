@@ -15,7 +15,7 @@ namespace {
 
 void expect_same_compact_or_not(const std::string& name, const std::string& text,
                                 const std::vector<std::string>& overrides = {}) {
-  switched::expect_same_with_and_without("compact", "", name, text, overrides);
+  switched::expect_same_with_and_without("compact", {}, name, text, overrides);
 }
 
 TEST(CompactPrograms, TrainingExamplesAreByteIdentical) {

@@ -18,11 +18,15 @@ using switched::run_text;
 using switched::scratch_dir;
 using switched::simai_experiment;
 
-// Every file byte-identical and the summaries equal but for the symmetry block, with the
-// reduction on and off. Returns the symmetry block of the reduced run.
+// Every file byte-identical and the summaries equal but for the symmetry block and the event
+// count, with the reduction on and off. Without flows.csv (`with_flows` false), whose transfer
+// log needs every transfer, operations among mirrored ranks are skipped where a twin stands for
+// them. Returns the symmetry block of the reduced run.
 nlohmann::json expect_same_with_and_without(const std::string& name, const std::string& text,
-                                            const std::vector<std::string>& overrides = {}) {
-  const switched::SwitchedRuns runs = switched::expect_same_with_and_without("symmetry", "symmetry", name, text, overrides);
+                                            std::vector<std::string> overrides = {}, bool with_flows = false) {
+  if (!with_flows) overrides.push_back("output.flows=false");
+  const switched::SwitchedRuns runs = switched::expect_same_with_and_without(
+      "symmetry", {"symmetry", "/totals/events"}, name, text, overrides, with_flows ? 4 : 3);
   EXPECT_EQ(runs.off.summary["symmetry"]["applied"], false);
   return runs.on.summary["symmetry"];
 }
@@ -42,6 +46,14 @@ TEST(RankSymmetry, TrainingIsByteIdenticalWithAndWithoutTheReduction) {
   EXPECT_EQ(s["classes"], 2);
   EXPECT_EQ(s["class_list"][1]["members"], "16-31");
   EXPECT_GT(s["skipped_compute_nodes"].get<std::uint64_t>(), 0u);
+  // The other DP replica's TP all-reduces are its TP peers' alone: the representative's TP
+  // group stands for them.
+  EXPECT_GT(s["skipped_operations"].get<std::uint64_t>(), 0u);
+  EXPECT_GT(s["skipped_communicators"].get<std::uint64_t>(), 0u);
+  // With the transfer log every operation runs, and the summary says why.
+  const nlohmann::json logged = expect_same_with_and_without("training_flows", kTraining, {}, true);
+  EXPECT_EQ(logged["skipped_operations"], 0);
+  EXPECT_NE(logged.value("operations_not_skipped", "").find("output.flows"), std::string::npos) << logged.dump();
 }
 
 // ZeRO-3 gathers over DP rings whose members end at different times: whether some classes
@@ -68,6 +80,25 @@ TEST(RankSymmetry, SimaiWorkloadsAreByteIdenticalWithAndWithoutTheReduction) {
   EXPECT_EQ(s["classes"], 8);
   EXPECT_EQ(s["class_list"][1]["members"], "1,9,17,25,33,41,49,57");
   EXPECT_FALSE(s["refinements"].empty());
+}
+
+// Every kind of communicator the training builder emits (ZeRO-3 with interleaving, ZeRO-1 with
+// context parallelism, experts): whatever classes survive, the outputs are the full run's.
+TEST(RankSymmetry, EveryBuilderPathIsByteIdentical) {
+  for (const auto& [name, overrides] : switched::communicator_variants()) {
+    const nlohmann::json s = expect_same_with_and_without(name, switched::small_training("analytical"), overrides);
+    EXPECT_TRUE(s.contains("applied")) << name;
+  }
+}
+
+// A straggler runs a program of its own (a longer micro-batch): it is no rank's mirror, and the
+// ranks that wait for it differ from their class, which the run finds; the outputs stay exact.
+TEST(RankSymmetry, StragglersAreByteIdentical) {
+  const nlohmann::json s = expect_same_with_and_without(
+      "stragglers", switched::small_training("analytical"),
+      {"workload.variation.stragglers=[{rank: 5, factor: 3, micro_batch: 1}]"});
+  const std::string text = s.dump();
+  EXPECT_TRUE(s.value("applied", false) == false || s["classes"].get<std::uint32_t>() > 4) << text;
 }
 
 // A ring all-reduce over `hosts` hosts of `gpus` GPUs, two hosts per leaf, one spine cable of a

@@ -6,6 +6,7 @@
 #include "loom/system/runtime.h"
 #include "system/dag_builder.h"
 #include "system/fabric_fixture.h"
+#include "system/same_run.h"
 
 namespace loom::system {
 namespace {
@@ -45,21 +46,9 @@ TEST(RankSymmetry, AReducedRunHasEveryNodesTimingOfTheFullRun) {
   const StarFabric fabric(4);
   DagBuilder dag = four_ranks();
   const RankSymmetry s = RankSymmetry::find(dag.workload());
-  const RunResult full = testing::run_analytical(fabric.topology, fabric.routing, dag.workload());
-  RuntimeOptions options;
-  options.symmetry = &s;
-  const RunResult reduced = testing::run_analytical(fabric.topology, fabric.routing, dag.workload(), options);
+  const RunResult reduced = testing::run_reduced(fabric.topology, fabric.routing, dag.workload(), s);
   EXPECT_TRUE(reduced.symmetry_mismatch.empty()) << reduced.symmetry_mismatch;
-  ASSERT_EQ(reduced.nodes.size(), full.nodes.size());
-  for (workload::NodeId id = 0; id < full.nodes.size(); ++id) {
-    EXPECT_EQ(reduced.nodes[id].start, full.nodes[id].start) << id;
-    EXPECT_EQ(reduced.nodes[id].end, full.nodes[id].end) << id;
-    EXPECT_EQ(reduced.nodes[id].enabler, full.nodes[id].enabler) << id;
-  }
-  EXPECT_EQ(reduced.rank_finish, full.rank_finish);
-  EXPECT_EQ(reduced.makespan, full.makespan);
-  EXPECT_EQ(reduced.transfers, full.transfers);
-  EXPECT_EQ(reduced.collectives.size(), full.collectives.size());
+  testing::expect_same_run(reduced, testing::run_analytical(fabric.topology, fabric.routing, dag.workload()));
 }
 
 // A ring broadcast reaches its members one after another: ranks with one program end it at

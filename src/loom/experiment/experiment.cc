@@ -250,7 +250,7 @@ Outcome run(const Experiment& e, const system::RunWatcher& watcher, RunMode mode
   outcome.entries = report::entry_stats(e.workload, outcome.result);
   if (write) write_tables(e, *backend, outcome);
   report::RunInfo info{e.seed, std::string(backend->name()), e.effective_config, nullptr, nullptr, e.warnings,
-                       symmetry_json(symmetry, e.workload)};
+                       symmetry_json(symmetry, e.workload, outcome.result)};
   if (e.memory) info.memory = memory_json(*e.memory);
   if (links) {
     links->finish();

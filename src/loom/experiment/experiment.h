@@ -69,9 +69,9 @@ struct Experiment {
   std::vector<LinkRateChange> link_rate_changes;
   SourceLocation rate_changes_from;
   // system.symmetry: step one representative per class of ranks with identical programs where
-  // that is proven to change no result (symmetry_choice.h). Off by default: a reduced run still
-  // runs every operation, so it saves only the mirrored ranks' own steps, and each refinement
-  // costs a run (system/README.md).
+  // that is proven to change no result (symmetry_choice.h). Off by default: finding classes and
+  // twins rebuilds every node a few times, more than the skipped steps and operations save so
+  // far, and each refinement costs a run (system/README.md).
   bool symmetry = false;
 };
 

@@ -47,7 +47,8 @@ SymmetryChoice choose_symmetry(const Experiment& e) {
   return choice;
 }
 
-nlohmann::json symmetry_json(const SymmetryChoice& choice, const workload::Workload& workload) {
+nlohmann::json symmetry_json(const SymmetryChoice& choice, const workload::Workload& workload,
+                             const system::RunResult& result) {
   nlohmann::json j = {{"enabled", choice.enabled}, {"applied", choice.classes.has_value()}};
   if (!choice.refinements.empty()) j["refinements"] = choice.refinements;
   if (!choice.classes) {
@@ -55,10 +56,6 @@ nlohmann::json symmetry_json(const SymmetryChoice& choice, const workload::Workl
     return j;
   }
   const system::RankSymmetry& s = *choice.classes;
-  std::uint64_t compute = 0;
-  for (workload::NodeId id = 0; id < workload.node_count(); ++id) {
-    if (s.is_mirror(id) && workload.node(id).kind == workload::NodeKind::kCompute) ++compute;
-  }
   nlohmann::json classes = nlohmann::json::array();
   for (std::uint32_t c = 0; c < std::min(s.class_count(), kListedClasses); ++c) {
     classes.push_back({{"representative", s.representatives()[c]},
@@ -70,9 +67,14 @@ nlohmann::json symmetry_json(const SymmetryChoice& choice, const workload::Workl
   j["simulated_ranks"] = s.class_count();
   j["nodes"] = workload.node_count();
   j["mirrored_nodes"] = s.mirrored_nodes();
-  j["skipped_compute_nodes"] = compute;
-  j["note"] = "a mirrored rank's compute nodes are not simulated; its collectives and sends still run with all "
-              "members, and each ended when its representative's did (checked)";
+  j["skipped_compute_nodes"] = result.skipped_compute_nodes;
+  j["skipped_operations"] = result.skipped_operations;
+  j["skipped_communicators"] = result.skipped_communicators;
+  if (!result.operations_not_skipped.empty()) j["operations_not_skipped"] = result.operations_not_skipped;
+  j["note"] = "a mirrored rank's compute nodes are not simulated; its sends and its collectives on communicators "
+              "with a representative still run with all members, and each ended when its representative's did "
+              "(checked); an operation among mirrored ranks only is not run where a communicator of the same "
+              "classes runs it and its closed-form member ends are the same (checked): its record is that one's";
   j["class_list"] = std::move(classes);
   if (s.class_count() > kListedClasses) j["classes_listed"] = kListedClasses;
   return j;

@@ -2,8 +2,10 @@
 // summary says about it.
 //
 // The reduction applies in analytical mode, where operations never share links with each other
-// (network/analytical.h): every operation still runs with all its members, and a mirrored
-// rank's communication ends are checked against its representative's (Runtime). Flow and packet
+// (network/analytical.h): an operation with a representative among its members runs with all of
+// them, one among mirrored ranks only is skipped where a twin stands for it
+// (system/communicator_twins.h), and a mirrored rank's communication ends are checked against
+// its representative's (Runtime). Flow and packet
 // modes are declined: there concurrent operations share links, and the order of events at one
 // instant may change rates, so a reduced run is not proven to be the full one.
 #pragma once
@@ -36,8 +38,9 @@ struct SymmetryChoice {
 SymmetryChoice choose_symmetry(const Experiment& e);
 
 // The summary's "symmetry" block: enabled, applied, the reason it was declined, and when
-// applied the classes (representative, members as rank ranges; the first 64 listed) and the
-// nodes not stepped.
-nlohmann::json symmetry_json(const SymmetryChoice& choice, const workload::Workload& workload);
+// applied the classes (representative, members as rank ranges; the first 64 listed), the
+// nodes not stepped and the operations not run (`result`'s).
+nlohmann::json symmetry_json(const SymmetryChoice& choice, const workload::Workload& workload,
+                             const system::RunResult& result);
 
 }  // namespace loom::experiment

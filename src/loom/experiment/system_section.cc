@@ -47,8 +47,9 @@ std::vector<ParamEntry> system_parameter_catalog() {
       {"stream_classes", "list", "", "0 or 1..queues-1", "per communication stream: packet traffic class"},
       {"watchdog", "time", "300s", ">= 0", "wall time the simulated clock may stand still before the run stops; 0 = never"},
       {"symmetry", "flag", "false", "true, false",
-       "analytical mode: step one representative per class of ranks with identical programs (checked; the summary's "
-       "symmetry block says what was reduced or why not)"},
+       "analytical mode: step one representative per class of ranks with identical programs, and skip operations "
+       "among mirrored ranks that a group of the same classes stands for (checked; the summary's symmetry block "
+       "says what was reduced or why not)"},
       {"closed_form", "flag", "true", "true, false",
        "analytical mode: time each distinct collective operation once, apart from the run, instead of sending its "
        "transfers through it (outputs are the same but the event count)"},

@@ -52,6 +52,8 @@ class RankSymmetry {
   workload::NodeId counterpart(workload::NodeId id, std::uint32_t rank) const {
     return program_[rank_first_[rank] + position_[id]];
   }
+  // The index of `id` in its rank's program.
+  std::uint32_t position(workload::NodeId id) const { return position_[id]; }
   // `rank`'s nodes in program (id) order.
   std::span<const workload::NodeId> program(std::uint32_t rank) const {
     return {program_.data() + rank_first_[rank], rank_first_[rank + 1] - rank_first_[rank]};

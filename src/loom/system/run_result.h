@@ -98,6 +98,13 @@ struct RunResult {
   // a key of where it first differed (its node's program position and end), for
   // RankSymmetry::refined.
   std::vector<std::uint64_t> symmetry_split;
+  // With rank symmetry: operations not run because a twin communicator's stood for them
+  // (communicator_twins.h; their records are the twin's, relabelled), and those communicators.
+  std::uint64_t skipped_operations = 0;
+  std::uint64_t skipped_compute_nodes = 0;  // mirrored ranks' compute nodes (never stepped)
+  std::uint32_t skipped_communicators = 0;
+  // With rank symmetry, why no operation can be skipped (empty when some may be).
+  std::string operations_not_skipped;
 };
 
 }  // namespace loom::system

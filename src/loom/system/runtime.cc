@@ -58,7 +58,7 @@ Runtime::Runtime(Simulator& simulator, const topology::Topology& topology, const
     if (is_mirror(id)) {
       // Never ready: it joins operations through its representative (join_mirrors).
       node_state_[id].pending = kMirrorPending;
-      if (node.kind != NodeKind::kCompute) ++nodes_to_run_;
+      node.kind == NodeKind::kCompute ? ++result_.skipped_compute_nodes : ++nodes_to_run_;
       continue;
     }
     ++nodes_to_run_;
@@ -108,6 +108,20 @@ Runtime::Runtime(Simulator& simulator, const topology::Topology& topology, const
   if (const auto* analytical = dynamic_cast<const network::AnalyticalBackend*>(&backend);
       analytical != nullptr && options.closed_form && closed_form_is_exact(topology, options.protocol_costs)) {
     closed_form_ = std::make_unique<ClosedForm>(topology, *analytical);
+  }
+  if (options.symmetry != nullptr) {
+    if (!closed_form_applies()) {
+      result_.operations_not_skipped =
+          options.record_transfers ? "the transfer log (output.flows) needs every transfer"
+                                   : "collectives are not timed in closed form (system.closed_form, or a fabric or "
+                                     "link change where it would not be exact)";
+    } else if (!options.custom_plans.empty()) {
+      result_.operations_not_skipped = "custom collective plans (collective.plans) run transfer by transfer";
+    } else {
+      twins_ = CommunicatorTwins::find(workload, *options.symmetry);
+      result_.skipped_communicators = twins_->skipped_count();
+    }
+    build_joins();
   }
 }
 

@@ -37,6 +37,7 @@
 #include "loom/core/delay_batcher.h"
 #include "loom/core/simulator.h"
 #include "loom/network/backend.h"
+#include "loom/system/communicator_twins.h"
 #include "loom/system/rank_symmetry.h"
 #include "loom/system/run_result.h"
 #include "loom/topology/topology.h"
@@ -95,8 +96,11 @@ struct RuntimeOptions {
   // its representative's node at the same program position starts, so every operation still
   // runs with all its members on the network; its other nodes never run. After the run, every
   // mirrored node's timing is its representative's, and the communication nodes' own ends are
-  // checked against it (RunResult::symmetry_mismatch names the first that differs). Must
-  // outlive the Runtime.
+  // checked against it (RunResult::symmetry_mismatch names the first that differs). With
+  // closed-form timing (below; no custom plans), an operation on a communicator of mirrored
+  // ranks only is not run either when a twin communicator (communicator_twins.h) runs the same
+  // operation: the twin's closed-form member ends are compared with the skipped operation's
+  // before its record is copied (runtime_twins.cc). Must outlive the Runtime.
   const RankSymmetry* symmetry = nullptr;
   // Analytical mode: time a collective operation without its transfers reaching the run
   // (runtime_closed_form.cc): its members' ends come from a replay on a private copy of the
@@ -210,6 +214,15 @@ class Runtime final : private network::CompletionHandler {
   void part_done(workload::NodeId id);  // a representative's communication node ended its part
   void stop_on_mismatch();  // the run stops when the current operation ends
   void expand_mirrors();
+  // Skipped operations (runtime_twins.cc): which mirrored nodes join with a representative's
+  // node; the timing of an operation on a skipped twin communicator, compared at the start of
+  // the operation standing for it; the twins' records and rendezvous.
+  void build_joins();
+  void settle(Instance& instance, collective::CollectiveSpec& spec);
+  std::shared_ptr<const OperationTiming> twin_timing(const Instance& model, workload::CommunicatorId twin,
+                                                     CollectiveRecord& settings);
+  void time_twins(std::uint32_t instance);
+  void record_twins(const Instance& instance);
 
   Simulator& simulator_;
   const topology::Topology& topology_;
@@ -265,6 +278,11 @@ class Runtime final : private network::CompletionHandler {
   std::uint64_t nodes_done_ = 0;
   std::uint64_t nodes_to_run_ = 0;  // all nodes but mirrored compute nodes
   std::vector<bool> part_done_;     // with symmetry, per node: its communication part ended
+  // With symmetry: the mirrored nodes joining each representative's node (CSR by node id).
+  std::vector<std::uint32_t> join_first_;
+  std::vector<workload::NodeId> joins_;
+  std::optional<CommunicatorTwins> twins_;  // with symmetry and closed-form timing
+  std::vector<std::uint64_t> twin_split_;   // per rank: where a skipped operation differed
   bool symmetry_broken_ = false;    // a mirrored part ended at another time than its original
   const RunWatcher* watcher_ = nullptr;  // during run()
   collective::Progress progress_;  // on_transfer_complete's, reused so that it allocates once

@@ -73,6 +73,7 @@ void Runtime::begin_timed(std::uint32_t index, std::shared_ptr<const OperationTi
   result_.bytes_moved += timing->wire_bytes;
   instance.timing = timing;
   instance.next_end = timing->at_start;
+  if (twins_) time_twins(index);
   if (timing->at_start < timing->ends.size()) {
     simulator_.post_in(timing->ends[timing->at_start].offset, &Runtime::closed_form_event, this, index);
   }

@@ -62,6 +62,7 @@ void Runtime::arrive(NodeId id) {
     fresh.communicator = comm;
     fresh.sequence = sequence;
     fresh.member_nodes.assign(workload_.communicator(comm).ranks.size(), kNoNode);
+    fresh.first_member = member;
     CollectiveRecord& r = fresh.record;
     r.communicator = comm;
     r.sequence = sequence;
@@ -87,6 +88,7 @@ void Runtime::arrive(NodeId id) {
   }
   instance.member_nodes[member] = id;
   if (++instance.arrived == instance.member_nodes.size()) {
+    instance.last_member = member;
     for (NodeId m : instance.member_nodes) result_.nodes[m].rendezvous = id;
     start_instance(index);
   }
@@ -132,6 +134,18 @@ void Runtime::start_instance(std::uint32_t index) {
   if (start_known_operation(index)) return;
   collective::CollectiveSpec spec = spec_for(record, instance.communicator);
   if (start_custom_plan(index, spec)) return;
+  settle(instance, spec);
+  if (start_closed_form(index, spec)) return;
+  instance.execution = collective::make_execution(record.algorithm, spec);
+  collective::Progress progress;
+  instance.execution->start(progress);
+  apply(index, progress);
+}
+
+// The instance's settings: the tuner's choice (RuntimeOptions::gpu), checked where the
+// algorithm reduces in switches.
+void Runtime::settle(Instance& instance, collective::CollectiveSpec& spec) {
+  CollectiveRecord& record = instance.record;
   if (options_.gpu != nullptr) tune(instance, spec);
   if (collective::uses_switches(record.algorithm)) {
     const std::string_view name = collective::to_string(record.algorithm);
@@ -162,11 +176,6 @@ void Runtime::start_instance(std::uint32_t index) {
   record.protocol = spec.protocol;
   record.channels = spec.channels;
   record.chunks = spec.chunks;
-  if (start_closed_form(index, spec)) return;
-  instance.execution = collective::make_execution(record.algorithm, spec);
-  collective::Progress progress;
-  instance.execution->start(progress);
-  apply(index, progress);
 }
 
 // The tuner's choice within the settings the options fix (RuntimeOptions::gpu). A fixed
@@ -290,6 +299,7 @@ void Runtime::finish_member(std::uint32_t index, std::uint32_t member) {
   if (--instance.arrived == 0) {
     LOOM_ASSERT(instance.timing || instance.execution->finished(), "every member finished but the execution did not");
     result_.collectives.push_back(instance.record);
+    if (twins_) record_twins(instance);
     instance.execution.reset();
     instance.timing.reset();
     free_instances_.push_back(index);

@@ -1,6 +1,8 @@
 // Rank symmetry in the runtime (RuntimeOptions::symmetry): mirrored ranks' communication nodes
 // join their operations with their representative, and after the run every mirrored node takes
 // its representative's timing, checked against the ends the operations reported.
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "loom/core/error.h"
@@ -13,12 +15,9 @@ using workload::NodeId;
 using workload::NodeKind;
 
 void Runtime::join_mirrors(NodeId id) {
-  const RankSymmetry& symmetry = *options_.symmetry;
-  const std::uint32_t rank = streams_[node_state_[id].stream].rank;
-  const auto members = symmetry.members(symmetry.class_of(rank));
   const bool collective = static_cast<NodeKind>(node_state_[id].kind) == NodeKind::kCollective;
-  for (std::size_t i = 1; i < members.size(); ++i) {
-    const NodeId mirror = symmetry.counterpart(id, members[i]);
+  for (std::uint32_t i = join_first_[id]; i < join_first_[id + 1]; ++i) {
+    const NodeId mirror = joins_[i];
     result_.nodes[mirror].start = simulator_.now();
     collective ? arrive(mirror) : arrive_point_to_point(mirror);
   }
@@ -53,7 +52,9 @@ void Runtime::stop_on_mismatch() { symmetry_broken_ = true; }
 void Runtime::expand_mirrors() {
   if (options_.symmetry == nullptr) return;
   const RankSymmetry& symmetry = *options_.symmetry;
-  std::vector<std::uint64_t> split(symmetry.rank_count(), 0);
+  // Skipped operations that would have ended at other times (runtime_twins.cc) come first.
+  std::vector<std::uint64_t> split = twin_split_;
+  const bool twins_differ = std::any_of(split.begin(), split.end(), [](std::uint64_t key) { return key != 0; });
   bool differs = false;
   for (std::uint32_t c = 0; c < symmetry.class_count(); ++c) {
     const auto members = symmetry.members(c);
@@ -67,12 +68,12 @@ void Runtime::expand_mirrors() {
         const NodeId mirror = symmetry.counterpart(original, rank);
         const NodeTiming& theirs = result_.nodes[original];
         NodeTiming& mine = result_.nodes[mirror];
-        const bool compute = workload_.node(mirror).kind == NodeKind::kCompute;
+        const bool compute = static_cast<NodeKind>(node_state_[mirror].kind) == NodeKind::kCompute;
         const bool both_done = part_done_[mirror] && part_done_[original];
         if (!compute && both_done && split[rank] == 0 && (mine.end != theirs.end || mine.start != theirs.start)) {
           split[rank] = (std::uint64_t{position} + 1) * 0x9e3779b97f4a7c15ULL ^
                         static_cast<std::uint64_t>(mine.end.picoseconds());
-          if (!differs) {
+          if (result_.symmetry_mismatch.empty()) {
             result_.symmetry_mismatch = fmt::format(
                 "rank {}'s '{}' ran [{}, {}] but its representative rank {}'s ran [{}, {}]", rank,
                 workload_.label(workload_.node(mirror).label), mine.start, mine.end, rep, theirs.start, theirs.end);
@@ -86,6 +87,7 @@ void Runtime::expand_mirrors() {
       }
     }
   }
+  differs = differs || twins_differ;
   LOOM_ASSERT(differs == symmetry_broken_, "a mismatch of mirrored ranks was seen in the run but not after it");
   if (differs) result_.symmetry_split = std::move(split);
 }

@@ -91,6 +91,9 @@ struct Runtime::Instance {
   // Timed in closed form (runtime_closed_form.cc): the members' ends, the next to come.
   std::shared_ptr<const OperationTiming> timing;
   std::uint32_t next_end = 0;
+  // The member indices of the first and the last arrival (skipped twins' labels and rendezvous).
+  std::uint32_t first_member = 0;
+  std::uint32_t last_member = 0;
   CollectiveRecord record;
 };
 

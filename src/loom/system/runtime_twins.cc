@@ -1,0 +1,173 @@
+// Operations skipped under rank symmetry (RuntimeOptions::symmetry, communicator_twins.h): an
+// operation on a communicator of mirrored ranks only is not run when its twin runs the same
+// operation. When the twin's starts, the skipped operation's closed-form timing (the known one,
+// or a replay with its own communicator's routes and flow hashes) must give every member the
+// end offset the twin gives the member of the same index, with the same settings and transfer
+// counts; then it would have started and ended with the twin, and its record is the twin's,
+// relabelled. Otherwise its members are split off (RunResult::symmetry_split) and the run stops
+// when the twin's operation ends, as for a mirrored node ending at another time.
+#include <fmt/format.h>
+
+#include "loom/system/runtime.h"
+#include "loom/system/runtime_state.h"
+
+namespace loom::system {
+
+using workload::CommunicatorId;
+using workload::NodeKind;
+
+namespace {
+// Each member's end offset, and whether it ended at the start (Execution::start), by member.
+std::vector<std::pair<Time, bool>> ends_by_member(const OperationTiming& timing, std::size_t members) {
+  std::vector<std::pair<Time, bool>> ends(members);
+  for (std::size_t i = 0; i < timing.ends.size(); ++i) ends[timing.ends[i].member] = {timing.ends[i].offset, i < timing.at_start};
+  return ends;
+}
+}  // namespace
+
+// Each representative's communication node lists the mirrored nodes at its program position
+// that join operations when it starts: all but the collective nodes of skipped communicators,
+// which no run operation waits for (nodes_to_run_ leaves them out). Members in rank order.
+void Runtime::build_joins() {
+  const RankSymmetry& symmetry = *options_.symmetry;
+  const std::uint32_t n = workload_.node_count();
+  join_first_.assign(std::size_t{n} + 1, 0);
+  twin_split_.assign(symmetry.rank_count(), 0);
+  // Calls f(representative's node, mirrored node) for every mirrored node, class by class,
+  // member by member in rank order, in program order.
+  const auto each_mirror = [&symmetry](const auto& f) {
+    for (std::uint32_t c = 0; c < symmetry.class_count(); ++c) {
+      const auto members = symmetry.members(c);
+      const auto program = symmetry.program(members[0]);
+      for (std::size_t i = 1; i < members.size(); ++i) {
+        const auto mine = symmetry.program(members[i]);
+        for (std::size_t p = 0; p < mine.size(); ++p) f(program[p], mine[p]);
+      }
+    }
+  };
+  std::vector<bool> joins(n, false);
+  each_mirror([&](NodeId original, NodeId mirror) {
+    if (static_cast<NodeKind>(node_state_[mirror].kind) == NodeKind::kCompute) return;
+    if (twins_ && twins_->skips(mirror)) {
+      --nodes_to_run_;
+      return;
+    }
+    joins[mirror] = true;
+    ++join_first_[original + 1];
+  });
+  for (NodeId id = 0; id < n; ++id) join_first_[id + 1] += join_first_[id];
+  joins_.resize(join_first_[n]);
+  std::vector<std::uint32_t> fill(join_first_.begin(), join_first_.end() - 1);
+  each_mirror([&](NodeId original, NodeId mirror) {
+    if (joins[mirror]) joins_[fill[original]++] = mirror;
+  });
+}
+
+std::shared_ptr<const OperationTiming> Runtime::twin_timing(const Instance& model, CommunicatorId twin,
+                                                            CollectiveRecord& settings) {
+  Instance shadow;
+  shadow.communicator = twin;
+  shadow.sequence = model.sequence;
+  shadow.tuned = model.tuned;
+  shadow.record = model.record;
+  shadow.record.communicator = twin;
+  const ClosedForm::Key key = ClosedForm::key_of(shadow, options_.default_algorithm);
+  if (const auto known = closed_form_->known.find(key); known != closed_form_->known.end()) {
+    settings.algorithm = known->second.algorithm;
+    settings.protocol = known->second.protocol;
+    settings.channels = known->second.channels;
+    settings.chunks = known->second.chunks;
+    return known->second.timing;
+  }
+  collective::CollectiveSpec spec = spec_for(shadow.record, twin);
+  settle(shadow, spec);
+  settings = shadow.record;
+  const std::unique_ptr<collective::Execution> execution = collective::make_execution(settings.algorithm, spec);
+  const CollectiveReplay::EndpointNode node_of = [this, &shadow](std::uint32_t endpoint, std::uint32_t channel) {
+    return endpoint_node(shadow, endpoint, channel);
+  };
+  const CollectiveReplay::FlowHash flow_hash = [this, &shadow](const collective::Transfer& t) {
+    return flow_hash_of(shadow, t);
+  };
+  auto timing = std::make_shared<const OperationTiming>(closed_form_->replay.time(*execution, node_of, flow_hash));
+  if (timing->hash_free) {
+    closed_form_->known.emplace(key, ClosedForm::Known{settings.algorithm, settings.protocol, settings.channels,
+                                                      settings.chunks, timing});
+  }
+  return timing;
+}
+
+void Runtime::time_twins(std::uint32_t index) {
+  const Instance& instance = instances_[index];
+  const auto twins = twins_->stands_for(instance.communicator);
+  if (twins.empty()) return;
+  const CollectiveRecord& record = instance.record;
+  const OperationTiming& timing = *instance.timing;
+  const std::size_t members = instance.member_nodes.size();
+  const auto ends = ends_by_member(timing, members);
+  const RankSymmetry& symmetry = *options_.symmetry;
+  for (const CommunicatorId twin : twins) {
+    CollectiveRecord settings;
+    const std::shared_ptr<const OperationTiming> theirs = twin_timing(instance, twin, settings);
+    const auto& ranks = workload_.communicator(twin).ranks;
+    const bool same_run = settings.algorithm == record.algorithm && settings.protocol == record.protocol &&
+                          settings.channels == record.channels && settings.chunks == record.chunks &&
+                          theirs->transfers == timing.transfers && theirs->payload_bytes == timing.payload_bytes &&
+                          theirs->wire_bytes == timing.wire_bytes;
+    const auto their_ends = ends_by_member(*theirs, members);
+    bool differs = false;
+    for (std::size_t j = 0; j < members; ++j) {
+      if (same_run && their_ends[j] == ends[j]) continue;
+      differs = true;
+      const NodeId node = symmetry.counterpart(instance.member_nodes[j], ranks[j]);
+      if (twin_split_[ranks[j]] == 0) {
+        twin_split_[ranks[j]] = (std::uint64_t{symmetry.position(node)} + 1) * 0x9e3779b97f4a7c15ULL ^
+                                static_cast<std::uint64_t>(their_ends[j].first.picoseconds()) ^ (same_run ? 0 : 1);
+      }
+      if (result_.symmetry_mismatch.empty()) {
+        result_.symmetry_mismatch = fmt::format(
+            "rank {}'s '{}' on communicator '{}' would end {} after its start, but the same operation on '{}', "
+            "which was to stand for it, ends rank {}'s part {} after ({} vs {})",
+            ranks[j], workload_.label(workload_.node(node).label), workload_.communicator(twin).name,
+            their_ends[j].first, workload_.communicator(instance.communicator).name,
+            workload_.communicator(instance.communicator).ranks[j], ends[j].first,
+            collective::to_string(settings.algorithm), collective::to_string(record.algorithm));
+      }
+    }
+    if (differs) {
+      symmetry_broken_ = true;
+      continue;
+    }
+    ++result_.skipped_operations;
+    result_.transfers += theirs->transfers;
+    result_.bytes_moved += theirs->wire_bytes;
+    // Its members' nodes ran as the twin's did: checked against their representatives' as a
+    // mirrored node's part is (finish_mirror), now or when the representative's ends.
+    const NodeId rendezvous = symmetry.counterpart(instance.member_nodes[instance.last_member], ranks[instance.last_member]);
+    for (std::size_t j = 0; j < members; ++j) {
+      const NodeId node = symmetry.counterpart(instance.member_nodes[j], ranks[j]);
+      NodeTiming& mine = result_.nodes[node];
+      mine.start = result_.nodes[instance.member_nodes[j]].start;
+      mine.end = simulator_.now() + ends[j].first;
+      mine.rendezvous = rendezvous;
+      part_done_[node] = true;
+      const NodeId original = symmetry.image(node);
+      if (part_done_[original] && result_.nodes[original].end != mine.end) stop_on_mismatch();
+    }
+  }
+}
+
+// The skipped operations' records: the twin's, on their own communicator, with the label of the
+// member that arrived first there.
+void Runtime::record_twins(const Instance& instance) {
+  const RankSymmetry& symmetry = *options_.symmetry;
+  for (const CommunicatorId twin : twins_->stands_for(instance.communicator)) {
+    CollectiveRecord record = instance.record;
+    record.communicator = twin;
+    const std::uint32_t first = instance.first_member;
+    record.label = workload_.node(symmetry.counterpart(instance.member_nodes[first], workload_.communicator(twin).ranks[first])).label;
+    result_.collectives.push_back(record);
+  }
+}
+
+}  // namespace loom::system
