@@ -13,10 +13,10 @@
 namespace loom::network::packet::parallel {
 
 WindowedExecutor::WindowedExecutor(Simulator& global, Fabric& fabric, const LpPartition& partition,
-                                   std::uint32_t threads)
+                                   std::uint32_t threads, WindowListener* listener)
     : global_(global), fabric_(fabric), partition_(partition), threads_(std::min(threads, partition.lp_count)),
       next_(partition.lp_count, Time::max()), pending_(partition.lp_count, 0), stale_(partition.lp_count, 1),
-      seen_events_(partition.lp_count, 0), recent_events_(partition.lp_count, 0) {
+      seen_events_(partition.lp_count, 0), recent_events_(partition.lp_count, 0), listener_(listener) {
   LOOM_ASSERT(partition.lp_of_node.size() == fabric.topology().node_count(), "LP partition of another topology");
   LOOM_ASSERT(threads >= 1, "a windowed run on no thread");
   if (partition.lp_count < 2 || partition.lookahead == Time::max()) {
@@ -98,7 +98,16 @@ bool WindowedExecutor::next_window(Time limit) {
     fabric_.end_window(window_end_);
     ++windows_;
     measure_window();
+    lp_clock_ = window_end_;
+    if (listener_ != nullptr) listener_->window_ended(window_end_);
+    // Catching up: the global events the listener posted inside the window (they do not touch
+    // the fabric, so the LPs' being past them changes nothing).
+    if (global_.next_event_time() < window_end_) {
+      global_.run_until(window_end_ - Time::ps(1));
+      if (global_.interrupted() || global_.stalled()) stopped_ = true;
+    }
   }
+  if (stopped_) return false;
   const Time lookahead = partition_.lookahead;
   for (;;) {
     const Time lp_next = next_lp_event();
@@ -108,9 +117,14 @@ bool WindowedExecutor::next_window(Time limit) {
     if (global_next == start) {
       // Driver events come first at their instant (order key 0), with every LP's clock there.
       for (const std::unique_ptr<Simulator>& lp : lps_) lp->advance_to(start);
+      lp_clock_ = start;
       global_.run_until(start);
       std::fill(stale_.begin(), stale_.end(), 1);
       ++global_steps_;
+      if (global_.interrupted() || global_.stalled()) {
+        stopped_ = true;
+        return false;
+      }
       continue;
     }
     Time end = lookahead >= Time::max() - start ? Time::max() : start + lookahead;
@@ -124,6 +138,7 @@ bool WindowedExecutor::next_window(Time limit) {
 }
 
 void WindowedExecutor::run_until(Time limit) {
+  stopped_ = false;
   if (threads_ == 1) {
     while (next_window(limit)) run_lps_of(0);
     return;
