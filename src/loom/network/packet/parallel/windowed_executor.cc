@@ -59,10 +59,14 @@ Time WindowedExecutor::next_lp_event() {
 }
 
 void WindowedExecutor::run_lps_of(std::uint32_t thread) {
+  fabric_.take_handoffs(thread_of_, thread, window_start_, next_);
   const Time last = window_end_ - Time::ps(1);
   for (const LpId lp : lps_of_thread_[thread]) {
-    if (next_[lp] >= window_end_) continue;
     Simulator& sim = *lps_[lp];
+    if (next_[lp] >= window_end_) {
+      pending_[lp] = sim.pending();
+      continue;
+    }
     sim.run_until(last);
     next_[lp] = sim.next_event_time();
     pending_[lp] = sim.pending();
@@ -110,7 +114,9 @@ bool WindowedExecutor::next_window(Time limit) {
   if (stopped_) return false;
   const Time lookahead = partition_.lookahead;
   for (;;) {
-    const Time lp_next = next_lp_event();
+    // Events held for other LPs are due at the window's end or later; they reach their LPs'
+    // queues in the next window (Fabric::take_handoffs).
+    const Time lp_next = std::min(next_lp_event(), fabric_.earliest_handoff());
     const Time global_next = global_.next_event_time();
     const Time start = std::min(lp_next, global_next);
     if (start == Time::max() || start > limit) return false;
@@ -130,6 +136,7 @@ bool WindowedExecutor::next_window(Time limit) {
     Time end = lookahead >= Time::max() - start ? Time::max() : start + lookahead;
     end = std::min(end, global_next);
     if (limit < Time::max()) end = std::min(end, limit + Time::ps(1));
+    window_start_ = start;
     window_end_ = end;
     window_open_ = true;
     fabric_.begin_window();

@@ -26,9 +26,10 @@
 // fabric's PFC log at each window's end (Fabric::end_window), a driver's own log by
 // (time, Simulator::current_order) of the LP event that wrote it.
 //
-// Threads: each owns a set of LPs and runs their events of a window; a barrier ends the window,
-// and its completion (one thread, while the others wait) hands held events over, merges the
-// logs, runs global steps and opens the next window. LPs are placed on threads by longest
+// Threads: each owns a set of LPs, posts the events other LPs held for them in the last window
+// (Fabric::take_handoffs) and runs their events of a window; a barrier ends the window, and its
+// completion (one thread, while the others wait) merges the logs, runs global steps and opens
+// the next window. LPs are placed on threads by longest
 // processing time first, first by their node counts, then by the events they ran: every
 // kRebalanceWindows windows, when the busiest thread ran more than 5% above the mean, the LPs
 // are placed again by their events of those windows (kept if that placement is more even).
@@ -133,7 +134,7 @@ class WindowedExecutor {
   std::vector<std::uint64_t> thread_events_;    // per thread: this window's (scratch)
   std::uint64_t span_events_ = 0, lp_events_ = 0;  // sums over windows: busiest thread's, all
   WindowListener* listener_;
-  Time window_end_;
+  Time window_start_, window_end_;
   Time lp_clock_;
   bool window_open_ = false;
   bool stopped_ = false;  // the global simulator's run was interrupted or stalled
