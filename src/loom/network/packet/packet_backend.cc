@@ -164,7 +164,8 @@ std::vector<Statistic> PacketBackend::statistics() const {
     for (Statistic& s : fast_forward_->statistics()) out.push_back(std::move(s));
   }
   if (executor_) {
-    // What does not depend on the threads (their imbalance does: window_stats()).
+    // windows.threads.* depends on the threads (how evenly they shared the windows' work); the
+    // rest does not.
     const parallel::WindowStats w = executor_->stats();
     std::uint64_t lp_events = 0;
     for (const std::uint64_t e : w.lp_events) lp_events += e;
@@ -173,7 +174,10 @@ std::vector<Statistic> PacketBackend::statistics() const {
                            {"windows.windows", w.windows}, {"windows.global_steps", w.global_steps},
                            {"windows.handed_over", w.handed_over}, {"windows.lp_events", lp_events},
                            {"windows.deferred_starts", deferred_starts_},
-                           {"windows.deferred_ps", static_cast<std::uint64_t>(deferred_time_.picoseconds())}});
+                           {"windows.deferred_ps", static_cast<std::uint64_t>(deferred_time_.picoseconds())},
+                           {"windows.threads.count", w.threads},
+                           {"windows.threads.imbalance_permille", static_cast<std::uint64_t>(std::lround(w.window_imbalance * 1000))},
+                           {"windows.threads.rebalances", w.rebalances}});
   }
   return out;
 }
