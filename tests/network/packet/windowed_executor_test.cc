@@ -264,6 +264,11 @@ TEST(WindowedExecutor, RefusesWhatItDoesNotRun) {
             "logical processes, and a serial run has none");
   threads.lp_delay_threshold = Time::ps(1);
   EXPECT_EQ(loom::testing::user_error_of([&] { check_packet_params(threads); }), "no error");
+  PacketParams racks;
+  racks.lp_racks = true;
+  EXPECT_EQ(loom::testing::user_error_of([&] { check_packet_params(racks); }),
+            "packet backend: lp_racks = true: expected false without lp_delay_threshold: racks join the LPs the "
+            "threshold makes");
   PacketParams skipping;
   skipping.lp_delay_threshold = Time::ps(1);
   skipping.fast_forward.enabled = true;

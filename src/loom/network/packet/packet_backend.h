@@ -103,7 +103,8 @@ class PacketBackend final : public Backend, private FabricListener, private para
     if (fast_forward_) fast_forward_->finish();
   }
 
-  // Runs the fabric over the LPs of params.lp_delay_threshold (> 0) on params.threads threads
+  // Runs the fabric over the LPs of params.lp_delay_threshold (> 0; racks joined with
+  // params.lp_racks) on params.threads threads
   // from now on (see the top of this file). Before any transfer starts; UserError when the
   // threshold makes one LP, or a zero-delay cable lies between LPs.
   void use_windows();
@@ -186,6 +187,7 @@ class PacketBackend final : public Backend, private FabricListener, private para
     std::uint64_t cookie = 0;
   };
   Time lp_delay_threshold_;
+  bool lp_racks_ = false;
   std::uint32_t threads_ = 1;
   std::optional<parallel::LpPartition> partition_;
   std::unique_ptr<parallel::WindowedExecutor> executor_;

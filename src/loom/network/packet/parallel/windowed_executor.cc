@@ -88,7 +88,7 @@ void WindowedExecutor::measure_window() {
   const double now = placement_imbalance(recent_events_, thread_of_, threads_);
   if (now > kRebalanceImbalance) {
     const std::vector<std::uint32_t> proposal = place_by_load(recent_events_, threads_);
-    if (placement_imbalance(recent_events_, proposal, threads_) < now) {
+    if (placement_imbalance(recent_events_, proposal, threads_) * kRebalanceGain < now) {
       place(proposal);
       ++rebalances_;
     }

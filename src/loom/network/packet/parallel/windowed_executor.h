@@ -32,7 +32,8 @@
 // the next window. LPs are placed on threads by longest
 // processing time first, first by their node counts, then by the events they ran: every
 // kRebalanceWindows windows, when the busiest thread ran more than 5% above the mean, the LPs
-// are placed again by their events of those windows (kept if that placement is more even).
+// are placed again by their events of those windows (kept if that placement is more even by
+// kRebalanceGain).
 // Which thread runs an LP changes nothing in the results: an LP's events, the lanes of what it
 // writes and every merge are independent of it. Memory: one EventQueue per LP (about 60 kB).
 #pragma once
@@ -98,6 +99,9 @@ class WindowedExecutor {
 
   static constexpr std::uint64_t kRebalanceWindows = 64;
   static constexpr double kRebalanceImbalance = 1.05;
+  // Hysteresis: a new placement is taken only if it cuts the imbalance on the same measure by
+  // this factor (moving an LP to another thread costs its queue's and nodes' cache lines).
+  static constexpr double kRebalanceGain = 1.02;
 
   // Events processed by the global simulator and every LP.
   std::uint64_t events_processed() const;
