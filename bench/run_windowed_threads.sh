@@ -31,13 +31,20 @@ names=(serial)
 for t in $threads; do
   if [[ "$t" == 1 ]]; then names+=(racks_1_thread); else names+=("racks_${t}_threads"); fi
 done
-for name in "${names[@]}"; do
-  load_before="$(cut -d' ' -f1 /proc/loadavg)"
-  "$bench" --benchmark_filter="packet/windowed/websearch30_fat320/$cc/$name/" --benchmark_out="$out/$name.json" \
-    --benchmark_out_format=json > "$out/$name.log" 2> "$out/$name.err" ||
+# Runs the command after NAME (its output in $out/NAME.log), noting the load average before and
+# after it in $out/NAME.load.
+timed() {
+  local name="$1" before
+  shift
+  before="$(cut -d' ' -f1 /proc/loadavg)"
+  "$@" > "$out/$name.log" 2> "$out/$name.err" ||
     { echo "run_windowed_threads: $name failed:" >&2; tail -5 "$out/$name.err" >&2; exit 1; }
-  load_after="$(cut -d' ' -f1 /proc/loadavg)"
-  echo "$load_before $load_after" > "$out/$name.load"
+  echo "$before $(cut -d' ' -f1 /proc/loadavg)" > "$out/$name.load"
+}
+
+for name in "${names[@]}"; do
+  timed "$name" "$bench" --benchmark_filter="packet/windowed/websearch30_fat320/$cc/$name/" \
+    --benchmark_out="$out/$name.json" --benchmark_out_format=json
 done
 
 python3 - "$out" "$cores" "${names[@]}" <<'PY'
@@ -75,12 +82,8 @@ runs=(serial)
 for t in $threads; do runs+=("$t"); done
 for run in "${runs[@]}"; do
   if [[ "$run" == serial ]]; then set_args=(--set network.packet.lp_delay_threshold=0s); else set_args=(--set "network.packet.threads=$run"); fi
-  load_before="$(cut -d' ' -f1 /proc/loadavg)"
-  /usr/bin/time -f "%U %e" -o "$out/train_$run.time" "$loom" run "$scenario" --out "$out/train_$run" --quiet \
-    "${set_args[@]}" > /dev/null 2> "$out/train_$run.err" ||
-    { echo "run_windowed_threads: training $run failed:" >&2; tail -5 "$out/train_$run.err" >&2; exit 1; }
-  load_after="$(cut -d' ' -f1 /proc/loadavg)"
-  echo "$load_before $load_after" > "$out/train_$run.load"
+  timed "train_$run" /usr/bin/time -f "%U %e" -o "$out/train_$run.time" "$loom" run "$scenario" --out "$out/train_$run" \
+    --quiet "${set_args[@]}"
 done
 python3 - "$out" "$cores" "${runs[@]}" <<'PY'
 import json, sys
