@@ -6,11 +6,16 @@
 # time, and the ratios of events per second of wall time. Wall times mean something only on an
 # idle machine (a load average under the core count).
 #
+# Then the same for `loom run` of a 128-GPU training iteration in packet mode
+# (bench/scenarios/windowed/gpt13b_128_packet.yaml, minutes per run): serial, then each thread
+# count over its LPs, with windows, handed-over events, deferred starts, imbalance and rebalances
+# from each summary, and the wall and user ratios (TRAINING=0 skips it).
+#
 #   bench/run_windowed_threads.sh            # DCQCN
 #   CC=hpcc bench/run_windowed_threads.sh
 #   THREADS="1 2 4" bench/run_windowed_threads.sh
 #
-# BENCH defaults to build/bench/loom_bench.
+# BENCH defaults to build/bench/loom_bench, LOOM to build/apps/loom/loom.
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -26,13 +31,20 @@ names=(serial)
 for t in $threads; do
   if [[ "$t" == 1 ]]; then names+=(racks_1_thread); else names+=("racks_${t}_threads"); fi
 done
-for name in "${names[@]}"; do
-  load_before="$(cut -d' ' -f1 /proc/loadavg)"
-  "$bench" --benchmark_filter="packet/windowed/websearch30_fat320/$cc/$name/" --benchmark_out="$out/$name.json" \
-    --benchmark_out_format=json > "$out/$name.log" 2> "$out/$name.err" ||
+# Runs the command after NAME (its output in $out/NAME.log), noting the load average before and
+# after it in $out/NAME.load.
+timed() {
+  local name="$1" before
+  shift
+  before="$(cut -d' ' -f1 /proc/loadavg)"
+  "$@" > "$out/$name.log" 2> "$out/$name.err" ||
     { echo "run_windowed_threads: $name failed:" >&2; tail -5 "$out/$name.err" >&2; exit 1; }
-  load_after="$(cut -d' ' -f1 /proc/loadavg)"
-  echo "$load_before $load_after" > "$out/$name.load"
+  echo "$before $(cut -d' ' -f1 /proc/loadavg)" > "$out/$name.load"
+}
+
+for name in "${names[@]}"; do
+  timed "$name" "$bench" --benchmark_filter="packet/windowed/websearch30_fat320/$cc/$name/" \
+    --benchmark_out="$out/$name.json" --benchmark_out_format=json
 done
 
 python3 - "$out" "$cores" "${names[@]}" <<'PY'
@@ -59,4 +71,46 @@ for name in names:
         line += (f", {one['wall_s'] / b['wall_s']:.2f}x over 1 thread; user time "
                  f"{b['user_s'] / one['user_s']:.2f}x of 1 thread's")
     print(line)
+PY
+
+[[ "${TRAINING:-1}" == 0 ]] && exit 0
+loom="${LOOM:-$root/build/apps/loom/loom}"
+[[ -x "$loom" ]] || { echo "run_windowed_threads: no $loom (build the loom target)" >&2; exit 2; }
+scenario="$root/bench/scenarios/windowed/gpt13b_128_packet.yaml"
+echo "training: $(basename "$scenario")"
+runs=(serial)
+for t in $threads; do runs+=("$t"); done
+for run in "${runs[@]}"; do
+  if [[ "$run" == serial ]]; then set_args=(--set network.packet.lp_delay_threshold=0s); else set_args=(--set "network.packet.threads=$run"); fi
+  timed "train_$run" /usr/bin/time -f "%U %e" -o "$out/train_$run.time" "$loom" run "$scenario" --out "$out/train_$run" \
+    --quiet "${set_args[@]}"
+done
+python3 - "$out" "$cores" "${runs[@]}" <<'PY'
+import json, sys
+out, cores, runs = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+res = {}
+for run in runs:
+    user, wall = map(float, open(f"{out}/train_{run}.time").read().split()[-2:])
+    before, after = open(f"{out}/train_{run}.load").read().split()
+    s = json.load(open(f"{out}/train_{run}/summary.json"))
+    w = s["network"].get("windows", {})
+    res[run] = (user, wall, s["totals"]["makespan_ps"])
+    line = f"{run:8} wall {wall:8.2f} s (load {before} -> {after} on {cores} cores)  user {user:8.2f} s"
+    if w:
+        t = w["threads"]
+        line += (f"  LPs {w['lps']}  lp events {w['lp_events']:,}  windows {w['windows']:,}  global steps "
+                 f"{w['global_steps']:,}  handed over {w['handed_over']:,} ({w['handed_over'] / w['lp_events']:.3f}/event)  "
+                 f"deferred starts {w['deferred_starts']}  threads {t['count']}  window imbalance "
+                 f"{t['imbalance_permille'] / 1000:.3f}  rebalances {t['rebalances']}")
+    else:
+        line += f"  events {s['totals']['events']:,}"
+    print(line)
+windowed = [r for r in runs if r != "serial"]
+for r in windowed:
+    if res[r][2] != res[windowed[0]][2]:
+        sys.exit(f"run_windowed_threads: {r} threads gave makespan {res[r][2]} ps, {windowed[0]} thread(s) {res[windowed[0]][2]}")
+for r in windowed[1:]:
+    print(f"training {r} threads: wall speed-up {res['serial'][1] / res[r][1]:.2f}x over serial, "
+          f"{res[windowed[0]][1] / res[r][1]:.2f}x over {windowed[0]} thread(s); user time "
+          f"{res[r][0] / res[windowed[0]][0]:.2f}x of {windowed[0]} thread(s)")
 PY

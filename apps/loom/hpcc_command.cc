@@ -156,14 +156,18 @@ int hpcc_command(const HpccArguments& args, std::ostream& out) {
   if (args.windowed && !args.lp_delay_threshold) {
     throw UserError("--windowed: expected --lp-delay-threshold, the delay below which cables join nodes into one LP");
   }
+  if (args.lp_racks && !args.lp_delay_threshold) {
+    throw UserError("--lp-racks: expected --lp-delay-threshold, whose LPs it joins into racks");
+  }
   if (args.lp_delay_threshold) {
-    lps = network::packet::parallel::partition_by_delay(topology, parse_time(*args.lp_delay_threshold));
+    lps = network::packet::parallel::partition_for(topology, parse_time(*args.lp_delay_threshold), args.lp_racks);
   }
   if (args.threads != 1 && !args.windowed) {
     throw UserError(fmt::format("--threads {}: expected --windowed, whose windows the threads run", args.threads));
   }
   if (args.windowed) {
     config.params.lp_delay_threshold = parse_time(*args.lp_delay_threshold);
+    config.params.lp_racks = args.lp_racks;
     config.params.threads = args.threads;
     network::packet::check_packet_params(config.params);  // threads
   }
@@ -217,6 +221,8 @@ CLI::App* add_hpcc_command(CLI::App& app, HpccArguments& args) {
   cmd->add_option("--monitor-rows", args.monitor_rows, "Rows kept per monitor file (default 1000000)");
   cmd->add_option("--lp-delay-threshold", args.lp_delay_threshold,
                   "Profile the run for parallel execution over LPs of nodes joined by cables shorter than this");
+  cmd->add_flag("--lp-racks", args.lp_racks,
+                "Join each LP cabled to one other LP only into it (a host into its ToR): racks as LPs");
   cmd->add_flag("--windowed", args.windowed,
                "Run window by window over the LPs of --lp-delay-threshold (the outputs stay the same)");
   cmd->add_option("--threads", args.threads, "Threads of a --windowed run (1; the outputs stay the same)");

@@ -49,6 +49,7 @@ struct HpccArguments {
   std::string monitor_interval = "100us";
   std::uint64_t monitor_rows = 1'000'000;
   std::optional<std::string> lp_delay_threshold;  // profile the run over LPs by this ζ
+  bool lp_racks = false;                 // ... with each LP cabled to one other LP joined to it
   bool windowed = false;                 // ... or run it window by window over them
   std::uint32_t threads = 1;             // threads of the windowed run
 };

@@ -149,7 +149,7 @@ HpccRunResult run_hpcc(const HpccConfig& config, const topology::Topology& topol
   std::optional<network::packet::parallel::LpPartition> lps;
   std::optional<network::packet::parallel::WindowedExecutor> executor;
   if (config.params.lp_delay_threshold > Time::zero()) {
-    lps = network::packet::parallel::partition_by_delay(topology, config.params.lp_delay_threshold);
+    lps = network::packet::parallel::partition_for(topology, config.params.lp_delay_threshold, config.params.lp_racks);
     executor.emplace(simulator, fabric, *lps, config.params.threads);
   }
   Driver driver(simulator, *backend, routing, flows, config, result);

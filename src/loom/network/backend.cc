@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "loom/core/error.h"
+#include "loom/core/simulator.h"
 
 namespace loom::network {
 
@@ -42,6 +43,8 @@ void Backend::schedule_link_change(Time, topology::LinkId, bool, topology::Routi
 }
 
 void Backend::schedule_link_rate(Time, topology::LinkId, Bandwidth) { lacks(*this, "link rate changes"); }
+
+void Backend::run(Simulator& simulator) { simulator.run(); }
 
 void Backend::carried_bytes(std::vector<double>&) const { lacks(*this, "per-link carried bytes"); }
 

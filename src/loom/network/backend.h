@@ -18,6 +18,10 @@
 #include "loom/topology/routing.h"
 #include "loom/topology/topology.h"
 
+namespace loom {
+class Simulator;
+}
+
 namespace loom::network {
 
 struct TransferRequest {
@@ -95,6 +99,10 @@ class Backend {
   virtual std::vector<Statistic> statistics() const { return {}; }
   // The run is over: persists what outlives it (packet fast-forward's memo). Throws UserError.
   virtual void finish() {}
+  // Runs `simulator` (the one the backend was built with) until no event remains or it is
+  // stopped, as Simulator::run(). A backend whose model runs on queues of its own (packet mode
+  // over logical processes, packet_backend.h) runs those along with it.
+  virtual void run(Simulator& simulator);
 };
 
 }  // namespace loom::network

@@ -44,6 +44,7 @@ class PxnRelay final : public Backend, private CompletionHandler {
   }
   Time monitors_stopped_at() const override { return inner_.monitors_stopped_at(); }
   std::vector<Statistic> statistics() const override { return inner_.statistics(); }
+  void run(Simulator& simulator) override { inner_.run(simulator); }
   void start(const TransferRequest& request, CompletionHandler& handler, std::uint64_t cookie) override;
   // A relayed transfer's ideal time is the slower of its two legs alone.
   Time ideal_time(const TransferRequest& request) const override;

@@ -179,7 +179,7 @@ RunResult Runtime::run(const RunWatcher& watcher) {
   simulator_.set_watchdog(options_.watchdog);
   watcher_ = watcher ? &watcher : nullptr;
   if (watcher_ != nullptr) simulator_.set_check_hook(&Runtime::check_watcher, this);
-  simulator_.run();
+  backend_.run(simulator_);
   simulator_.set_check_hook(nullptr, nullptr);
   watcher_ = nullptr;
   if (simulator_.interrupted()) {

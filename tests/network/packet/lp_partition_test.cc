@@ -108,6 +108,47 @@ TEST(LpPartition, ExplicitPartitionsAreRenumberedByTheirLowestNode) {
   EXPECT_THROW(partition_explicitly(t, std::vector<std::uint32_t>{0, 1}), UserError);
 }
 
+// HPCC-style: every fabric cable 1 us, each host's GPU and NIC joined by a zero-delay cable.
+// Two ToRs of two hosts each, both cabled to two aggregation switches. ζ = 1 ps makes 8 LPs
+// (4 hosts, 2 ToRs, 2 aggregation switches); racks join each host to its ToR, and leave the
+// ToRs (two neighbours each) and the aggregation switches alone: 4 LPs, the same lookahead.
+TEST(LpPartition, RacksJoinEachHostToItsTor) {
+  Topology t;
+  const Bandwidth rate = Bandwidth::gbps(100);
+  std::vector<NodeId> nics;
+  for (std::uint32_t h = 0; h < 4; ++h) {
+    const NodeId gpu = t.add_node(topology::NodeKind::kGpu, "host." + std::to_string(h) + ".gpu.0", h);
+    const NodeId nic = t.add_node(topology::NodeKind::kNic, "host." + std::to_string(h) + ".nic.0", h);
+    t.add_duplex_link(gpu, nic, rate, Time::zero());
+    nics.push_back(nic);
+  }
+  const NodeId tor0 = t.add_node(topology::NodeKind::kSwitch, "tor.0");
+  const NodeId tor1 = t.add_node(topology::NodeKind::kSwitch, "tor.1");
+  const NodeId agg0 = t.add_node(topology::NodeKind::kSwitch, "agg.0");
+  const NodeId agg1 = t.add_node(topology::NodeKind::kSwitch, "agg.1");
+  for (std::uint32_t h = 0; h < 4; ++h) t.add_duplex_link(nics[h], h < 2 ? tor0 : tor1, rate, Time::us(1));
+  for (const NodeId tor : {tor0, tor1}) {
+    for (const NodeId agg : {agg0, agg1}) t.add_duplex_link(tor, agg, rate, Time::us(1));
+  }
+  const LpPartition nodes = partition_by_delay(t, Time::ps(1));
+  EXPECT_EQ(nodes.lp_count, 8u);
+  const LpPartition racks = partition_for(t, Time::ps(1), true);
+  EXPECT_EQ(racks.lp_count, 4u);
+  // Hosts 0 and 1 (nodes 0-3) with tor.0, hosts 2 and 3 (nodes 4-7) with tor.1.
+  EXPECT_EQ(racks.lp_of_node, (std::vector<LpId>{0, 0, 0, 0, 1, 1, 1, 1, 0, 1, 2, 3}));
+  EXPECT_EQ(racks.lookahead, Time::us(1));
+  EXPECT_EQ(racks.cross_cables, 4u);
+  EXPECT_EQ(racks.rule, "delay < 1ps, racks joined");
+  // Joined once: the result's racks, each now cabled to the two aggregation switches, stay.
+  EXPECT_EQ(join_racks(t, racks).lp_of_node, racks.lp_of_node);
+  // Two LPs that are each other's only neighbour become one.
+  Topology pair;
+  const NodeId a = pair.add_node(topology::NodeKind::kGpu, "host.0.gpu.0", 0);
+  const NodeId b = pair.add_node(topology::NodeKind::kSwitch, "switch.0");
+  pair.add_duplex_link(a, b, rate, Time::us(1));
+  EXPECT_EQ(partition_for(pair, Time::ps(1), true).lp_count, 1u);
+}
+
 TEST(LpPartition, AZeroDelayCableBetweenLpsIsRefusedByName) {
   Topology t;
   const NodeId a = t.add_node(topology::NodeKind::kGpu, "host.0.gpu.0", 0);

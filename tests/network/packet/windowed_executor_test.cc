@@ -264,6 +264,11 @@ TEST(WindowedExecutor, RefusesWhatItDoesNotRun) {
             "logical processes, and a serial run has none");
   threads.lp_delay_threshold = Time::ps(1);
   EXPECT_EQ(loom::testing::user_error_of([&] { check_packet_params(threads); }), "no error");
+  PacketParams racks;
+  racks.lp_racks = true;
+  EXPECT_EQ(loom::testing::user_error_of([&] { check_packet_params(racks); }),
+            "packet backend: lp_racks = true: expected false without lp_delay_threshold: racks join the LPs the "
+            "threshold makes");
   PacketParams skipping;
   skipping.lp_delay_threshold = Time::ps(1);
   skipping.fast_forward.enabled = true;
@@ -275,9 +280,11 @@ TEST(WindowedExecutor, RefusesWhatItDoesNotRun) {
   NetworkParams network;
   network.mode = NetworkMode::kPacket;
   network.packet.lp_delay_threshold = Time::ps(1);
-  EXPECT_THAT(loom::testing::user_error_of([&] { make_backend(simulator, topo, routing, network); }),
-              ::testing::HasSubstr("network.packet.lp_delay_threshold = 1ps: windowed execution runs drivers with a "
-                                   "fixed list of flows"));
+  // `loom run`'s backend runs windowed (tests/experiment/windowed_packet_run_test.cc).
+  const std::unique_ptr<Backend> backend = make_backend(simulator, topo, routing, network);
+  const auto* windowed = dynamic_cast<const PacketBackend*>(backend.get());
+  ASSERT_NE(windowed, nullptr);
+  EXPECT_TRUE(windowed->window_stats().has_value());
 }
 
 }  // namespace

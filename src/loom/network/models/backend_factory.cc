@@ -14,10 +14,10 @@ std::unique_ptr<Backend> make_backend(Simulator& simulator, const topology::Topo
       return std::make_unique<flow::FlowBackend>(simulator, topology, routing, params.flow);
     case NetworkMode::kPacket:
       if (params.packet.lp_delay_threshold > Time::zero()) {
-        // The runtime reacts to a completion at once, from inside a logical process's event.
-        throw UserError("network.packet.lp_delay_threshold = " + to_string(params.packet.lp_delay_threshold) +
-                        ": windowed execution runs drivers with a fixed list of flows (`loom hpcc`) only; "
-                        "loom run starts transfers as others complete, so expected 0s here");
+        // The runtime is told of completions between windows (packet_backend.h, "Windowed").
+        std::unique_ptr<packet::PacketBackend> backend = make_packet_backend(simulator, topology, routing, params.packet);
+        backend->use_windows();
+        return backend;
       }
       return make_packet_backend(simulator, topology, routing, params.packet);
     case NetworkMode::kAnalytical:

@@ -76,6 +76,7 @@
 // end of the link), seeded from params.seed and the link id.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstddef>
 #include <mutex>
@@ -142,18 +143,27 @@ class Fabric {
   // Runs node n's events on the simulator `by_lp[lp_of_node[n]]` (one per logical process of a
   // windowed run, parallel/windowed_executor.h) instead of the one given at construction, which
   // keeps the events of the fabric's drivers. Before any queue pair starts. Events for another
-  // LP (packets and PFC frames over a cable between LPs) are held until end_window(), which the
-  // executor calls between windows: it hands them to their LPs' queues, LP by LP, and puts the
-  // window's PAUSE/RESUME log entries in the serial order (time, then their events' order key).
+  // LP (packets and PFC frames over a cable between LPs) are held, and posted to their LPs'
+  // queues in the next window (take_handoffs); end_window(), which the executor calls between
+  // windows, puts the window's PAUSE/RESUME log entries in the serial order (time, then their
+  // events' order key).
   // What LPs write besides their own nodes' state goes to per-LP lanes (counters, held events,
   // the PFC log, packet free lists, QPs ending), summed or merged in end_window(), so that LPs
   // may run on different threads within a window; the listener is then called under a lock.
   void use_lp_simulators(std::span<Simulator* const> by_lp, std::span<const std::uint32_t> lp_of_node);
   // Between begin_window() and end_window() LPs run, maybe on several threads: what lanes share
-  // (QP slots, the count of active QPs) changes at end_window(); outside, at once. `end`: the
-  // window's end, before which no held event may be due. Both on one thread, while no LP runs.
-  void begin_window() { window_open_ = true; }
+  // (QP slots, the count of active QPs) changes at end_window(); outside, at once. Events held
+  // for other LPs (in the window or in global steps) are handed over in the next window:
+  // begin_window() takes them aside, and each thread, before running its LPs, posts those of its
+  // LPs (take_handoffs). `end`: the window's end. Both on one thread, while no LP runs.
+  void begin_window();
   void end_window(Time end);
+  // The earliest event held for another LP and not yet taken aside (Time::max(): none).
+  Time earliest_handoff() const;
+  // In a window (after begin_window), on the thread that runs them: posts the events taken
+  // aside for the LPs that `thread_of` puts on `thread`, lowering next[lp] to each one's time.
+  // `start`: the window's start, before which none may be due.
+  void take_handoffs(std::span<const std::uint32_t> thread_of, std::uint32_t thread, Time start, std::span<Time> next);
   // Events handed between LPs since use_lp_simulators.
   std::uint64_t handed_over() const { return handed_over_; }
   // The simulator that runs `node`'s events (its clock is the node's time during them).
@@ -262,7 +272,9 @@ class Fabric {
   struct alignas(64) Lane {
     std::uint32_t id = 0;  // its LP, and its free list in the packet pool
     FabricCounters counters;
-    std::vector<HandOff> handoffs;
+    std::vector<HandOff> handoffs;  // held in this window or global step
+    std::vector<HandOff> inbound;   // held before this window, posted by the threads in it
+    Time earliest_handoff = Time::max();  // of `handoffs`
     std::vector<PfcEvent> pfc;            // windowed: this window's entries
     std::vector<IngressQueue> resumable;  // scratch
     // Windowed: QPs whose packets this lane released but whose sender is in another lane (one
@@ -319,8 +331,8 @@ class Fabric {
   // Schedules fn at `lp` (another LP than the caller's) once the window ends.
   static void hand_over(Lane& lane, std::uint32_t lp, Time when, EventFn fn, std::uint64_t arg, std::uint32_t order) {
     lane.handoffs.push_back(HandOff{when, arg, fn, lp, order});
+    lane.earliest_handoff = std::min(lane.earliest_handoff, when);
   }
-  void deliver_handoffs(Time end);
   void merge_pfc_logs();
   void settle_qps();
 
@@ -335,8 +347,6 @@ class Fabric {
   std::vector<Lane> lanes_ = std::vector<Lane>(1);  // by LP (one in a serial run)
   std::vector<Lane*> src_lane_, dst_lane_;          // by link id: its source's, its destination's
   std::mutex listener_mutex_;                       // windowed: LPs on several threads end QPs
-  std::vector<HandOff> handoff_scratch_;
-  std::vector<std::uint32_t> handoff_count_;  // per LP, scratch
   std::uint64_t handed_over_ = 0;
   const topology::Topology& topology_;
   PacketParams params_;

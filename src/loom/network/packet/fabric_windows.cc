@@ -29,32 +29,39 @@ void Fabric::use_lp_simulators(std::span<Simulator* const> by_lp, std::span<cons
     far_lp_[l] = src == dst ? kSameLp : dst;
     near_lp_[l] = src == dst ? kSameLp : src;
   }
-  handoff_count_.assign(lp_sim_.size() + 1, 0);
   windowed_ = true;
 }
 
-void Fabric::deliver_handoffs(Time end) {
-  // Grouped by LP (a counting sort, stable), so that each LP's queue takes its events together;
-  // within an LP they keep the order they were sent in, which for simultaneous events of one
-  // order key is their one sender's order (one lane's, whichever order the lanes are read in).
-  std::fill(handoff_count_.begin(), handoff_count_.end(), 0);
-  std::size_t held = 0;
-  for (const Lane& lane : lanes_) {
-    for (const HandOff& h : lane.handoffs) {
-      LOOM_ASSERT(h.when >= end, "an event for another LP at " + to_string(h.when) + ", before the window's end " +
-                                     to_string(end) + ": a cable between LPs is shorter than the lookahead");
-      ++handoff_count_[h.lp + 1];
-    }
-    held += lane.handoffs.size();
-  }
-  for (std::size_t lp = 1; lp < handoff_count_.size(); ++lp) handoff_count_[lp] += handoff_count_[lp - 1];
-  handoff_scratch_.resize(held);
+Time Fabric::earliest_handoff() const {
+  Time earliest = Time::max();
+  for (const Lane& lane : lanes_) earliest = std::min(earliest, lane.earliest_handoff);
+  return earliest;
+}
+
+void Fabric::begin_window() {
+  window_open_ = true;
+  // The threads posted last window's inbound events before running their LPs in it.
   for (Lane& lane : lanes_) {
-    for (const HandOff& h : lane.handoffs) handoff_scratch_[handoff_count_[h.lp]++] = h;
-    lane.handoffs.clear();
+    lane.inbound.clear();
+    std::swap(lane.inbound, lane.handoffs);
+    lane.earliest_handoff = Time::max();
+    handed_over_ += lane.inbound.size();
   }
-  for (const HandOff& h : handoff_scratch_) lp_sim_[h.lp]->post_at(h.when, h.fn, this, h.arg, h.order);
-  handed_over_ += held;
+}
+
+void Fabric::take_handoffs(std::span<const std::uint32_t> thread_of, std::uint32_t thread, Time start,
+                           std::span<Time> next) {
+  // Lane by lane, each in the order it was sent: simultaneous events of one order key come from
+  // one node, so one lane, and keep their order; the queue orders the rest by time and key.
+  for (const Lane& lane : lanes_) {
+    for (const HandOff& h : lane.inbound) {
+      if (thread_of[h.lp] != thread) continue;
+      LOOM_ASSERT(h.when >= start, "an event for another LP at " + to_string(h.when) + ", before the window's start " +
+                                       to_string(start) + ": a cable between LPs is shorter than the lookahead");
+      lp_sim_[h.lp]->post_at(h.when, h.fn, this, h.arg, h.order);
+      next[h.lp] = std::min(next[h.lp], h.when);
+    }
+  }
 }
 
 void Fabric::merge_pfc_logs() {
@@ -100,7 +107,11 @@ void Fabric::settle_qps() {
 
 void Fabric::end_window(Time end) {
   window_open_ = false;
-  deliver_handoffs(end);
+  for (const Lane& lane : lanes_) {
+    LOOM_ASSERT(lane.earliest_handoff >= end, "an event for another LP at " + to_string(lane.earliest_handoff) +
+                                                  ", before the window's end " + to_string(end) +
+                                                  ": a cable between LPs is shorter than the lookahead");
+  }
   merge_pfc_logs();
   settle_qps();
 }

@@ -15,16 +15,13 @@ namespace {
 
 constexpr std::uint64_t kSprayHashStep = 0xc2b2ae3d27d4eb4full;
 
-void deliver(void* handler, std::uint64_t cookie) {
-  static_cast<CompletionHandler*>(handler)->on_transfer_complete(cookie);
-}
-
 }  // namespace
 
 PacketBackend::PacketBackend(Simulator& simulator, const topology::Topology& topology,
                              const topology::Routing& routing, const PacketParams& params)
     : simulator_(simulator), routing_(routing), queue_pairs_(params.nic.queue_pairs), queues_(params.sw.queues),
-      spraying_(params.packet_spraying), fabric_(simulator, topology, params) {
+      spraying_(params.packet_spraying), fabric_(simulator, topology, params),
+      lp_delay_threshold_(params.lp_delay_threshold), lp_racks_(params.lp_racks), threads_(params.threads) {
   fabric_.set_listener(this);
   if (params.monitor.any()) monitor_.emplace(simulator, fabric_, MonitorParams{params.monitor, Time::max(), {}});
   if (params.scale_up_flow) scale_up_ = std::make_unique<ScaleUpFlow>(simulator, topology, routing);
@@ -49,7 +46,15 @@ void PacketBackend::start(const TransferRequest& request, CompletionHandler& han
     return;
   }
   if (request.bytes == 0) {
-    simulator_.schedule_in(ideal_time(request), &deliver, &handler, cookie);
+    simulator_.schedule_in(ideal_time(request), &PacketBackend::deliver, &handler, cookie);
+    return;
+  }
+  if (executor_ && simulator_.now() < executor_->lp_clock()) {
+    // Started while catching up after a window: the LPs have run past now.
+    deferred_.push_back({request, &handler, cookie});
+    simulator_.post_at(executor_->lp_clock(), &PacketBackend::start_deferred, this);
+    ++deferred_starts_;
+    deferred_time_ += executor_->lp_clock() - simulator_.now();
     return;
   }
   const std::uint32_t id = transfers_.acquire();
@@ -122,6 +127,10 @@ Time PacketBackend::ideal_time(const TransferRequest& request) const {
   return fabric_.ideal_one_way(forward_, request.bytes);
 }
 
+void PacketBackend::deliver(void* handler, std::uint64_t cookie) {
+  static_cast<CompletionHandler*>(handler)->on_transfer_complete(cookie);
+}
+
 void PacketBackend::on_qp_delivered(QpId qp, std::uint64_t tag) {
   if (FabricListener* owner = qp_origin_[qp].owner) {
     owner->on_qp_delivered(qp, tag);
@@ -130,7 +139,11 @@ void PacketBackend::on_qp_delivered(QpId qp, std::uint64_t tag) {
   Transfer& transfer = transfers_[tag];
   LOOM_ASSERT(transfer.pending > 0, "queue pair of a finished transfer delivered again");
   if (--transfer.pending != 0) return;
-  simulator_.schedule_in(Time::zero(), &deliver, transfer.handler, transfer.cookie);
+  if (executor_) {
+    note_completion(qp, static_cast<std::uint32_t>(tag));
+    return;
+  }
+  simulator_.schedule_in(Time::zero(), &PacketBackend::deliver, transfer.handler, transfer.cookie);
   transfer.handler = nullptr;
   transfers_.release(static_cast<std::uint32_t>(tag));
 }
@@ -149,6 +162,22 @@ std::vector<Statistic> PacketBackend::statistics() const {
           {"packets.timeouts", c.timeouts}, {"packets.pauses", c.pauses}, {"packets.resumes", c.resumes}};
   if (fast_forward_) {
     for (Statistic& s : fast_forward_->statistics()) out.push_back(std::move(s));
+  }
+  if (executor_) {
+    // windows.threads.* depends on the threads (how evenly they shared the windows' work); the
+    // rest does not.
+    const parallel::WindowStats w = executor_->stats();
+    std::uint64_t lp_events = 0;
+    for (const std::uint64_t e : w.lp_events) lp_events += e;
+    out.insert(out.end(), {{"windows.lps", partition_->lp_count},
+                           {"windows.lookahead_ps", static_cast<std::uint64_t>(partition_->lookahead.picoseconds())},
+                           {"windows.windows", w.windows}, {"windows.global_steps", w.global_steps},
+                           {"windows.handed_over", w.handed_over}, {"windows.lp_events", lp_events},
+                           {"windows.deferred_starts", deferred_starts_},
+                           {"windows.deferred_ps", static_cast<std::uint64_t>(deferred_time_.picoseconds())},
+                           {"windows.threads.count", w.threads},
+                           {"windows.threads.imbalance_permille", static_cast<std::uint64_t>(std::lround(w.window_imbalance * 1000))},
+                           {"windows.threads.rebalances", w.rebalances}});
   }
   return out;
 }

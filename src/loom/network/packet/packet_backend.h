@@ -22,9 +22,23 @@
 //
 // Cost: per transfer O(QPs x path length) plus the fabric's per-packet work; completions are
 // simulator events (never synchronous from start()).
+//
+// Windowed (use_windows(), network.packet.lp_delay_threshold > 0): run() runs the fabric over
+// logical processes (parallel/windowed_executor.h) on params.threads threads while the driver
+// (the system runtime) stays on the simulator the backend was built with, single-threaded. A
+// QP delivered inside a window is noted with its event's stamp; when the window ends, the
+// transfers completed in it are told, at their own times and in the serial run's order (after
+// the drivers' events of their instant, as a serial run's zero-delay completion events), and the
+// driver's events before the window's end run. A transfer started then, at a time the LPs have
+// already passed, is deferred to the window's end (a global step there); every other transfer
+// starts when the driver asks. So a run whose reactions to completions (protocol hop latency,
+// compute) all reach past the window's end equals the serial run; otherwise each deferred
+// start waits at most one lookahead, the same whatever the threads (statistics()
+// `windows.deferred_starts` counts them and `windows.deferred_ps` sums the waits).
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -38,13 +52,16 @@
 #include "loom/network/packet/fabric.h"
 #include "loom/network/packet/fastforward/fast_forward.h"
 #include "loom/network/packet/monitor.h"
+#include "loom/network/packet/parallel/event_stamp.h"
+#include "loom/network/packet/parallel/lp_partition.h"
+#include "loom/network/packet/parallel/windowed_executor.h"
 #include "loom/network/packet/scale_up_flow.h"
 #include "loom/network/packet/packet_params.h"
 #include "loom/topology/routing.h"
 
 namespace loom::network::packet {
 
-class PacketBackend final : public Backend, private FabricListener {
+class PacketBackend final : public Backend, private FabricListener, private parallel::WindowListener {
  public:
   PacketBackend(Simulator& simulator, const topology::Topology& topology,
                 const topology::Routing& routing, const PacketParams& params);
@@ -86,6 +103,16 @@ class PacketBackend final : public Backend, private FabricListener {
     if (fast_forward_) fast_forward_->finish();
   }
 
+  // Runs the fabric over the LPs of params.lp_delay_threshold (> 0; racks joined with
+  // params.lp_racks) on params.threads threads
+  // from now on (see the top of this file). Before any transfer starts; UserError when the
+  // threshold makes one LP, or a zero-delay cable lies between LPs.
+  void use_windows();
+  // Runs the simulator and, when windowed, the fabric's LPs with it.
+  void run(Simulator& simulator) override;
+  // When windowed: the executor's measures (windows, handed-over events, imbalance).
+  std::optional<parallel::WindowStats> window_stats() const;
+
   // Starts a queue pair of the caller's own (its paths, tag, class, base RTT and window as
   // `spec` gives them) instead of a transfer: `listener` is told of its end, monitors sample it,
   // and link changes leave its paths alone. For drivers of the packet model itself (`loom hpcc`
@@ -114,6 +141,14 @@ class PacketBackend final : public Backend, private FabricListener {
   static void on_link_rate(void* self, topology::LinkId link, Bandwidth rate);
   void apply_link_change(topology::LinkId link, bool up);
   void on_qp_acked(QpId qp, std::uint64_t tag) override;
+  void window_ended(Time end) override;
+  // Windowed: the transfer of slot `id` completed in an LP's event (under the fabric's lock).
+  void note_completion(QpId qp, std::uint32_t id);
+  // Event: tells `handler` (a CompletionHandler) that the transfer of `cookie` completed.
+  static void deliver(void* handler, std::uint64_t cookie);
+  // Events: the completions of this instant, each as a zero-delay event; a deferred start.
+  static void tell_completions(void* self, std::uint64_t unused);
+  static void start_deferred(void* self, std::uint64_t unused);
 
   // Packet spraying: up to kSprayPaths - 1 further equal-cost paths of a QP into alternates_.
   void collect_alternates(const TransferRequest& request, std::uint64_t hash);
@@ -134,6 +169,33 @@ class PacketBackend final : public Backend, private FabricListener {
   };
   // Records `origin` for `qp` (ids are reused).
   void set_origin(QpId qp, QpOrigin origin);
+
+  // Windowed run: the LPs, their executor, transfers completed in the running window (slot and
+  // stamp), those to tell at their times, and starts waiting for the LPs' clock.
+  struct Completion {
+    parallel::EventStamp stamp;
+    std::uint32_t transfer = 0;
+  };
+  struct ToTell {
+    Time time;
+    CompletionHandler* handler = nullptr;
+    std::uint64_t cookie = 0;
+  };
+  struct DeferredStart {
+    TransferRequest request;
+    CompletionHandler* handler = nullptr;
+    std::uint64_t cookie = 0;
+  };
+  Time lp_delay_threshold_;
+  bool lp_racks_ = false;
+  std::uint32_t threads_ = 1;
+  std::optional<parallel::LpPartition> partition_;
+  std::unique_ptr<parallel::WindowedExecutor> executor_;
+  std::vector<Completion> completed_;   // this window's, in any order
+  std::deque<ToTell> to_tell_;          // in serial order
+  std::deque<DeferredStart> deferred_;
+  std::uint64_t deferred_starts_ = 0;
+  Time deferred_time_;
 
   SlotVector<Transfer> transfers_;
   std::vector<QpOrigin> qp_origin_;  // by QP id

@@ -156,6 +156,8 @@ void visit_parameters(PacketParams& p, ParamVisitor& v) {
   v.time("lp_delay_threshold", p.lp_delay_threshold, Time::zero(), kMaxTime,
          "windowed execution over logical processes of the nodes that cables shorter than this join "
          "(parallel/README.md; same outputs); 0 = one serial event queue");
+  v.flag("lp_racks", p.lp_racks,
+         "with lp_delay_threshold: an LP cabled to one other LP only joins it (a host its ToR), so racks are LPs");
   v.count("threads", p.threads, 1, 1024, "threads running the windows of a windowed run (lp_delay_threshold > 0; same outputs)");
   v.group("fast_forward", "skip steady partitions (fastforward/README.md)",
           [&] { fastforward::visit_fast_forward(p.fast_forward, v); });

@@ -157,6 +157,9 @@ void check_packet_params(const PacketParams& params) {
     fail("threads", std::to_string(params.threads),
          "1 without lp_delay_threshold: threads run the windows of logical processes, and a serial run has none");
   }
+  if (params.lp_racks && params.lp_delay_threshold == Time::zero()) {
+    fail("lp_racks", "true", "false without lp_delay_threshold: racks join the LPs the threshold makes");
+  }
   if (params.lp_delay_threshold > Time::zero() && params.fast_forward.enabled) {
     fail("lp_delay_threshold", to_string(params.lp_delay_threshold),
          "0 with fast_forward on: a skip moves a partition spanning logical processes, which windows do not support yet");

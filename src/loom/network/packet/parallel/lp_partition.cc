@@ -87,6 +87,38 @@ LpPartition partition_by_delay(const topology::Topology& topology, Time threshol
   return finish(topology, std::move(group), "delay < " + to_string(threshold));
 }
 
+LpPartition join_racks(const topology::Topology& topology, const LpPartition& partition) {
+  // only[lp]: the one LP its cables lead to, kNone before any, kSeveral after two.
+  constexpr LpId kNone = ~0u, kSeveral = ~0u - 1;
+  std::vector<LpId> only(partition.lp_count, kNone);
+  const auto note = [&](LpId from, LpId to) {
+    if (only[from] == kNone || only[from] == to) {
+      only[from] = to;
+    } else {
+      only[from] = kSeveral;
+    }
+  };
+  for (LinkId l = 0; l < topology.link_count(); l += 2) {
+    const topology::Link& link = topology.link(l);
+    const LpId a = partition.lp_of_node[link.src], b = partition.lp_of_node[link.dst];
+    if (a == b) continue;
+    note(a, b);
+    note(b, a);
+  }
+  DisjointSets sets(partition.lp_count);
+  for (LpId lp = 0; lp < partition.lp_count; ++lp) {
+    if (only[lp] < kSeveral) sets.unite(lp, only[lp]);
+  }
+  std::vector<std::uint32_t> group(topology.node_count());
+  for (NodeId n = 0; n < topology.node_count(); ++n) group[n] = sets.find(partition.lp_of_node[n]);
+  return finish(topology, std::move(group), partition.rule + ", racks joined");
+}
+
+LpPartition partition_for(const topology::Topology& topology, Time threshold, bool racks) {
+  LpPartition by_delay = partition_by_delay(topology, threshold);
+  return racks ? join_racks(topology, by_delay) : by_delay;
+}
+
 LpPartition partition_explicitly(const topology::Topology& topology, std::span<const std::uint32_t> lp_of_node) {
   if (lp_of_node.size() != topology.node_count()) {
     throw UserError(fmt::format("explicit LP partition: {} entries for {} nodes; expected one LP per node",

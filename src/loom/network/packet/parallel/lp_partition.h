@@ -47,6 +47,15 @@ struct LpPartition {
 // negative or a zero-delay cable ends up between LPs (threshold 0), naming its nodes.
 LpPartition partition_by_delay(const topology::Topology& topology, Time threshold);
 
+// Racks from `partition`: an LP whose cables to other LPs all lead to one LP joins it (a host
+// joins its ToR; a ToR cabled to several aggregation switches stays), once, not repeated on the
+// result. On HPCC topologies, where every fabric cable has one delay, ζ = 1 ps then gives a ToR
+// and its hosts per LP instead of an LP per node. UserError as partition_explicitly.
+LpPartition join_racks(const topology::Topology& topology, const LpPartition& partition);
+
+// partition_by_delay, then join_racks when `racks`.
+LpPartition partition_for(const topology::Topology& topology, Time threshold, bool racks);
+
 // The partition that puts node n in LP `lp_of_node[n]` (any ids; renumbered as above). UserError
 // when the list does not have one entry per node, or a zero-delay cable joins two LPs.
 LpPartition partition_explicitly(const topology::Topology& topology, std::span<const std::uint32_t> lp_of_node);

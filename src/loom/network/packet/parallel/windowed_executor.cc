@@ -13,10 +13,10 @@
 namespace loom::network::packet::parallel {
 
 WindowedExecutor::WindowedExecutor(Simulator& global, Fabric& fabric, const LpPartition& partition,
-                                   std::uint32_t threads)
+                                   std::uint32_t threads, WindowListener* listener)
     : global_(global), fabric_(fabric), partition_(partition), threads_(std::min(threads, partition.lp_count)),
       next_(partition.lp_count, Time::max()), pending_(partition.lp_count, 0), stale_(partition.lp_count, 1),
-      seen_events_(partition.lp_count, 0), recent_events_(partition.lp_count, 0) {
+      seen_events_(partition.lp_count, 0), recent_events_(partition.lp_count, 0), listener_(listener) {
   LOOM_ASSERT(partition.lp_of_node.size() == fabric.topology().node_count(), "LP partition of another topology");
   LOOM_ASSERT(threads >= 1, "a windowed run on no thread");
   if (partition.lp_count < 2 || partition.lookahead == Time::max()) {
@@ -59,10 +59,14 @@ Time WindowedExecutor::next_lp_event() {
 }
 
 void WindowedExecutor::run_lps_of(std::uint32_t thread) {
+  fabric_.take_handoffs(thread_of_, thread, window_start_, next_);
   const Time last = window_end_ - Time::ps(1);
   for (const LpId lp : lps_of_thread_[thread]) {
-    if (next_[lp] >= window_end_) continue;
     Simulator& sim = *lps_[lp];
+    if (next_[lp] >= window_end_) {
+      pending_[lp] = sim.pending();
+      continue;
+    }
     sim.run_until(last);
     next_[lp] = sim.next_event_time();
     pending_[lp] = sim.pending();
@@ -84,7 +88,7 @@ void WindowedExecutor::measure_window() {
   const double now = placement_imbalance(recent_events_, thread_of_, threads_);
   if (now > kRebalanceImbalance) {
     const std::vector<std::uint32_t> proposal = place_by_load(recent_events_, threads_);
-    if (placement_imbalance(recent_events_, proposal, threads_) < now) {
+    if (placement_imbalance(recent_events_, proposal, threads_) * kRebalanceGain < now) {
       place(proposal);
       ++rebalances_;
     }
@@ -98,24 +102,41 @@ bool WindowedExecutor::next_window(Time limit) {
     fabric_.end_window(window_end_);
     ++windows_;
     measure_window();
+    lp_clock_ = window_end_;
+    if (listener_ != nullptr) listener_->window_ended(window_end_);
+    // Catching up: the global events the listener posted inside the window (they do not touch
+    // the fabric, so the LPs' being past them changes nothing).
+    if (global_.next_event_time() < window_end_) {
+      global_.run_until(window_end_ - Time::ps(1));
+      if (global_.interrupted() || global_.stalled()) stopped_ = true;
+    }
   }
+  if (stopped_) return false;
   const Time lookahead = partition_.lookahead;
   for (;;) {
-    const Time lp_next = next_lp_event();
+    // Events held for other LPs are due at the window's end or later; they reach their LPs'
+    // queues in the next window (Fabric::take_handoffs).
+    const Time lp_next = std::min(next_lp_event(), fabric_.earliest_handoff());
     const Time global_next = global_.next_event_time();
     const Time start = std::min(lp_next, global_next);
     if (start == Time::max() || start > limit) return false;
     if (global_next == start) {
       // Driver events come first at their instant (order key 0), with every LP's clock there.
       for (const std::unique_ptr<Simulator>& lp : lps_) lp->advance_to(start);
+      lp_clock_ = start;
       global_.run_until(start);
       std::fill(stale_.begin(), stale_.end(), 1);
       ++global_steps_;
+      if (global_.interrupted() || global_.stalled()) {
+        stopped_ = true;
+        return false;
+      }
       continue;
     }
     Time end = lookahead >= Time::max() - start ? Time::max() : start + lookahead;
     end = std::min(end, global_next);
     if (limit < Time::max()) end = std::min(end, limit + Time::ps(1));
+    window_start_ = start;
     window_end_ = end;
     window_open_ = true;
     fabric_.begin_window();
@@ -124,6 +145,7 @@ bool WindowedExecutor::next_window(Time limit) {
 }
 
 void WindowedExecutor::run_until(Time limit) {
+  stopped_ = false;
   if (threads_ == 1) {
     while (next_window(limit)) run_lps_of(0);
     return;

@@ -11,21 +11,29 @@
 // step); an event one LP schedules at another lands at or after T + lookahead (lp_partition.h),
 // so the fabric holds it and hands it to that LP's queue when the window ends.
 //
+// Drivers that react to the fabric (the system runtime, told of transfer completions) are told
+// between windows: a WindowListener hears of each window's end, may post events on the global
+// simulator at times inside the window that ended (a completion at its own time), and the
+// executor then runs the global events due before the window's end ("catching up"). Those must
+// not touch the fabric: what they start there waits for lp_clock() (packet_backend.h).
+//
 // Exactness (the outputs equal a serial run's, byte for byte): every node sees its events in the
 // serial order, because simultaneous events are ordered by the fabric's order key, which does
 // not depend on which node scheduled first (fabric.h, order_key). Global steps must come first
-// among simultaneous events, as the drivers' order key 0 makes them in a serial run, and may
-// not be scheduled from inside an LP's event (a completion that starts work at once): such runs
-// are refused by the callers (`loom run` in packet mode). Logs merge in the serial order: the
+// among simultaneous events, as the drivers' order key 0 makes them in a serial run, and are
+// never scheduled from inside an LP's event (a completion reaches the driver between windows,
+// through the WindowListener). Logs merge in the serial order: the
 // fabric's PFC log at each window's end (Fabric::end_window), a driver's own log by
 // (time, Simulator::current_order) of the LP event that wrote it.
 //
-// Threads: each owns a set of LPs and runs their events of a window; a barrier ends the window,
-// and its completion (one thread, while the others wait) hands held events over, merges the
-// logs, runs global steps and opens the next window. LPs are placed on threads by longest
+// Threads: each owns a set of LPs, posts the events other LPs held for them in the last window
+// (Fabric::take_handoffs) and runs their events of a window; a barrier ends the window, and its
+// completion (one thread, while the others wait) merges the logs, runs global steps and opens
+// the next window. LPs are placed on threads by longest
 // processing time first, first by their node counts, then by the events they ran: every
 // kRebalanceWindows windows, when the busiest thread ran more than 5% above the mean, the LPs
-// are placed again by their events of those windows (kept if that placement is more even).
+// are placed again by their events of those windows (kept if that placement is more even by
+// kRebalanceGain).
 // Which thread runs an LP changes nothing in the results: an LP's events, the lanes of what it
 // writes and every merge are independent of it. Memory: one EventQueue per LP (about 60 kB).
 #pragma once
@@ -57,22 +65,43 @@ struct WindowStats {
   std::uint64_t rebalances = 0;     // placements changed after the first
 };
 
+// Told on the executor's thread between windows, while no LP runs.
+class WindowListener {
+ public:
+  // The window that ran every LP's events before `end` is over (held events handed over, logs
+  // merged). Events posted on the global simulator now at times before `end` run next.
+  virtual void window_ended(Time end) = 0;
+
+ protected:
+  ~WindowListener() = default;
+};
+
 class WindowedExecutor {
  public:
   // Builds one simulator per LP of `partition` (of the fabric's topology, which must outlive
   // the executor) and moves the fabric's nodes onto them, before any queue pair starts.
   // UserError when the partition has a single LP or no lookahead. `threads` >= 1 (more than
   // LPs run as many as there are LPs).
-  WindowedExecutor(Simulator& global, Fabric& fabric, const LpPartition& partition, std::uint32_t threads = 1);
+  WindowedExecutor(Simulator& global, Fabric& fabric, const LpPartition& partition, std::uint32_t threads = 1,
+                   WindowListener* listener = nullptr);
   WindowedExecutor(const WindowedExecutor&) = delete;
   WindowedExecutor& operator=(const WindowedExecutor&) = delete;
 
   // Runs every event (global and of every LP) due at or before `limit`, window by window. An
-  // exception of an event (of any thread) leaves here once every thread has stopped.
+  // exception of an event (of any thread) leaves here once every thread has stopped. Returns
+  // early, between windows, when the global simulator was stopped by its check hook or its
+  // watchdog (Simulator::interrupted, stalled).
   void run_until(Time limit);
+
+  // Every LP has run its events before this time and none after: the earliest time at which a
+  // driver may touch the fabric (a window's end after it, a global step's time during it).
+  Time lp_clock() const { return lp_clock_; }
 
   static constexpr std::uint64_t kRebalanceWindows = 64;
   static constexpr double kRebalanceImbalance = 1.05;
+  // Hysteresis: a new placement is taken only if it cuts the imbalance on the same measure by
+  // this factor (moving an LP to another thread costs its queue's and nodes' cache lines).
+  static constexpr double kRebalanceGain = 1.02;
 
   // Events processed by the global simulator and every LP.
   std::uint64_t events_processed() const;
@@ -108,8 +137,11 @@ class WindowedExecutor {
   std::vector<std::uint64_t> recent_events_;    // per LP: since the last placement check
   std::vector<std::uint64_t> thread_events_;    // per thread: this window's (scratch)
   std::uint64_t span_events_ = 0, lp_events_ = 0;  // sums over windows: busiest thread's, all
-  Time window_end_;
+  WindowListener* listener_;
+  Time window_start_, window_end_;
+  Time lp_clock_;
   bool window_open_ = false;
+  bool stopped_ = false;  // the global simulator's run was interrupted or stalled
   std::vector<std::exception_ptr> failures_;     // per thread
   std::uint64_t windows_ = 0, global_steps_ = 0, rebalances_ = 0;
 };

@@ -1,0 +1,83 @@
+// PacketBackend over logical processes: the fabric's windows on threads, the driver told of
+// completions between windows in the serial run's order (packet_backend.h, "Windowed").
+#include <algorithm>
+#include <limits>
+
+#include "loom/core/error.h"
+#include "loom/network/packet/packet_backend.h"
+
+namespace loom::network::packet {
+
+namespace {
+
+// After the drivers' events pending at an instant (order key 0), as the fabric's events that
+// delivered the last bytes come after them in a serial run.
+constexpr std::uint32_t kAfterDrivers = std::numeric_limits<std::uint32_t>::max();
+
+}  // namespace
+
+void PacketBackend::use_windows() {
+  LOOM_ASSERT(!executor_ && transfers_.live() == 0, "windows set up twice, or after transfers started");
+  partition_ = parallel::partition_for(fabric_.topology(), lp_delay_threshold_, lp_racks_);
+  parallel::WindowListener& listener = *this;
+  executor_ = std::make_unique<parallel::WindowedExecutor>(simulator_, fabric_, *partition_, threads_, &listener);
+}
+
+void PacketBackend::run(Simulator& simulator) {
+  LOOM_ASSERT(&simulator == &simulator_, "a packet backend runs the simulator it was built with");
+  if (!executor_) {
+    simulator.run();
+    return;
+  }
+  executor_->run_until(Time::max());
+}
+
+std::optional<parallel::WindowStats> PacketBackend::window_stats() const {
+  if (!executor_) return std::nullopt;
+  return executor_->stats();
+}
+
+void PacketBackend::note_completion(QpId qp, std::uint32_t id) {
+  // The receiver's clock and the order key of the arrival running there are the completion's
+  // place in a serial run (the fabric's lock is held).
+  const topology::NodeId receiver = fabric_.topology().link(fabric_.qp_path(qp, true).back()).dst;
+  completed_.push_back({parallel::stamp_of(fabric_.simulator_at(receiver)), id});
+}
+
+void PacketBackend::window_ended(Time end) {
+  if (completed_.empty()) return;
+  // Simultaneous completions of one order key come from one node, in its order: stable.
+  std::stable_sort(completed_.begin(), completed_.end(),
+                   [](const Completion& a, const Completion& b) { return a.stamp < b.stamp; });
+  Time last = Time::max();
+  for (const Completion& c : completed_) {
+    LOOM_ASSERT(c.stamp.time < end, "a completion after its window's end");
+    if (c.stamp.time != last) simulator_.post_at(c.stamp.time, &PacketBackend::tell_completions, this, 0, kAfterDrivers);
+    last = c.stamp.time;
+    // Slots are freed in the serial run's order too (monitors name QPs by their transfer's slot).
+    Transfer& transfer = transfers_[c.transfer];
+    to_tell_.push_back({c.stamp.time, transfer.handler, transfer.cookie});
+    transfer.handler = nullptr;
+    transfers_.release(c.transfer);
+  }
+  completed_.clear();
+}
+
+void PacketBackend::tell_completions(void* self, std::uint64_t) {
+  auto* backend = static_cast<PacketBackend*>(self);
+  std::deque<ToTell>& queue = backend->to_tell_;
+  const Time now = backend->simulator_.now();
+  while (!queue.empty() && queue.front().time == now) {
+    backend->simulator_.schedule_in(Time::zero(), &PacketBackend::deliver, queue.front().handler, queue.front().cookie);
+    queue.pop_front();
+  }
+}
+
+void PacketBackend::start_deferred(void* self, std::uint64_t) {
+  auto* backend = static_cast<PacketBackend*>(self);
+  const DeferredStart next = backend->deferred_.front();
+  backend->deferred_.pop_front();
+  backend->start(next.request, *next.handler, next.cookie);
+}
+
+}  // namespace loom::network::packet
