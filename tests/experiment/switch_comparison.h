@@ -90,9 +90,9 @@ struct SwitchedRuns {
 
 // Runs `text` with system.`key` true and false: every file but the summary must be
 // byte-identical, and the summaries equal but for the switch, the output folder and the
-// summary's block `block` (none if empty; a JSON pointer such as "/totals/events" names one
-// value). At least `min_files` files besides the summary are compared.
-inline SwitchedRuns expect_same_with_and_without(const std::string& key, const std::string& block,
+// summary's blocks `blocks` (a JSON pointer such as "/totals/events" names one value). At
+// least `min_files` files besides the summary are compared.
+inline SwitchedRuns expect_same_with_and_without(const std::string& key, const std::vector<std::string>& blocks,
                                                  const std::string& name, const std::string& text,
                                                  const std::vector<std::string>& overrides = {},
                                                  std::size_t min_files = 4) {
@@ -111,11 +111,13 @@ inline SwitchedRuns expect_same_with_and_without(const std::string& key, const s
   }
   EXPECT_GE(compared, min_files) << name << ": collectives, flows, ranks and timeline (as written)";
   const auto comparable = [&](nlohmann::json summary) {
-    if (!block.empty() && block.front() == '/') {
-      const nlohmann::json::json_pointer value(block);
-      summary[value.parent_pointer()].erase(value.back());
-    } else if (!block.empty()) {
-      summary.erase(block);
+    for (const std::string& block : blocks) {
+      if (block.front() == '/') {
+        const nlohmann::json::json_pointer value(block);
+        summary[value.parent_pointer()].erase(value.back());
+      } else {
+        summary.erase(block);
+      }
     }
     summary["config"]["system"].erase(key);
     summary["config"]["output"].erase("dir");
@@ -125,6 +127,15 @@ inline SwitchedRuns expect_same_with_and_without(const std::string& key, const s
   fs::remove_all(on_dir);
   fs::remove_all(off_dir);
   return runs;
+}
+
+// As above with one block, or none if `block` is empty.
+inline SwitchedRuns expect_same_with_and_without(const std::string& key, const std::string& block,
+                                                 const std::string& name, const std::string& text,
+                                                 const std::vector<std::string>& overrides = {},
+                                                 std::size_t min_files = 4) {
+  return expect_same_with_and_without(key, block.empty() ? std::vector<std::string>{} : std::vector<std::string>{block},
+                                      name, text, overrides, min_files);
 }
 
 }  // namespace loom::experiment::switched
