@@ -3,7 +3,7 @@
 // the hand computation and with the links it used; runs with and without the closed form
 // agreeing node by node; a point-to-point transfer that meets a reserved operation reported as
 // a conflict (and the run stopped), and the run repeated without that communicator in closed
-// form agreeing with every transfer.
+// form agreeing with every transfer; weighted streams keeping every transfer.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,18 +11,17 @@
 #include "loom/collective/collective.h"
 #include "loom/network/flow/flow_backend.h"
 #include "loom/system/collective_replay.h"
-#include "system/dag_builder.h"
 #include "system/fabric_fixture.h"
+#include "system/staggered_workload.h"
 
 namespace loom::system {
 namespace {
 
 using collective::Algorithm;
 using collective::CollectiveOp;
-using testing::DagBuilder;
+using testing::kUnit;
 using testing::StarFabric;
-
-constexpr Bytes kUnit = 24 * 65'536;
+using testing::staggered;
 
 TEST(FlowCollectiveReplay, RingAllReduceMatchesTheHandComputationAndNamesItsLinks) {
   constexpr std::uint32_t n = 4;
@@ -63,34 +62,8 @@ TEST(FlowCollectiveReplay, RingAllReduceMatchesTheHandComputationAndNamesItsLink
   }
 }
 
-// Every rank computes for its own time, then three all-reduces (two of one size) with compute
-// between. With `send_bytes`, rank 0 also sends them to rank 1 on its other communication
-// stream: at once, or with `send_after`, that long after its first compute (a compute node
-// queued behind it).
-workload::Workload staggered(std::uint32_t ranks, Time stagger, Bytes send_bytes = 0, Time send_after = Time::zero()) {
-  DagBuilder b(ranks);
-  std::vector<std::uint32_t> all(ranks);
-  for (std::uint32_t r = 0; r < ranks; ++r) all[r] = r;
-  const workload::CommunicatorId world = b.communicator(all);
-  for (std::uint32_t r = 0; r < ranks; ++r) {
-    workload::NodeId last = b.compute(r, Time::us(10) + stagger * r);
-    for (const Bytes bytes : {kUnit, 3 * kUnit, kUnit}) {
-      last = b.collective(r, world, bytes, {last});
-      last = b.compute(r, Time::us(5) + stagger * (ranks - r), {last});
-    }
-  }
-  if (send_bytes > 0) {
-    if (send_after > Time::zero()) {
-      b.send(0, 1, send_bytes, {b.compute(0, send_after)}, 0, 1);
-    } else {
-      b.send(0, 1, send_bytes, {}, 0, 1);
-    }
-    b.recv(1, 0, send_bytes, {}, 0, 1);
-  }
-  return std::move(b.workload());
-}
-
 RunResult run_flow(const StarFabric& fabric, const workload::Workload& w, RuntimeOptions options) {
+  options.flow_closed_form = true;
   Simulator simulator;
   network::flow::FlowBackend backend(simulator, fabric.topology, fabric.routing);
   Runtime runtime(simulator, fabric.topology, w, backend, options);
@@ -153,6 +126,20 @@ TEST(FlowClosedForm, LinksThatOtherFlowsCrossedStayTransferByTransfer) {
   const workload::Workload w = staggered(4, Time::zero(), 65'536);
   const RunResult on = run_flow(fabric, w, options);
   EXPECT_TRUE(on.closed_form_conflicts.empty());
+  options.closed_form = false;
+  const RunResult off = run_flow(fabric, w, options);
+  expect_same_nodes(on, off);
+  EXPECT_EQ(on.events, off.events);
+}
+
+TEST(FlowClosedForm, WeightedStreamsKeepEveryTransfer) {
+  // The replay's flows weigh 1; a weight w scales every rate by w and back, which need not
+  // round to the same bits.
+  const StarFabric fabric(4);
+  RuntimeOptions options;
+  options.stream_weights = {3.0};
+  const workload::Workload w = staggered(4, Time::ns(700));
+  const RunResult on = run_flow(fabric, w, options);
   options.closed_form = false;
   const RunResult off = run_flow(fabric, w, options);
   expect_same_nodes(on, off);

@@ -248,20 +248,7 @@ cluster::Span NetworkIterationModel::staging_time(const cluster::Job& job, std::
 }
 
 system::RunResult NetworkIterationModel::run(const workload::Workload& workload,
-                                             const std::vector<workload::NodeRange>& measured) {
-  system::RunResult result = run_once(workload, measured, network_.runtime);
-  if (!result.closed_form_conflicts.empty()) {
-    // Flows met operations timed in closed form (flow mode): run every transfer instead.
-    system::RuntimeOptions every_transfer = network_.runtime;
-    every_transfer.closed_form = false;
-    result = run_once(workload, measured, every_transfer);
-  }
-  return result;
-}
-
-system::RunResult NetworkIterationModel::run_once(const workload::Workload& workload,
-                                                  std::vector<workload::NodeRange> measured,
-                                                  const system::RuntimeOptions& options) {
+                                             std::vector<workload::NodeRange> measured) {
   const topology::Topology& topology = network_.topology;
   Simulator simulator;
   topology::Routing routing(topology);
@@ -271,7 +258,7 @@ system::RunResult NetworkIterationModel::run_once(const workload::Workload& work
   std::optional<network::PxnRelay> pxn;
   if (network_.network.pxn) pxn.emplace(topology, *backend);
   network::Backend& carrier = pxn ? static_cast<network::Backend&>(*pxn) : *backend;
-  system::Runtime runtime(simulator, topology, workload, carrier, options);
+  system::Runtime runtime(simulator, topology, workload, carrier, network_.runtime);
   // Nothing after the last measured node ends can change when it ended: stop there (the
   // watcher runs every Simulator::kWatchdogEvents events).
   const system::RunWatcher until_measured = [&](const system::RunProgress&) {

@@ -148,10 +148,7 @@ class NetworkIterationModel final : public cluster::IterationModel {
   std::vector<std::vector<Time>> iteration_ends(const std::vector<Member>& group, const std::vector<std::uint32_t>& runs);
   // Runs `workload` on the fabric as it is now (down cables down); counts the simulation. With
   // `measured` ranges, stops once every node in them has ended (the rest keeps the stop time).
-  // Repeated with every transfer if the closed form met a conflict (RunResult::closed_form_conflict).
-  system::RunResult run(const workload::Workload& workload, const std::vector<workload::NodeRange>& measured = {});
-  system::RunResult run_once(const workload::Workload& workload, std::vector<workload::NodeRange> measured,
-                             const system::RuntimeOptions& options);
+  system::RunResult run(const workload::Workload& workload, std::vector<workload::NodeRange> measured = {});
   std::string fabric_key() const;
 
   const ClusterNetwork& network_;

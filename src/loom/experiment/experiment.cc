@@ -224,8 +224,9 @@ system::RunResult simulate(const Experiment& e, Simulation& sim, const system::R
   network::Backend& carrier = sim.pxn ? static_cast<network::Backend&>(*sim.pxn) : *sim.backend;
   system::RuntimeOptions options = e.runtime;
   options.symmetry = symmetry;
-  // Links sampled over time need every transfer's bytes on them as they flow.
-  options.closed_form = options.closed_form && !sim.links;
+  // Flow mode: run() repeats a run with conflicts; links sampled over time need every
+  // transfer's bytes on them as they flow.
+  options.flow_closed_form = options.closed_form && !sim.links;
   options.closed_form_skips = closed_form_skips;
   options.keep_stalled_run = true;  // what ran until the watchdog stopped it is written, as for Ctrl-C
   system::Runtime runtime(sim.simulator, e.topology, e.workload, carrier, options);

@@ -108,6 +108,9 @@ struct RuntimeOptions {
   // and a flow that then meets their links is reported in RunResult::closed_form_conflicts);
   // false keeps every transfer in the run.
   bool closed_form = true;
+  // Flow mode needs this too: a caller that sets it repeats a run that reports
+  // RunResult::closed_form_conflicts (the run stops at the first), with closed_form_skips.
+  bool flow_closed_form = false;
   // Communicators (by id) whose operations run transfer by transfer even with closed_form;
   // empty for none.
   std::vector<bool> closed_form_skips;
