@@ -98,10 +98,10 @@ struct RunResult {
   // a key of where it first differed (its node's program position and end), for
   // RankSymmetry::refined.
   std::vector<std::uint64_t> symmetry_split;
-  // Flow mode with closed-form timing (RuntimeOptions::closed_form): communicators of
+  // Flow mode with closed-form timing (RuntimeOptions::flow_closed_form): communicators of
   // operations timed in closed form whose links a flow met while the operation would still have
-  // used them, so that their times are not those of the run with every transfer (sorted). The
-  // caller repeats the run with those communicators' operations run transfer by transfer.
+  // used them (sorted). The run stopped there and its times are not those of the run with
+  // every transfer: the caller repeats it with those communicators in closed_form_skips.
   std::vector<workload::CommunicatorId> closed_form_conflicts;
 };
 

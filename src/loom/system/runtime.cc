@@ -108,11 +108,12 @@ Runtime::Runtime(Simulator& simulator, const topology::Topology& topology, const
   if (options.closed_form && closed_form_is_exact(topology, options.protocol_costs)) {
     if (const auto* analytical = dynamic_cast<const network::AnalyticalBackend*>(&backend)) {
       closed_form_ = std::make_unique<ClosedForm>(topology, *analytical);
-    } else if (auto* flow = dynamic_cast<network::flow::FlowBackend*>(&backend);
-               flow != nullptr && options.flow_closed_form && std::all_of(options.stream_weights.begin(), options.stream_weights.end(),
-                                              [](double w) { return w == 1.0; })) {
+    } else if (auto* flow = dynamic_cast<network::flow::FlowBackend*>(&backend); flow && options.flow_closed_form) {
       // The replay's flows weigh 1: weighted streams keep every transfer.
-      closed_form_ = std::make_unique<ClosedForm>(topology, *flow);
+      const auto& weights = options.stream_weights;
+      if (std::all_of(weights.begin(), weights.end(), [](double w) { return w == 1.0; })) {
+        closed_form_ = std::make_unique<ClosedForm>(topology, *flow);
+      }
     }
   }
 }
