@@ -1,7 +1,8 @@
 // Closed-form collective timing vs every transfer through the run (system.closed_form,
-// system/collective_replay.h): in analytical mode the same experiment gives byte-identical
-// tables and the same summary but for the event count, on the training examples, on plans
-// with every kind of communicator (TP, PP, DP, CP, EP, ZeRO-3 gathers) and on SimAI workloads.
+// system/collective_replay.h): in analytical and flow mode the same experiment gives
+// byte-identical tables and the same summary but for the event count (and the flow solver's
+// work counters), on the training examples, on plans with every kind of communicator (TP, PP,
+// DP, CP, EP, ZeRO-3 gathers) and on SimAI workloads.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -13,14 +14,21 @@
 namespace loom::experiment {
 namespace {
 
-// Returns the event counts with and without the closed form.
+// Returns the event counts with and without the closed form. In flow mode the solver's work
+// counters differ with the events, and links sampled over time need every transfer.
 std::pair<std::uint64_t, std::uint64_t> expect_same_closed_form_or_not(const std::string& name, const std::string& text,
-                                                                       std::vector<std::string> overrides = {}) {
-  overrides.push_back("network.mode=analytical");
+                                                                       std::vector<std::string> overrides = {},
+                                                                       const std::string& mode = "analytical") {
+  overrides.push_back("network.mode=" + mode);
   overrides.push_back("output.flows=false");  // a transfer log needs every transfer in the run
+  std::vector<std::string> differing = {"/totals/events"};
+  if (mode == "flow") {
+    overrides.push_back("output.links=false");
+    differing.push_back("/network/solver");
+  }
   // collectives, ranks and timeline
   const switched::SwitchedRuns runs =
-      switched::expect_same_with_and_without("closed_form", {"/totals/events"}, name, text, overrides, 3);
+      switched::expect_same_with_and_without("closed_form", differing, name, text, overrides, 3);
   const auto on = runs.on.summary["totals"]["events"].get<std::uint64_t>();
   const auto off = runs.off.summary["totals"]["events"].get<std::uint64_t>();
   EXPECT_LE(on, off) << name;
@@ -51,6 +59,31 @@ TEST(ClosedFormTiming, EveryKindOfCommunicatorIsByteIdentical) {
   expect_same_closed_form_or_not("stragglers", kSmallTraining,
                                  {"workload.variation.compute_slowdown_chance=0.3",
                                   "workload.variation.compute_slowdown=[1.5, 2]"});
+}
+
+// Flow mode: operations on links no other flow uses are timed in closed form; the others, and
+// any met by a flow while reserved (the run is then repeated without their group), run every
+// transfer.
+std::pair<std::uint64_t, std::uint64_t> expect_same_in_flow_mode(const std::string& name, const std::string& text,
+                                                                 std::vector<std::string> overrides = {}) {
+  return expect_same_closed_form_or_not(name, text, std::move(overrides), "flow");
+}
+
+TEST(ClosedFormTiming, FlowModeTrainingIsByteIdentical) {
+  // TP operations inside hosts are timed apart; DP rings share NICs with pipeline sends.
+  const auto [on, off] = expect_same_in_flow_mode("gpt13b_flow", switched::example("gpt13b_training_flow.yaml"));
+  EXPECT_LT(on * 20, off);
+  const std::string small = switched::small_training("flow");
+  for (const auto& [name, overrides] : switched::communicator_variants()) {
+    expect_same_in_flow_mode(name + "_flow", small, overrides);
+  }
+  expect_same_in_flow_mode("stragglers_flow", small,
+                           {"workload.variation.compute_slowdown_chance=0.3",
+                            "workload.variation.compute_slowdown=[1.5, 2]"});
+  expect_same_in_flow_mode("ring_ll128_flow", small,
+                           {"collective.algorithm=ring", "collective.protocol=ll128", "collective.chunks=4"});
+  // Several QPs per transfer, each on its own ECMP route.
+  expect_same_in_flow_mode("qps_flow", small, {"network.flow.queue_pairs=4"});
 }
 
 TEST(ClosedFormTiming, SimaiWorkloadsAreByteIdentical) {

@@ -7,16 +7,17 @@
 
 #include "loom/collective/collective.h"
 #include "loom/system/collective_replay.h"
-#include "system/dag_builder.h"
 #include "system/fabric_fixture.h"
+#include "system/staggered_workload.h"
 
 namespace loom::system {
 namespace {
 
 using collective::Algorithm;
 using collective::CollectiveOp;
-using testing::DagBuilder;
+using testing::kUnit;
 using testing::StarFabric;
+using testing::staggered;
 
 OperationTiming replay_ring(const topology::Topology& topology, const topology::Routing& routing,
                             const collective::CollectiveSpec& spec) {
@@ -84,25 +85,6 @@ TEST(CollectiveReplay, RoutesThatDependOnTheFlowHashAreFlagged) {
   EXPECT_FALSE(replay_ring(topology, routing, spec).hash_free);
 }
 
-// Sizes every block and channel divides evenly (6 ranks, up to 4 channels).
-constexpr Bytes kUnit = 24 * 65'536;
-
-// Every rank computes for its own time, then three all-reduces (two of one size) with compute
-// between.
-workload::Workload staggered(std::uint32_t ranks, Time stagger) {
-  DagBuilder b(ranks);
-  std::vector<std::uint32_t> all(ranks);
-  for (std::uint32_t r = 0; r < ranks; ++r) all[r] = r;
-  const workload::CommunicatorId world = b.communicator(all);
-  for (std::uint32_t r = 0; r < ranks; ++r) {
-    workload::NodeId last = b.compute(r, Time::us(10) + stagger * r);
-    for (const Bytes bytes : {kUnit, 3 * kUnit, kUnit}) {
-      last = b.collective(r, world, bytes, {last});
-      last = b.compute(r, Time::us(5) + stagger * (ranks - r), {last});
-    }
-  }
-  return std::move(b.workload());
-}
 
 // The closed form's run against every transfer in the run: every node's timing, every
 // collective record and the totals. Returns the two runs' event counts.

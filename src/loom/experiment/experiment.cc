@@ -205,11 +205,29 @@ std::unique_ptr<Simulation> prepare(const Experiment& e, topology::Routing& rout
   return sim;
 }
 
+// `skips` (closed-form skips by communicator) with every communicator of the groups of
+// `conflicts` added.
+std::vector<bool> skip_groups_of(const workload::Workload& workload, std::span<const workload::CommunicatorId> conflicts,
+                                 std::vector<bool> skips) {
+  skips.resize(workload.communicator_count(), false);
+  for (const workload::CommunicatorId c : conflicts) {
+    const std::string& group = workload.communicator(c).group;
+    for (workload::CommunicatorId other = 0; other < workload.communicator_count(); ++other) {
+      if (workload.communicator(other).group == group) skips[other] = true;
+    }
+  }
+  return skips;
+}
+
 system::RunResult simulate(const Experiment& e, Simulation& sim, const system::RunWatcher& watcher,
-                           const system::RankSymmetry* symmetry) {
+                           const system::RankSymmetry* symmetry, const std::vector<bool>& closed_form_skips) {
   network::Backend& carrier = sim.pxn ? static_cast<network::Backend&>(*sim.pxn) : *sim.backend;
   system::RuntimeOptions options = e.runtime;
   options.symmetry = symmetry;
+  // Flow mode: run() repeats a run with conflicts; links sampled over time need every
+  // transfer's bytes on them as they flow.
+  options.flow_closed_form = options.closed_form && !sim.links;
+  options.closed_form_skips = closed_form_skips;
   options.keep_stalled_run = true;  // what ran until the watchdog stopped it is written, as for Ctrl-C
   system::Runtime runtime(sim.simulator, e.topology, e.workload, carrier, options);
   return runtime.run(watcher);
@@ -224,21 +242,33 @@ Outcome run(const Experiment& e, const system::RunWatcher& watcher, RunMode mode
   std::unique_ptr<Simulation> sim = prepare(e, routing);
   Outcome outcome;
   outcome.warnings = e.warnings;
-  outcome.result = simulate(e, *sim, watcher, symmetry.classes ? &*symmetry.classes : nullptr);
-  // Ranks found to differ from their representative on this fabric leave its class, and the
-  // run is repeated; after kMaxRefinements, or with no class left to share, every rank runs.
-  while (!outcome.result.symmetry_mismatch.empty()) {
-    symmetry.refinements.push_back(outcome.result.symmetry_mismatch);
-    symmetry.classes = symmetry.classes->refined(outcome.result.symmetry_split);
-    if (symmetry.refinements.size() > kMaxRefinements || !symmetry.classes->reduces()) {
-      symmetry.declined = fmt::format("tried and found the ranks not equivalent ({}); every rank was simulated",
-                                      fmt::join(symmetry.refinements, "; "));
-      symmetry.classes.reset();
+  std::vector<bool> closed_form_skips;
+  outcome.result = simulate(e, *sim, watcher, symmetry.classes ? &*symmetry.classes : nullptr, closed_form_skips);
+  // Ranks found to differ from their representative on this fabric leave its class; flows that
+  // met an operation timed in closed form (flow mode) take its communicator's group out of the
+  // closed form. Either way the run is repeated; after kMaxRefinements, or with no class left
+  // to share, every rank runs.
+  const auto conflict = [&] { return !outcome.result.closed_form_conflicts.empty() && outcome.result.complete; };
+  while (!outcome.result.symmetry_mismatch.empty() || conflict()) {
+    if (conflict()) {
+      closed_form_skips = skip_groups_of(e.workload, outcome.result.closed_form_conflicts, std::move(closed_form_skips));
+    } else {
+      symmetry.refinements.push_back(outcome.result.symmetry_mismatch);
+      symmetry.classes = symmetry.classes->refined(outcome.result.symmetry_split);
+      if (symmetry.refinements.size() > kMaxRefinements || !symmetry.classes->reduces()) {
+        symmetry.declined = fmt::format("tried and found the ranks not equivalent ({}); every rank was simulated",
+                                        fmt::join(symmetry.refinements, "; "));
+        symmetry.classes.reset();
+      }
     }
     outcome.result = {};  // the previous attempt's state goes before the next one's is built
     sim.reset();
     sim = prepare(e, routing);
-    outcome.result = simulate(e, *sim, watcher, symmetry.classes ? &*symmetry.classes : nullptr);
+    outcome.result = simulate(e, *sim, watcher, symmetry.classes ? &*symmetry.classes : nullptr, closed_form_skips);
+  }
+  if (!outcome.result.closed_form_conflicts.empty()) {
+    outcome.run_warnings.push_back("the run stopped early, and flows met operations timed in closed form "
+                                   "(system.closed_form): their times may differ from a run with every transfer");
   }
   network::Backend* const backend = sim->backend.get();
   std::optional<LinkMonitor>& links = sim->links;

@@ -51,8 +51,9 @@ std::vector<ParamEntry> system_parameter_catalog() {
        "among mirrored ranks that a group of the same classes stands for (checked; the summary's symmetry block "
        "says what was reduced or why not)"},
       {"closed_form", "flag", "true", "true, false",
-       "analytical mode: time each distinct collective operation once, apart from the run, instead of sending its "
-       "transfers through it (outputs are the same but the event count)"},
+       "analytical and flow mode: time each distinct collective operation once, apart from the run, instead of "
+       "sending its transfers through it (flow mode: only operations on links no other flow uses; outputs are the "
+       "same but the event count)"},
       {"compact", "flag", "true", "true, false",
        "synthesised training and SimAI text: ranks with the same program share one copy of its nodes instead of "
        "one record per node (outputs are the same)"},

@@ -9,7 +9,17 @@ constexpr std::uint64_t kShareGroup = 1;  // one operation at a time: any group 
 }
 
 CollectiveReplay::CollectiveReplay(const topology::Topology& topology, const topology::Routing& routing)
-    : backend_(simulator_, topology, routing) {}
+    : analytical_(std::make_unique<network::AnalyticalBackend>(simulator_, topology, routing)),
+      backend_(analytical_.get()) {}
+
+CollectiveReplay::CollectiveReplay(const topology::Topology& topology, const topology::Routing& routing,
+                                   network::flow::FlowParams params) {
+  params.record_flows = false;
+  params.solver_threads = 1;  // the result does not depend on it
+  flow_ = std::make_unique<network::flow::FlowBackend>(simulator_, topology, routing, params);
+  flow_->record_link_uses();
+  backend_ = flow_.get();
+}
 
 OperationTiming CollectiveReplay::time(collective::Execution& execution, const EndpointNode& node_of,
                                        const FlowHash& flow_hash) {
@@ -18,7 +28,8 @@ OperationTiming CollectiveReplay::time(collective::Execution& execution, const E
   flow_hash_ = &flow_hash;
   start_ = simulator_.now();
   timing_ = OperationTiming{};
-  const std::uint64_t multipath_before = backend_.multipath_transfers();
+  const auto multipath = [this] { return analytical_ ? analytical_->multipath_transfers() : flow_->multipath_transfers(); };
+  const std::uint64_t multipath_before = multipath();
   progress_.ready.clear();
   progress_.finished_members.clear();
   execution.start(progress_);
@@ -26,7 +37,8 @@ OperationTiming CollectiveReplay::time(collective::Execution& execution, const E
   timing_.at_start = static_cast<std::uint32_t>(timing_.ends.size());
   simulator_.run();
   LOOM_ASSERT(execution.finished(), "a replayed collective did not finish");
-  timing_.hash_free = backend_.multipath_transfers() == multipath_before;
+  timing_.hash_free = multipath() == multipath_before;
+  if (flow_) timing_.link_uses = flow_->link_uses_since(start_);
   execution_ = nullptr;
   return std::move(timing_);
 }
@@ -51,7 +63,7 @@ void CollectiveReplay::apply() {
     request.bytes = t.wire_bytes;
     request.flow_hash = (*flow_hash_)(t);
     request.share_group = kShareGroup;
-    backend_.start(request, *this, slot);
+    backend_->start(request, *this, slot);
   }
   for (std::uint32_t member : progress_.finished_members) timing_.ends.push_back({simulator_.now() - start_, member});
 }

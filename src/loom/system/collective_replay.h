@@ -15,6 +15,14 @@
 // takes: the same flow hashes (the caller's flow_hash), or pairs with one shortest path only
 // (OperationTiming::hash_free: then any flow hash gives the same times).
 //
+// In flow mode (the second constructor) the same holds while the operation's flows share no
+// link with any other flow: the replay runs on a private FlowBackend with the run's parameters
+// and reports, per link, when the operation's last flow would leave it (link_uses), which the
+// runtime reserves in the run's backend (flow_backend.h "Link reservations"). The solver's
+// result for a component depends on its flows' order by index, which a replay may assign
+// otherwise than the run; a component of flows with equal weights, no caps and one path
+// shape per link, as collectives' are, gets the same rates in any order (tests compare).
+//
 // Cost: one replay costs what the operation's transfers cost in the run (events on the private
 // simulator instead of the run's); memory: the backend's per-link arrays and route cache, held
 // for the run, plus 12 bytes per member per timing kept.
@@ -22,12 +30,14 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "loom/collective/collective.h"
 #include "loom/core/delay_batcher.h"
 #include "loom/core/simulator.h"
 #include "loom/network/analytical.h"
+#include "loom/network/flow/flow_backend.h"
 
 namespace loom::system {
 
@@ -47,6 +57,9 @@ struct OperationTiming {
   // No transfer went between nodes with more than one shortest path: the routes, hence the
   // times, are the same for every flow hash.
   bool hash_free = true;
+  // Flow mode: the links the operation's flows crossed, each with the offset at which the last
+  // of them drained from it, by link id.
+  std::vector<network::flow::FlowBackend::LinkUse> link_uses;
 };
 
 class CollectiveReplay final : private network::CompletionHandler {
@@ -56,10 +69,14 @@ class CollectiveReplay final : private network::CompletionHandler {
   using EndpointNode = std::function<topology::NodeId(std::uint32_t endpoint, std::uint32_t channel)>;
   using FlowHash = std::function<std::uint64_t(const collective::Transfer&)>;
 
+  // Replays on an AnalyticalBackend.
   CollectiveReplay(const topology::Topology& topology, const topology::Routing& routing);
+  // Replays on a FlowBackend with `params` (its transfer log off); timings carry link uses.
+  CollectiveReplay(const topology::Topology& topology, const topology::Routing& routing,
+                   network::flow::FlowParams params);
 
-  // Runs `execution` (made, not started) to its end. Requires a run whose backend is an
-  // AnalyticalBackend on the same topology and routing, with no link changes.
+  // Runs `execution` (made, not started) to its end. Requires a run whose backend is of the
+  // replay's class on the same topology and routing (and parameters), with no link changes.
   OperationTiming time(collective::Execution& execution, const EndpointNode& node_of, const FlowHash& flow_hash);
 
  private:
@@ -68,7 +85,9 @@ class CollectiveReplay final : private network::CompletionHandler {
   void apply();  // issues progress_.ready, records progress_.finished_members
 
   Simulator simulator_;
-  network::AnalyticalBackend backend_;
+  std::unique_ptr<network::AnalyticalBackend> analytical_;  // one of these two is set
+  std::unique_ptr<network::flow::FlowBackend> flow_;
+  network::Backend* backend_ = nullptr;
   DelayBatcher arrivals_{simulator_, &CollectiveReplay::arrival_event, this};
   collective::Execution* execution_ = nullptr;
   const EndpointNode* node_of_ = nullptr;

@@ -105,6 +105,11 @@ struct RunResult {
   std::uint32_t skipped_communicators = 0;
   // With rank symmetry, why no operation can be skipped (empty when some may be).
   std::string operations_not_skipped;
+  // Flow mode with closed-form timing (RuntimeOptions::flow_closed_form): communicators of
+  // operations timed in closed form whose links a flow met while the operation would still have
+  // used them (sorted). The run stopped there and its times are not those of the run with
+  // every transfer: the caller repeats it with those communicators in closed_form_skips.
+  std::vector<workload::CommunicatorId> closed_form_conflicts;
 };
 
 }  // namespace loom::system

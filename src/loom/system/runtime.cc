@@ -105,9 +105,16 @@ Runtime::Runtime(Simulator& simulator, const topology::Topology& topology, const
   }
   local_index_.resize(workload.rank_count());
   for (std::uint32_t r = 0; r < workload.rank_count(); ++r) local_index_[r] = r - first_of_host[topology.host_of_rank(r)];
-  if (const auto* analytical = dynamic_cast<const network::AnalyticalBackend*>(&backend);
-      analytical != nullptr && options.closed_form && closed_form_is_exact(topology, options.protocol_costs)) {
-    closed_form_ = std::make_unique<ClosedForm>(topology, *analytical);
+  if (options.closed_form && closed_form_is_exact(topology, options.protocol_costs)) {
+    if (const auto* analytical = dynamic_cast<const network::AnalyticalBackend*>(&backend)) {
+      closed_form_ = std::make_unique<ClosedForm>(topology, *analytical);
+    } else if (auto* flow = dynamic_cast<network::flow::FlowBackend*>(&backend); flow && options.flow_closed_form) {
+      // The replay's flows weigh 1: weighted streams keep every transfer.
+      const auto& weights = options.stream_weights;
+      if (std::all_of(weights.begin(), weights.end(), [](double w) { return w == 1.0; })) {
+        closed_form_ = std::make_unique<ClosedForm>(topology, *flow);
+      }
+    }
   }
   if (options.symmetry != nullptr) {
     if (!closed_form_applies()) {
@@ -195,7 +202,11 @@ RunResult Runtime::run(const RunWatcher& watcher) {
     close_interrupted_run();
     result_.stop_reason = std::move(message);
   }
-  if (result_.complete && !symmetry_broken_ && nodes_done_ != nodes_to_run_) report_stall();
+  // A closed-form conflict stops the run (flow_backend.h); the caller repeats it.
+  if (closed_form_ && closed_form_->flow) result_.closed_form_conflicts = closed_form_->flow->conflicts();
+  if (result_.complete && !symmetry_broken_ && result_.closed_form_conflicts.empty() && nodes_done_ != nodes_to_run_) {
+    report_stall();
+  }
   expand_mirrors();
   result_.events = simulator_.events_processed();
   for (Time t : result_.rank_finish) result_.makespan = std::max(result_.makespan, t);

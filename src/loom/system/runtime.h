@@ -102,14 +102,22 @@ struct RuntimeOptions {
   // operation: the twin's closed-form member ends are compared with the skipped operation's
   // before its record is copied (runtime_twins.cc). Must outlive the Runtime.
   const RankSymmetry* symmetry = nullptr;
-  // Analytical mode: time a collective operation without its transfers reaching the run
-  // (runtime_closed_form.cc): its members' ends come from a replay on a private copy of the
+  // Analytical and flow mode: time a collective operation without its transfers reaching the
+  // run (runtime_closed_form.cc): its members' ends come from a replay on a private copy of the
   // backend (collective_replay.h), done once per distinct operation and reused. Every output
-  // is the per-transfer path's but RunResult::events. Applies only where it is exact (an
-  // AnalyticalBackend, no link changes, no transfer log, no custom plan, and with protocol hop
-  // latencies no link of zero latency: closed_form_is_exact); false keeps every transfer in
-  // the run.
+  // is the per-transfer path's but RunResult::events (and the flow solver's work counters).
+  // Applies only where it is exact (an AnalyticalBackend or FlowBackend, no link changes, no
+  // transfer log, no custom plan, and with protocol hop latencies no link of zero latency:
+  // closed_form_is_exact; in flow mode only operations whose links are free when they start,
+  // and a flow that then meets their links is reported in RunResult::closed_form_conflicts);
+  // false keeps every transfer in the run.
   bool closed_form = true;
+  // Flow mode needs this too: a caller that sets it repeats a run that reports
+  // RunResult::closed_form_conflicts (the run stops at the first), with closed_form_skips.
+  bool flow_closed_form = false;
+  // Communicators (by id) whose operations run transfer by transfer even with closed_form;
+  // empty for none.
+  std::vector<bool> closed_form_skips;
 };
 
 // How far a run has come, for a progress display.
@@ -188,6 +196,10 @@ class Runtime final : private network::CompletionHandler {
   // replay and its members' ends are scheduled.
   static bool closed_form_is_exact(const topology::Topology& topology, const collective::ProtocolCosts& costs);
   bool closed_form_applies() const;
+  // False for a communicator in RuntimeOptions::closed_form_skips.
+  bool closed_form_allowed(workload::CommunicatorId communicator) const;
+  // Flow mode: true, reserving the links, if they are free (a lone operation on them).
+  bool claim_links(const OperationTiming& timing, workload::CommunicatorId communicator);
   bool start_known_operation(std::uint32_t instance);
   bool start_closed_form(std::uint32_t instance, const collective::CollectiveSpec& spec);
   void begin_timed(std::uint32_t instance, std::shared_ptr<const OperationTiming> timing);

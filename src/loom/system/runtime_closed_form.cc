@@ -1,11 +1,13 @@
-// Closed-form timing of collective operations in analytical mode (RuntimeOptions::closed_form):
+// Closed-form timing of collective operations (RuntimeOptions::closed_form):
 // an operation's transfers never reach the run. Its members' ends, as offsets from its start,
 // come from a replay of the operation on a private copy of the backend (collective_replay.h),
 // and the run only posts one event per distinct end. Operations with the same communicator,
 // operation, size and requested algorithm get the same settings from the tuner and, when their
 // routes cannot depend on the flow hash (every pair they use has one shortest path), the same
 // offsets: the tuner and the replay run once for all of them, later ones cost a lookup.
-// Otherwise each operation gets its own replay, with its own flow hashes. The counts the
+// Otherwise each operation gets its own replay, with its own flow hashes. In flow mode an
+// operation is timed so only when its links are free at its start, and it reserves them
+// (claim_links); otherwise its transfers run (the operation's replay is kept for later ones). The counts the
 // outputs show (transfers, bytes) come from the replay too.
 #include "loom/system/runtime.h"
 #include "loom/system/runtime_state.h"
@@ -27,13 +29,30 @@ Runtime::ClosedForm::Key Runtime::ClosedForm::key_of(const Instance& instance, c
 
 bool Runtime::closed_form_applies() const {
   // The transfer log needs every transfer; a link change makes times depend on the start.
-  return closed_form_ && !options_.record_transfers && !closed_form_->backend.links_change();
+  return closed_form_ && !options_.record_transfers && !closed_form_->links_change();
+}
+
+bool Runtime::closed_form_allowed(workload::CommunicatorId communicator) const {
+  const std::vector<bool>& skips = options_.closed_form_skips;
+  return communicator >= skips.size() || !skips[communicator];
+}
+
+// Flow mode: the operation is timed apart only on links that its communicator alone has used
+// (FlowBackend::may_reserve); it then reserves them.
+bool Runtime::claim_links(const OperationTiming& timing, workload::CommunicatorId communicator) {
+  network::flow::FlowBackend* const flow = closed_form_->flow;
+  if (flow == nullptr) return true;
+  if (!flow->may_reserve(timing.link_uses, communicator)) return false;
+  flow->reserve(timing.link_uses, communicator);
+  return true;
 }
 
 bool Runtime::start_known_operation(std::uint32_t index) {
-  if (!closed_form_applies()) return false;
+  if (!closed_form_applies() || !closed_form_allowed(instances_[index].communicator)) return false;
   const auto known = closed_form_->known.find(ClosedForm::key_of(instances_[index], options_.default_algorithm));
-  if (known == closed_form_->known.end()) return false;
+  if (known == closed_form_->known.end() || !claim_links(*known->second.timing, instances_[index].communicator)) {
+    return false;
+  }
   CollectiveRecord& record = instances_[index].record;
   record.algorithm = known->second.algorithm;
   record.protocol = known->second.protocol;
@@ -44,7 +63,10 @@ bool Runtime::start_known_operation(std::uint32_t index) {
 }
 
 bool Runtime::start_closed_form(std::uint32_t index, const collective::CollectiveSpec& spec) {
-  if (!closed_form_applies()) return false;
+  if (!closed_form_applies() || !closed_form_allowed(instances_[index].communicator)) return false;
+  const ClosedForm::Key key = ClosedForm::key_of(instances_[index], options_.default_algorithm);
+  // Known, yet start_known_operation did not start it: its links are busy (flow mode).
+  if (closed_form_->known.contains(key)) return false;
   const CollectiveRecord& record = instances_[index].record;
   const std::unique_ptr<collective::Execution> execution = collective::make_execution(record.algorithm, spec);
   const CollectiveReplay::EndpointNode node_of = [this, index](std::uint32_t endpoint, std::uint32_t channel) {
@@ -55,9 +77,9 @@ bool Runtime::start_closed_form(std::uint32_t index, const collective::Collectiv
   };
   auto timing = std::make_shared<const OperationTiming>(closed_form_->replay.time(*execution, node_of, flow_hash));
   if (timing->hash_free) {
-    closed_form_->known.emplace(ClosedForm::key_of(instances_[index], options_.default_algorithm),
-                                ClosedForm::Known{record.algorithm, record.protocol, record.channels, record.chunks, timing});
+    closed_form_->known.emplace(key, ClosedForm::Known{record.algorithm, record.protocol, record.channels, record.chunks, timing});
   }
+  if (!claim_links(*timing, instances_[index].communicator)) return false;
   begin_timed(index, std::move(timing));
   return true;
 }

@@ -73,9 +73,13 @@ struct Runtime::ClosedForm {
   // do not depend on the flow hash, its times.
   static Key key_of(const Instance& instance, collective::Algorithm default_algorithm);
   ClosedForm(const topology::Topology& topology, const network::AnalyticalBackend& run_backend)
-      : backend(run_backend), replay(topology, run_backend.routing()) {}
+      : analytical(&run_backend), replay(topology, run_backend.routing()) {}
+  ClosedForm(const topology::Topology& topology, network::flow::FlowBackend& run_backend)
+      : flow(&run_backend), replay(topology, run_backend.routing(), run_backend.params()) {}
+  bool links_change() const { return analytical ? analytical->links_change() : flow->links_change(); }
 
-  const network::AnalyticalBackend& backend;  // the run's
+  const network::AnalyticalBackend* analytical = nullptr;  // the run's backend: one of these
+  network::flow::FlowBackend* flow = nullptr;
   CollectiveReplay replay;
   std::unordered_map<Key, Known, KeyHash> known;
 };

@@ -124,7 +124,8 @@ void FlowBackend::start(const TransferRequest& request, CompletionHandler& handl
 bool FlowBackend::add_stream(std::uint32_t transfer, double wire_bytes, std::uint64_t flow_hash) {
   const Transfer& t = transfers_[transfer];
   path_.clear();
-  routes_.route(t.src, t.dst, flow_hash, path_);
+  if (!routes_.route(t.src, t.dst, flow_hash, path_)) ++multipath_transfers_;
+  if (!reserved_until_.empty()) check_reservations(path_);
   const MaxMinSolver::Added added = solver_.add_flow_solving_alone(path_, t.weight);
   const FlowIndex flow = added.flow;
   if (flow >= streams_.size()) streams_.resize(flow + 1);
@@ -138,6 +139,63 @@ bool FlowBackend::add_stream(std::uint32_t transfer, double wire_bytes, std::uin
   schedule_drain(flow, stream, now + drain_time(stream));
   mark_links(path_);
   return true;
+}
+
+void FlowBackend::check_reservations(std::span<const topology::LinkId> path) {
+  const Time now = simulator_.now();
+  for (const topology::LinkId l : path) {
+    if (reserved_until_[l] < now) continue;
+    conflicts_.push_back(reserved_by_[l]);
+    simulator_.stop();  // what follows is not the run's: the caller repeats it
+  }
+}
+
+std::vector<std::uint32_t> FlowBackend::conflicts() const {
+  std::vector<std::uint32_t> owners = conflicts_;
+  std::sort(owners.begin(), owners.end());
+  owners.erase(std::unique(owners.begin(), owners.end()), owners.end());
+  return owners;
+}
+
+bool FlowBackend::may_reserve(std::span<const LinkUse> uses, std::uint32_t owner) const {
+  const Time now = simulator_.now();
+  for (const LinkUse& use : uses) {
+    const topology::LinkId l = use.link;
+    // A link that flows of the run have crossed (settled links carry bytes or a rate) is
+    // likely to meet such flows again.
+    if (!solver_.flows_on(l).empty() || links_[l].rate > 0 || links_[l].carried > 0) return false;
+    if (!reserved_until_.empty() && reserved_until_[l] >= Time::zero() &&
+        (reserved_until_[l] >= now || reserved_by_[l] != owner)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+void FlowBackend::reserve(std::span<const LinkUse> uses, std::uint32_t owner) {
+  if (reserved_until_.empty()) {
+    reserved_until_.assign(links_.size(), Time::ps(-1));
+    reserved_by_.assign(links_.size(), 0);
+  }
+  const Time now = simulator_.now();
+  for (const LinkUse& use : uses) {
+    // may_reserve() held: any earlier reservation has ended.
+    reserved_until_[use.link] = now + use.offset;
+    reserved_by_[use.link] = owner;
+  }
+}
+
+std::vector<FlowBackend::LinkUse> FlowBackend::link_uses_since(Time start) {
+  LOOM_ASSERT(!link_last_drain_.empty(), "link uses asked of a backend that does not record them");
+  std::sort(drained_links_.begin(), drained_links_.end());
+  std::vector<LinkUse> uses;
+  uses.reserve(drained_links_.size());
+  for (const topology::LinkId l : drained_links_) {
+    uses.push_back({l, link_last_drain_[l] - start});
+    link_last_drain_[l] = Time::max();
+  }
+  drained_links_.clear();
+  return uses;
 }
 
 void FlowBackend::request_solve() {
@@ -224,6 +282,7 @@ void FlowBackend::drain(std::uint64_t flow_arg) {
     deliveries_.add(transfer.delivery - simulator_.now(), stream.transfer);
   }
   mark_links(solver_.path(flow));
+  if (!link_last_drain_.empty()) note_drain(solver_.path(flow));
   // A flow that shared no link leaves every other rate as it was: the solve it would request
   // has nothing to do but bring its links' rates to zero, which is done here instead.
   const bool alone = solver_.alone(flow);
@@ -248,7 +307,16 @@ void FlowBackend::on_link_change(void* self, topology::LinkId, bool up) {
   if (!up) static_cast<FlowBackend*>(self)->reroute_broken_streams();
 }
 
+void FlowBackend::note_drain(std::span<const LinkIndex> path) {
+  const Time now = simulator_.now();
+  for (const LinkIndex l : path) {
+    if (link_last_drain_[l] == Time::max()) drained_links_.push_back(l);
+    link_last_drain_[l] = now;
+  }
+}
+
 void FlowBackend::set_link_rate(topology::LinkId link, Bandwidth rate) {
+  if (!reserved_until_.empty()) check_reservations(std::span<const topology::LinkId>(&link, 1));
   solver_.set_capacity(link, static_cast<double>(rate.bps()));
   if (!solver_.flows_on(link).empty()) request_solve();
 }

@@ -45,6 +45,16 @@
 // Observers (for the report layer): per-link rate and cumulative carried wire bytes (sample
 // them at intervals with network::LinkSampler), and optionally a FlowRecord per finished transfer.
 //
+// Link reservations (for closed-form collective timing, system/collective_replay.h): an
+// operation timed apart from the run may reserve the links it would use, each until the last
+// of its flows would drain from it. A flow started on a reserved link before that time, or a
+// rate change of one, contradicts the timing given: its owner is noted and the simulator
+// stopped, and the caller repeats the run without timing that operation's kind apart
+// (conflicts() names the owners). To make that rare, may_reserve() lets an operation reserve
+// only links that no flow of the run has crossed and no other owner has reserved.
+// With record_link_uses(), the backend notes when each link's last flow drained, so that a
+// private backend can report an operation's reservations (link_uses_since()).
+//
 // Cost: start O(q x path length) plus the component solves (max_min_solver.h); routes come
 // from a RouteCache (network/route_cache.h: a pair seen before costs one hash per hop, the same path
 // as Routing::route). Memory: about 100 bytes per active QP plus the solver's, 24 bytes per
@@ -129,9 +139,34 @@ class FlowBackend final : public Backend {
   // Forgets the records handed out so far (a writer streaming flows.csv calls it).
   void clear_flow_records() { records_.clear(); }
 
+  // Closed-form timing's reservations (model above). A link's use ends `offset` after the
+  // operation's start.
+  struct LinkUse {
+    topology::LinkId link;
+    Time offset;
+  };
+  // True when no flow of the run has crossed any of the links (nor crosses it now), and none
+  // has been reserved by another owner or is reserved until now or later.
+  bool may_reserve(std::span<const LinkUse> uses, std::uint32_t owner) const;
+  // Reserves each link until now + offset for `owner` (the caller's tag). Requires may_reserve().
+  void reserve(std::span<const LinkUse> uses, std::uint32_t owner);
+  // The owners of reservations that a flow or rate change met before they ended, sorted
+  // (usually one: the first conflict stops the run).
+  std::vector<std::uint32_t> conflicts() const;
+  // A scheduled link change or rate change exists: times depend on when an operation starts.
+  bool links_change() const { return !link_changes_.empty() || !rate_changes_.empty(); }
+  // Transfers whose (QP) route was one of several equal-cost paths.
+  std::uint64_t multipath_transfers() const { return multipath_transfers_; }
+  // From now on, notes per link when its last flow drained (for link_uses_since()).
+  void record_link_uses() { link_last_drain_.assign(links_.size(), Time::max()); }
+  // Links that flows drained from since `start` and, per link, the last drain's offset from
+  // `start`, by link id; forgets them. Needs record_link_uses().
+  std::vector<LinkUse> link_uses_since(Time start);
+
   const SolverStats& solver_stats() const { return solver_.stats(); }
   const Simulator& simulator() const { return simulator_; }
   const topology::Topology& topology() const { return topology_; }
+  const topology::Routing& routing() const { return routing_; }
 
  private:
   struct Transfer {
@@ -174,6 +209,10 @@ class FlowBackend final : public Backend {
   static void on_link_rate(void* self, topology::LinkId link, Bandwidth rate) {
     static_cast<FlowBackend*>(self)->set_link_rate(link, rate);
   }
+  // Notes the owner of each link of `path` reserved until now or later.
+  void check_reservations(std::span<const topology::LinkId> path);
+  // With record_link_uses(): a flow over `path` drains now.
+  void note_drain(std::span<const LinkIndex> path);
   void request_solve();
   void mark_links(std::span<const LinkIndex> path);
   void solve();
@@ -217,6 +256,16 @@ class FlowBackend final : public Backend {
   LinkRateSchedule rate_changes_{simulator_, &FlowBackend::on_link_rate, this};
   const topology::Routing& routing_;
   mutable std::vector<topology::LinkId> path_;  // scratch
+  // Reservations: per link, the time its reserving operation's last flow leaves it (empty
+  // until the first reservation, so runs without any pay nothing per flow).
+  std::vector<Time> reserved_until_;
+  std::vector<std::uint32_t> reserved_by_;
+  std::vector<std::uint32_t> conflicts_;  // reservations' owners, as met
+  std::uint64_t multipath_transfers_ = 0;
+  // With record_link_uses(): per link, its last drain since the last link_uses_since() call
+  // (Time::max() when none), and those links.
+  std::vector<Time> link_last_drain_;
+  std::vector<topology::LinkId> drained_links_;
 };
 
 }  // namespace loom::network::flow
