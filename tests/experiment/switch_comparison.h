@@ -129,13 +129,4 @@ inline SwitchedRuns expect_same_with_and_without(const std::string& key, const s
   return runs;
 }
 
-// As above with one block, or none if `block` is empty.
-inline SwitchedRuns expect_same_with_and_without(const std::string& key, const std::string& block,
-                                                 const std::string& name, const std::string& text,
-                                                 const std::vector<std::string>& overrides = {},
-                                                 std::size_t min_files = 4) {
-  return expect_same_with_and_without(key, block.empty() ? std::vector<std::string>{} : std::vector<std::string>{block},
-                                      name, text, overrides, min_files);
-}
-
 }  // namespace loom::experiment::switched
