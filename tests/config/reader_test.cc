@@ -205,6 +205,23 @@ TEST(Reader, EffectiveConfigurationHoldsOnlyWhatWasRead) {
   EXPECT_EQ(doc.effective(), nlohmann::json::parse(R"({"topology": {"hosts": 4}})"));
 }
 
+// A time with a word for zero: the word reads as zero, zero (read or defaulted) is recorded
+// as the word, any other time as itself, and another word is refused naming both forms.
+TEST(Reader, ATimeOrItsWordIsRecordedAsItReadsBack) {
+  constexpr std::string_view kWord = "from line rate";
+  Document doc = Document::parse("a: from line rate\nb: 12.5us\nc: 0ps\nd: auto\n", "w.yaml");
+  Reader root = doc.root();
+  EXPECT_EQ(root.optional_time_or_word("a", Time::us(1), kWord), Time::zero());
+  EXPECT_EQ(root.optional_time_or_word("b", Time::zero(), kWord), Time::ns(12500));
+  EXPECT_EQ(root.optional_time_or_word("c", Time::us(1), kWord), Time::zero());
+  EXPECT_EQ(root.optional_time_or_word("absent", Time::zero(), kWord), Time::zero());
+  EXPECT_EQ(root.optional_time_or_word("absent_set", Time::us(3), kWord), Time::us(3));
+  EXPECT_EQ(doc.effective(), nlohmann::json::parse(R"({"a": "from line rate", "b": "12.5us", "c": "from line rate",
+                                                        "absent": "from line rate", "absent_set": "3us"})"));
+  EXPECT_EQ(loom::testing::user_error_of([&] { root.optional_time_or_word("d", Time::zero(), kWord); }),
+            "w.yaml:4:4: d: expected a time such as 1.5us or 'from line rate', got 'auto'");
+}
+
 TEST(Reader, NullValuesAreAbsent) {
   Document doc = Document::parse("a:\nb: ~\nc: null\nd: {}\n", "n.yaml");
   Reader root = doc.root();

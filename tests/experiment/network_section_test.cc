@@ -97,7 +97,10 @@ TEST(NetworkSection, LinkChangesNameWhatIsWrong) {
 
 // A value just outside a parameter's declared range, in the text a file takes; empty when the
 // range has no outside (a flag, a choice, a bandwidth that may be zero).
-std::string outside(const ParamEntry& p) {
+// A derived time's range ends in "or 'WORD'" (its zero); the interval is what precedes it.
+std::string outside(const ParamEntry& entry) {
+  ParamEntry p = entry;
+  p.range = p.range.substr(0, p.range.find(" or '"));
   if (p.unit == "count") {
     const auto lo = std::stoull(p.range.substr(1));
     return lo > 0 ? std::to_string(lo - 1) : std::to_string(std::stoull(p.range.substr(p.range.find(", ") + 2)) + 1);
@@ -140,7 +143,8 @@ TEST(NetworkSection, EveryParameterRejectsAValueOutsideItsRange) {
       } else if (p.unit == "real") {
         EXPECT_THAT(error, HasSubstr("must be in " + p.range)) << p.key;
       } else {
-        const std::string between = p.range.substr(1, p.range.size() - 2);
+        const std::string range = p.range.substr(0, p.range.find(" or '"));
+        const std::string between = range.substr(1, range.size() - 2);
         EXPECT_THAT(error, HasSubstr("must be between " + between.substr(0, between.find(',')) + " and " +
                                      between.substr(between.find(", ") + 2)))
             << p.key;
@@ -358,6 +362,40 @@ TEST(NetworkSection, FastForwardOnRateOnlyDcqcnWarns) {
   EXPECT_EQ(warnings("cc: dcqcn, window: true, fast_forward: {enabled: true}"), 0u);
   EXPECT_EQ(warnings("cc: hpcc, fast_forward: {enabled: true}"), 0u);
   EXPECT_EQ(warnings("cc: dcqcn"), 0u);
+}
+
+// The sampling interval derived from the line rate is echoed as words, not as "0ps", and an
+// echoed configuration loads back to the same parameters and the same echo.
+TEST(NetworkSection, TheDerivedIntervalEchoesItsWordsAndTheEchoLoadsBack) {
+  const Experiment derived = load_text(packet_experiment("cc: hpcc, fast_forward: {enabled: true}"));
+  const nlohmann::json& echoed = derived.effective_config["network"]["packet"]["fast_forward"]["interval"];
+  EXPECT_EQ(echoed, "from line rate");
+  EXPECT_EQ(derived.network.params.packet.fast_forward.interval, Time::zero());
+
+  const Experiment reloaded = load_text(derived.effective_config.dump());
+  EXPECT_EQ(reloaded.network.params.packet.fast_forward.interval, Time::zero());
+  EXPECT_EQ(reloaded.effective_config, derived.effective_config);
+
+  const Experiment set = load_text(packet_experiment("fast_forward: {interval: 12.5us}"));
+  EXPECT_EQ(set.network.params.packet.fast_forward.interval, Time::ns(12500));
+  EXPECT_EQ(set.effective_config["network"]["packet"]["fast_forward"]["interval"], "12.5us");
+  EXPECT_EQ(load_text(set.effective_config.dump()).network.params.packet.fast_forward.interval, Time::ns(12500));
+  // Zero is still accepted, and means the same.
+  const Experiment zero = load_text(packet_experiment("fast_forward: {interval: 0ps}"));
+  EXPECT_EQ(zero.effective_config["network"]["packet"]["fast_forward"]["interval"], "from line rate");
+}
+
+// Another word is refused with the key, what it got and both accepted forms.
+TEST(NetworkSection, TheIntervalRefusesAnotherWord) {
+  const std::string set = "network.packet.fast_forward.interval=from the line rate";
+  EXPECT_EQ(load_error(kSmall, {"network.mode=packet", set}),
+            "--set " + set + ": network.packet.fast_forward.interval: expected a time such as 1.5us or "
+            "'from line rate', got 'from the line rate'");
+  EXPECT_THAT(load_error(packet_experiment("fast_forward: {interval: auto}"), {}),
+              HasSubstr("network.packet.fast_forward.interval: expected a time such as 1.5us or 'from line rate', "
+                        "got 'auto'"));
+  EXPECT_THAT(load_error(kSmall, {"network.mode=packet", "network.packet.fast_forward.interval=2s"}),
+              HasSubstr("network.packet.fast_forward.interval: must be between 0ps and 1s, or 'from line rate', got 2s"));
 }
 
 }  // namespace

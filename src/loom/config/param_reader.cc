@@ -32,6 +32,15 @@ void ParamReader::time(std::string_view key, Time& value, Time min, Time max, st
   value = read;
 }
 
+void ParamReader::derived_time(std::string_view key, Time& value, Time min, Time max, std::string_view zero_word,
+                               std::string_view) {
+  const Time read = current().optional_time_or_word(key, value, zero_word);
+  if (read < min || read > max) {
+    current().fail(key, fmt::format("must be between {} and {}, or '{}', got {}", min, max, zero_word, read));
+  }
+  value = read;
+}
+
 void ParamReader::real(std::string_view key, double& value, RealRange range, std::string_view) {
   const double read = current().optional<double>(key, value);
   if (!range.contains(read)) current().fail(key, fmt::format("must be in {}, got {}", range.to_string(), read));

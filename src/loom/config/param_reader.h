@@ -21,6 +21,8 @@ class ParamReader final : public ParamVisitor {
   void size(std::string_view key, Bytes& value, Bytes min, Bytes max, std::string_view doc) override;
   void bandwidth(std::string_view key, Bandwidth& value, bool allow_zero, std::string_view doc) override;
   void time(std::string_view key, Time& value, Time min, Time max, std::string_view doc) override;
+  void derived_time(std::string_view key, Time& value, Time min, Time max, std::string_view zero_word,
+                    std::string_view doc) override;
   void real(std::string_view key, double& value, RealRange range, std::string_view doc) override;
   void counts(std::string_view key, std::vector<std::uint32_t>& values, std::uint32_t min, std::uint32_t max,
               std::size_t max_items, std::string_view doc) override;

@@ -117,6 +117,26 @@ std::vector<ValueOf<T>> Reader::list(std::string_view key) {
   return values;
 }
 
+Time Reader::optional_time_or_word(std::string_view key, Time default_value, std::string_view word) {
+  const Node::Entry* entry = ask(key);
+  Time value = default_value;
+  if (entry != nullptr && !entry->value.is_null()) {
+    const Node& node = entry->value;
+    if (node.kind == NodeKind::kScalar && node.scalar == word) {
+      value = Time::zero();
+    } else {
+      try {
+        value = convert<Time>(node, join_path(path_, key));
+      } catch (const UserError&) {
+        throw UserError(node.location, fmt::format("{}: expected {} or '{}', got {}", join_path(path_, key),
+                                                   codec::expectation<Time>(), word, describe(node)));
+      }
+    }
+  }
+  record(key, value == Time::zero() ? nlohmann::json(word) : codec::encode<Time>(value));
+  return value;
+}
+
 #define LOOM_CONFIG_INSTANTIATE_READ(T)                                                \
   template ValueOf<T> Reader::required<T>(std::string_view);                           \
   template ValueOf<T> Reader::optional<T>(std::string_view, ValueOf<T>);               \

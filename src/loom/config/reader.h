@@ -44,6 +44,10 @@ class Reader {
   // Like required, but returns (and records) `default_value` when the key is absent or null.
   template <ConfigValue T>
   ValueOf<T> optional(std::string_view key, ValueOf<T> default_value);
+  // A time, or `word` (e.g. "from line rate") standing for zero, a time the program derives
+  // when none is set: the word is read as zero and recorded for zero, so the effective
+  // configuration echoes what the value means and reads back as the same value.
+  Time optional_time_or_word(std::string_view key, Time default_value, std::string_view word);
   // A required list of scalars, each read as T. An empty list is allowed.
   template <ConfigValue T>
   std::vector<ValueOf<T>> list(std::string_view key);

@@ -37,6 +37,12 @@ void ParamRecorder::time(std::string_view key, Time& value, Time min, Time max, 
   add(key, "time", to_string(value), fmt::format("[{}, {}]", to_string(min), to_string(max)), doc);
 }
 
+void ParamRecorder::derived_time(std::string_view key, Time& value, Time min, Time max, std::string_view zero_word,
+                                 std::string_view doc) {
+  add(key, "time", value == Time::zero() ? std::string(zero_word) : to_string(value),
+      fmt::format("[{}, {}] or '{}'", to_string(min), to_string(max), zero_word), doc);
+}
+
 void ParamRecorder::real(std::string_view key, double& value, RealRange range, std::string_view doc) {
   add(key, "real", format_real(value), range.to_string(), doc);
 }

@@ -60,6 +60,11 @@ class ParamVisitor {
   virtual void bandwidth(std::string_view key, Bandwidth& value, bool allow_zero, std::string_view doc) = 0;
   // Durations ("1.5us") in [min, max].
   virtual void time(std::string_view key, Time& value, Time min, Time max, std::string_view doc) = 0;
+  // Durations in [min, max] where zero, written `zero_word`, stands for a time derived from
+  // elsewhere (e.g. "from line rate"): files may give the word or a duration, and zero is
+  // shown as the word.
+  virtual void derived_time(std::string_view key, Time& value, Time min, Time max, std::string_view zero_word,
+                            std::string_view doc) = 0;
   virtual void real(std::string_view key, double& value, RealRange range, std::string_view doc) = 0;
   // A list of at most `max_items` whole numbers, each in [min, max].
   virtual void counts(std::string_view key, std::vector<std::uint32_t>& values, std::uint32_t min, std::uint32_t max,
@@ -108,6 +113,8 @@ class ParamRecorder final : public ParamVisitor {
   void size(std::string_view key, Bytes& value, Bytes min, Bytes max, std::string_view doc) override;
   void bandwidth(std::string_view key, Bandwidth& value, bool allow_zero, std::string_view doc) override;
   void time(std::string_view key, Time& value, Time min, Time max, std::string_view doc) override;
+  void derived_time(std::string_view key, Time& value, Time min, Time max, std::string_view zero_word,
+                    std::string_view doc) override;
   void real(std::string_view key, double& value, RealRange range, std::string_view doc) override;
   void counts(std::string_view key, std::vector<std::uint32_t>& values, std::uint32_t min, std::uint32_t max,
               std::size_t max_items, std::string_view doc) override;

@@ -49,6 +49,9 @@ class ContextWriter final : public ParamVisitor {
   void time(std::string_view key, Time& value, Time, Time, std::string_view) override {
     line(key, std::to_string(value.picoseconds()));
   }
+  void derived_time(std::string_view key, Time& value, Time, Time, std::string_view, std::string_view) override {
+    line(key, std::to_string(value.picoseconds()));
+  }
   void real(std::string_view key, double& value, RealRange, std::string_view) override { line(key, fmt::format("{}", value)); }
   void counts(std::string_view key, std::vector<std::uint32_t>& values, std::uint32_t, std::uint32_t, std::size_t,
               std::string_view) override {

@@ -16,8 +16,9 @@ void visit_fast_forward(FastForwardParams& p, ParamVisitor& v) {
          "theta: a rate window is steady when (max - min - one packet) / mean is below this");
   v.count("window", p.window, 0, 1'000'000,
           "l: rate samples per window; 0 = from the congestion control's convergence time");
-  v.time("interval", p.interval, Time::zero(), Time::s(1),
-         "rate sampling period; 0 = the time the fastest NIC takes to send 625 KB (50 us at 100 Gb/s, 12.5 us at 400 Gb/s)");
+  v.derived_time("interval", p.interval, Time::zero(), Time::s(1), kIntervalFromLineRate,
+                 "rate sampling period; 'from line rate' (or 0ps): the time the fastest NIC takes to send 625 KB (50 us at "
+                 "100 Gb/s, 12.5 us at 400 Gb/s)");
   v.flag("memo", p.memo, "replay a partition's transient when an isomorphic one was simulated before (--memo DIR keeps them)");
 }
 

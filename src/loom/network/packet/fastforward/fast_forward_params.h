@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "loom/core/param_visitor.h"
 #include "loom/core/time.h"
@@ -29,6 +30,9 @@ struct FastForwardParams {
 // What a sample holds at line rate when `interval` follows the line rate: 50 us at 100 Gb/s,
 // 12.5 us at 400 Gb/s (625 KB; 625 packets of 1000 B).
 inline constexpr double kSampleBits = 5e6;
+
+// How `interval` is written when it follows the line rate (it is zero then).
+inline constexpr std::string_view kIntervalFromLineRate = "from line rate";
 
 // The sampling period of a run whose scale-out line rate (fastest NIC) is `nic_bps`:
 // params.interval when set, else kSampleBits / nic_bps (whole picoseconds; 50 us without a
