@@ -121,6 +121,19 @@ TEST(MemoryBudgetCheck, ASimaiFileIsCountedExactlyAndRefusedAtItsKeyBeforeBuildi
                     HasSubstr("for 89127936 workload nodes on 9216 ranks and their run state")));
 }
 
+// A Chakra trace is counted by one pass over its rank files (64 ranks of one all-reduce each)
+// and held per node, whatever system.compact says.
+TEST(MemoryBudgetCheck, AChakraTraceIsCountedAndRefusedAtItsKeyBeforeBuilding) {
+  const auto prefix = loom::testing::fixture_path("chakra/generated_here/allreduce_1MB_64npus/all_reduce");
+  LOOM_SKIP_WITHOUT_FIXTURE(prefix.string() + ".0.et");
+  const std::string text =
+      "topology: {hosts: 8, gpus_per_host: 8}\nworkload: {type: trace, file: " + prefix.string() + "}\n";
+  const double estimate = system::Runtime::estimated_bytes({64, 0, 64, 1}, workload::NodeStorage::kPerNode);
+  EXPECT_THAT(refusal(text, MemoryBudget(1024, "test budget")),
+              AllOf(HasSubstr("exp.yaml:2:31: workload.file: needs about " + readable_bytes(estimate)),
+                    HasSubstr("for 64 workload nodes on 64 ranks and their run state")));
+}
+
 // A cluster experiment's workloads are checked against the run's budget (`loom run
 // --max-memory`), not the machine's.
 TEST(MemoryBudgetCheck, AClusterWorkloadIsRefusedUnderTheRunsBudget) {
