@@ -135,11 +135,9 @@ void warn_late_flows(const std::string& flow_file, const std::vector<HpccFlow>& 
   }
 }
 
-}  // namespace
-
-int hpcc_command(const HpccArguments& args, std::ostream& out) {
-  // Under mpirun, one windowed run split over the ranks (rank 0 writes and prints).
-  MpiWorld world;
+// The command on this rank of `world`; `running` turns true once the setup (reading and checking
+// the inputs, alike on every rank) is done.
+int run_hpcc_command(const HpccArguments& args, std::ostream& out, MpiWorld& world, bool& running) {
   if (world.joined() && !args.windowed && world.size() > 1) {
     throw UserError(fmt::format("started as one of {} MPI ranks: expected --windowed (with --lp-delay-threshold), "
                                 "whose LPs the ranks share; without it run one process", world.size()));
@@ -192,7 +190,11 @@ int hpcc_command(const HpccArguments& args, std::ostream& out) {
     network::packet::check_packet_params(config.params);  // threads
   }
   std::unique_ptr<network::packet::parallel::RankExchange> ranks;
-  if (world.joined() && args.windowed) ranks = network::packet::parallel::make_mpi_rank_exchange();
+  if (world.joined() && args.windowed) {
+    hpcc::check_rank_run(config, topology, static_cast<std::uint32_t>(world.size()));
+    ranks = network::packet::parallel::make_mpi_rank_exchange();
+  }
+  running = true;
   const hpcc::HpccRunResult result =
       hpcc::run_hpcc(config, topology, flows, monitor_dir, lps && !args.windowed ? &*lps : nullptr, ranks.get());
   ranks.reset();
@@ -232,6 +234,28 @@ int hpcc_command(const HpccArguments& args, std::ostream& out) {
                        c.reference_median_slowdown, c.p99_slowdown, c.reference_p99_slowdown);
   }
   return 0;
+}
+
+}  // namespace
+
+int hpcc_command(const HpccArguments& args, std::ostream& out) {
+  // Under mpirun, one windowed run split over the ranks (rank 0 writes and prints).
+  MpiWorld world;
+  bool running = false;
+  try {
+    return run_hpcc_command(args, out, world, running);
+  } catch (const std::exception& e) {
+    if (world.size() == 1) throw;
+    if (running) {
+      // One rank failed during the run: the others wait for it, so the job ends (MpiWorld aborts).
+      fmt::print(stderr, "loom: MPI rank {}: {}\n", world.rank(), e.what());
+      throw;
+    }
+    // Every rank read and checked the same inputs, so every rank stops here: rank 0 says why.
+    world.leave();
+    if (world.rank() == 0) throw;
+    return 2;
+  }
 }
 
 CLI::App* add_hpcc_command(CLI::App& app, HpccArguments& args) {

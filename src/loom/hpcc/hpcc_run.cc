@@ -6,6 +6,8 @@
 #include <map>
 #include <memory>
 
+#include <fmt/format.h>
+
 #include "loom/core/error.h"
 #include "loom/core/simulator.h"
 #include "loom/hpcc/hpcc_routing.h"
@@ -173,6 +175,20 @@ void gather_counts(network::packet::parallel::RankExchange& ranks, HpccRunResult
 
 }  // namespace
 
+void check_rank_run(const HpccConfig& config, const topology::Topology& topology, std::uint32_t ranks) {
+  const network::packet::PacketParams& p = config.params;
+  if (p.lp_delay_threshold <= Time::zero() || p.threads != 1) {
+    throw UserError(fmt::format("a packet simulation over {} MPI ranks: expected a windowed run (a delay threshold "
+                                "above zero) on one thread per rank, not {} threads", ranks, p.threads));
+  }
+  if (p.monitor.any()) {
+    throw UserError("monitors of a packet simulation over MPI ranks: not supported yet (they sample every port, "
+                    "which each rank holds only in part); expected a run without monitors, or one process");
+  }
+  network::packet::parallel::check_rank_count(
+      ranks, network::packet::parallel::partition_for(topology, p.lp_delay_threshold, p.lp_racks));
+}
+
 HpccRunResult run_hpcc(const HpccConfig& config, const topology::Topology& topology,
                        const std::vector<HpccFlow>& flows, const std::filesystem::path& monitor_dir,
                        const network::packet::parallel::LpPartition* profile_lps,
@@ -188,14 +204,7 @@ HpccRunResult run_hpcc(const HpccConfig& config, const topology::Topology& topol
   std::optional<network::packet::parallel::LpPartition> lps;
   std::optional<network::packet::parallel::WindowedExecutor> executor;
   std::optional<network::packet::parallel::RankSync> sync;
-  if (ranks != nullptr) {
-    LOOM_ASSERT(config.params.lp_delay_threshold > Time::zero() && config.params.threads == 1,
-                "ranks of a windowed run on one thread each");
-    if (config.params.monitor.any()) {
-      throw UserError("monitors of a packet simulation over MPI ranks: not supported yet (they sample every port, "
-                      "which each rank holds only in part); expected a run without monitors, or one process");
-    }
-  }
+  if (ranks != nullptr) check_rank_run(config, topology, ranks->size());
   if (config.params.lp_delay_threshold > Time::zero()) {
     lps = network::packet::parallel::partition_for(topology, config.params.lp_delay_threshold, config.params.lp_racks);
     if (ranks != nullptr) sync.emplace(*ranks, *lps);

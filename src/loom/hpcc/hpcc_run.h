@@ -59,6 +59,10 @@ struct HpccRunResult {
 // With `ranks` (and lp_delay_threshold > 0, threads 1, no monitors), the windowed run is split
 // over those ranks (parallel/rank_sync.h), each running its LPs; every rank returns the whole
 // run's result (completions, PFC log, counters, events, windows), the same as on one process.
+// UserError when the run cannot be split over `ranks` MPI ranks: not windowed, more than one
+// thread, monitors on, more ranks than LPs.
+void check_rank_run(const HpccConfig& config, const topology::Topology& topology, std::uint32_t ranks);
+
 HpccRunResult run_hpcc(const HpccConfig& config, const topology::Topology& topology,
                        const std::vector<HpccFlow>& flows, const std::filesystem::path& monitor_dir = {},
                        const network::packet::parallel::LpPartition* profile_lps = nullptr,

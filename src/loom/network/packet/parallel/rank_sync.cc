@@ -10,12 +10,16 @@
 
 namespace loom::network::packet::parallel {
 
-RankSync::RankSync(RankExchange& exchange, const LpPartition& partition) : exchange_(exchange) {
-  if (exchange.size() > partition.lp_count) {
+void check_rank_count(std::uint32_t ranks, const LpPartition& partition) {
+  if (ranks > partition.lp_count) {
     throw UserError(fmt::format("a packet simulation over {} MPI ranks: the fabric has {} LPs ({}), so some rank "
                                 "would run none; expected at most {} ranks, or a delay threshold that makes more LPs",
-                                exchange.size(), partition.lp_count, partition.rule, partition.lp_count));
+                                ranks, partition.lp_count, partition.rule, partition.lp_count));
   }
+}
+
+RankSync::RankSync(RankExchange& exchange, const LpPartition& partition) : exchange_(exchange) {
+  check_rank_count(exchange.size(), partition);
   std::vector<std::uint64_t> nodes(partition.lp_count, 0);
   for (const LpId lp : partition.lp_of_node) ++nodes[lp];
   rank_of_lp_ = place_by_load(nodes, exchange.size());

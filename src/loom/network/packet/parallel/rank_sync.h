@@ -34,6 +34,9 @@ struct RankStats {
   std::uint64_t events_sent = 0;     // events handed to another rank's LP, likewise
 };
 
+// UserError when `ranks` cannot share `partition`'s LPs (more ranks than LPs).
+void check_rank_count(std::uint32_t ranks, const LpPartition& partition);
+
 class RankSync {
  public:
   // Places the partition's LPs on the exchange's ranks. UserError when there are more ranks
