@@ -183,7 +183,8 @@ class Fabric {
   // the next window, in sending order), released packets count at their senders here.
   void import_from_rank(std::string_view message);
   // The QP slots freed and the QPs ended on this rank since the last call, as a message; every
-  // rank applies every rank's (its own too) with apply_qp_notes, in rank order.
+  // rank applies every rank's (its own too) with apply_qp_notes, in rank order, so that every
+  // rank holds the same free slots and sees the same QPs active (re-routing reads them).
   std::string take_qp_notes();
   void apply_qp_notes(std::string_view notes);
   // Collective, after the run: every rank's PFC log merged in the serial order (and capped),
@@ -401,7 +402,7 @@ class Fabric {
   std::uint32_t rank_ = 0;
   std::vector<std::uint32_t> rank_of_lp_;
   std::vector<QpId> rank_freed_;    // ranked: slots freed here since take_qp_notes
-  std::uint32_t rank_ended_ = 0;    // ranked: QPs ended here since take_qp_notes
+  std::vector<QpId> rank_ended_;    // ranked: QPs ended here since take_qp_notes
   std::size_t pfc_ordered_ = 0;     // windowed: pfc_events_ before this are in order and capped
   std::size_t pfc_limit_ = SIZE_MAX;
   std::uint64_t pfc_events_dropped_ = 0;

@@ -214,7 +214,9 @@ void Fabric::finish_sender(QpId q) {
   LOOM_ASSERT(removed, "finished QP not on its NIC");
   qp.active = false;
   Lane& lane = sender_lane(q);
-  if (notes_deferred()) {
+  if (ranked_) {
+    rank_ended_.push_back(q);  // every rank learns of it (fabric_ranks.cc)
+  } else if (notes_deferred()) {
     ++lane.ended;
   } else {
     --active_qps_;

@@ -55,10 +55,8 @@ std::uint64_t Fabric::export_to_ranks(std::vector<std::string>& outbox) {
       }
     }
     rank_freed_.insert(rank_freed_.end(), lane.freed.begin(), lane.freed.end());
-    rank_ended_ += lane.ended;
     lane.released.clear();
     lane.freed.clear();
-    lane.ended = 0;
     // Held events for other ranks' LPs leave, in sending order; the others stay.
     std::size_t kept = 0;
     lane.earliest_handoff = Time::max();
@@ -119,16 +117,19 @@ void Fabric::import_from_rank(std::string_view message) {
 
 std::string Fabric::take_qp_notes() {
   ByteWriter out;
-  out.put(rank_ended_);
+  out.put_all(rank_ended_);
   out.put_all(rank_freed_);
-  rank_ended_ = 0;
+  rank_ended_.clear();
   rank_freed_.clear();
   return std::move(out.bytes());
 }
 
 void Fabric::apply_qp_notes(std::string_view notes) {
   ByteReader in(notes);
-  active_qps_ -= in.get<std::uint32_t>();
+  for (const QpId q : in.get_all<QpId>()) {
+    qps_[q].active = false;
+    --active_qps_;
+  }
   for (const QpId q : in.get_all<QpId>()) {
     free_qps_.push_back(q);
     std::push_heap(free_qps_.begin(), free_qps_.end(), std::greater<>());
