@@ -1,6 +1,7 @@
 #include "loom/network/packet/parallel/rank_sync.h"
 
 #include <algorithm>
+#include <chrono>
 
 #include <fmt/format.h>
 
@@ -25,7 +26,25 @@ RankSync::RankSync(RankExchange& exchange, const LpPartition& partition) : excha
   rank_of_lp_ = place_by_load(nodes, exchange.size());
 }
 
+namespace {
+
+// Adds the wall time from its construction to its end to `seconds`.
+class Stopwatch {
+ public:
+  explicit Stopwatch(double& seconds) : seconds_(seconds) {}
+  Stopwatch(const Stopwatch&) = delete;
+  Stopwatch& operator=(const Stopwatch&) = delete;
+  ~Stopwatch() { seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(); }
+
+ private:
+  double& seconds_;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
+
+}  // namespace
+
 void RankSync::exchange_held(Fabric& fabric) {
+  const Stopwatch watch(exchange_seconds_);
   std::vector<std::string> outbox(exchange_.size());
   stats_.events_sent += fabric.export_to_ranks(outbox);
   for (const std::string& message : outbox) stats_.bytes_sent += message.size();
@@ -35,6 +54,7 @@ void RankSync::exchange_held(Fabric& fabric) {
 }
 
 Time RankSync::agree_next(Fabric& fabric, Time local_next) {
+  const Stopwatch watch(exchange_seconds_);
   ByteWriter mine;
   mine.put(local_next);
   mine.bytes() += fabric.take_qp_notes();
@@ -51,13 +71,19 @@ RankStats RankSync::gather_stats() {
   ByteWriter mine;
   mine.put(stats_.bytes_sent);
   mine.put(stats_.events_sent);
+  mine.put(exchange_seconds_);
   RankStats all = stats_;
   all.ranks = exchange_.size();
   all.bytes_sent = all.events_sent = 0;
+  all.exchange_seconds_max = 0;
+  all.exchange_seconds_min = exchange_seconds_;
   for (const std::string& message : exchange_.all_gather(mine.bytes())) {
     ByteReader in(message);
     all.bytes_sent += in.get<std::uint64_t>();
     all.events_sent += in.get<std::uint64_t>();
+    const auto seconds = in.get<double>();
+    all.exchange_seconds_max = std::max(all.exchange_seconds_max, seconds);
+    all.exchange_seconds_min = std::min(all.exchange_seconds_min, seconds);
   }
   return all;
 }

@@ -32,6 +32,9 @@ struct RankStats {
   std::uint64_t rounds = 0;          // exchanges (one per window and global step)
   std::uint64_t bytes_sent = 0;      // to other ranks, summed over ranks (after gather_stats)
   std::uint64_t events_sent = 0;     // events handed to another rank's LP, likewise
+  // Wall time in the exchanges (packing, MPI calls and waiting for the other ranks): the
+  // busiest rank's and the least busy rank's (after gather_stats).
+  double exchange_seconds_max = 0, exchange_seconds_min = 0;
 };
 
 // UserError when `ranks` cannot share `partition`'s LPs (more ranks than LPs).
@@ -63,6 +66,7 @@ class RankSync {
   RankExchange& exchange_;
   std::vector<std::uint32_t> rank_of_lp_;
   RankStats stats_;
+  double exchange_seconds_ = 0;  // this rank's
 };
 
 }  // namespace loom::network::packet::parallel
