@@ -11,6 +11,7 @@
 #
 #   bench/run_mpi_ranks.sh                 # RANKS="1 2"
 #   RANKS="1 2 4" bench/run_mpi_ranks.sh
+#   MPIRUN_ARGS="--mca mpi_yield_when_idle 1" bench/run_mpi_ranks.sh   # ranks waiting yield their core
 #
 # LOOM defaults to build/apps/loom/loom; MPIRUN to mpirun.
 set -euo pipefail
@@ -47,7 +48,9 @@ timed serial "$loom" hpcc "$out/config.txt"
 timed one_process "$loom" hpcc "$out/config.txt" "${windowed[@]}"
 for k in $ranks; do
   names+=("ranks_$k")
-  timed "ranks_$k" "$mpirun" --allow-run-as-root --oversubscribe -np "$k" "$loom" hpcc "$out/config.txt" "${windowed[@]}"
+  # shellcheck disable=SC2086  # MPIRUN_ARGS: several words
+  timed "ranks_$k" "$mpirun" --allow-run-as-root --oversubscribe ${MPIRUN_ARGS:-} -np "$k" "$loom" hpcc "$out/config.txt" \
+    "${windowed[@]}"
 done
 
 python3 - "$out" "$(nproc)" "${names[@]}" <<'PY'

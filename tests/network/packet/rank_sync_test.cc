@@ -21,6 +21,7 @@
 #include "loom/network/packet/parallel/windowed_executor.h"
 #include "loom/topology/blueprints.h"
 #include "loom/topology/routing.h"
+#include "network/packet/storm_runs.h"
 #include "user_error.h"
 
 namespace loom::network::packet::parallel {
@@ -168,16 +169,7 @@ class RankRun final : public FabricListener {
 
   void start(std::uint64_t index) {
     const Transfer& t = (*transfers_)[index];
-    forward_.clear();
-    reverse_.clear();
-    routing_.route(topo_.gpu_node(t.src), topo_.gpu_node(t.dst), index, forward_);
-    routing_.route(topo_.gpu_node(t.dst), topo_.gpu_node(t.src), index, reverse_);
-    QpSpec spec;
-    spec.forward = forward_;
-    spec.reverse = reverse_;
-    spec.bytes = t.bytes;
-    spec.tag = index;
-    backend_.start_queue_pair(spec, *this);
+    route_and_start(backend_, routing_, t.src, t.dst, t.bytes, index, *this);
   }
   void on_qp_delivered(QpId, std::uint64_t) override {}
   void on_qp_acked(QpId, std::uint64_t tag) override {
@@ -192,7 +184,6 @@ class RankRun final : public FabricListener {
   PacketBackend backend_;
   Fabric& fabric_;
   const std::vector<Transfer>* transfers_ = nullptr;
-  std::vector<topology::LinkId> forward_, reverse_;
   std::vector<Completion> completions_;
   std::vector<EventStamp> stamps_;
 };
@@ -235,22 +226,12 @@ topology::LinkId cable_between(const topology::Topology& topo, const std::string
   return 0;
 }
 
-PacketParams storm(CcKind cc) {
-  PacketParams p;
-  p.cc.kind = cc;
-  p.sw.buffer_bytes = 350'000;  // PFC pauses the senders
-  p.sw.ecn_table = {EcnSetting{Bandwidth::gbps(100), 5'000, 50'000, 0.5}};
-  p.link_error_rate = 0.0005;  // go-back-N resends
-  p.nic.retransmit_timeout = Time::us(100);
-  return p;
-}
-
 TEST(RankSync, IncastWithPfcLinkErrorsAndACableDownEqualsSerialOnOneTwoAndFourRanks) {
   const topology::Topology topo = leaf_spine();
   const std::vector<Transfer> transfers = incast_and_crossing();
   const topology::LinkId cable = cable_between(topo, "leaf.0", "spine.0");
   for (const CcKind cc : {CcKind::kDcqcn, CcKind::kHpcc}) {
-    const PacketParams p = storm(cc);
+    const PacketParams p = lossy_storm(cc, 350'000, 0.0005);
     RankRun serial_run(topo, p);
     const Result serial = serial_run.go(transfers, cable, Time::zero(), nullptr);
     ASSERT_EQ(serial.completions.size(), transfers.size()) << to_string(cc);
