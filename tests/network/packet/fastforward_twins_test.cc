@@ -19,14 +19,7 @@ using testing::Outcome;
 using testing::Star;
 
 PacketParams twin_params(CcKind cc, bool fast_forward, bool twins) {
-  PacketParams p;
-  p.cc.kind = cc;
-  p.nic.window = true;  // DCQCN as SimAI.conf runs it
-  if (cc == CcKind::kHpcc) {
-    p.cc.hpcc.rate_ai = Bandwidth::bits_per_second(625'000'000);  // the HPCC paper's settings
-    p.cc.hpcc.max_stage = 5;
-  }
-  p.fast_forward.enabled = fast_forward;
+  PacketParams p = testing::fast_forward_params(cc, fast_forward);
   p.fast_forward.twins = twins;
   return p;
 }
@@ -63,23 +56,27 @@ Outcome batch_run(const PacketParams& params, std::uint32_t batch, Bytes bytes, 
   return out;
 }
 
-void print(const char* label, CcKind cc, const Outcome& full, const Outcome& each, const Outcome& twins) {
+// The full run, fast-forward simulating each partition, and fast-forward with twins.
+struct Runs {
+  Outcome full, each, twins;
+};
+
+Runs three_runs(const char* label, CcKind cc, Time late = Time::zero()) {
+  Runs r{batch_run(twin_params(cc, false, false), 4, 50'000'000, late), batch_run(twin_params(cc, true, false), 4, 50'000'000, late),
+         batch_run(twin_params(cc, true, true), 4, 50'000'000, late)};
   std::printf("%s %s: worst FCT error twins vs each %.4f%%, vs full %.4f%% (each vs full %.4f%%); events %llu -> %llu -> %llu; "
               "twins followed %llu, replayed %llu, released %llu\n",
-              label, std::string(to_string(cc)).c_str(), 100 * testing::worst_fct_error(each.done, twins.done),
-              100 * testing::worst_fct_error(full.done, twins.done), 100 * testing::worst_fct_error(full.done, each.done),
-              static_cast<unsigned long long>(full.events), static_cast<unsigned long long>(each.events),
-              static_cast<unsigned long long>(twins.events), static_cast<unsigned long long>(twins.counters.twins_followed),
-              static_cast<unsigned long long>(twins.counters.twins_replayed),
-              static_cast<unsigned long long>(twins.counters.twins_released));
+              label, std::string(to_string(cc)).c_str(), 100 * testing::worst_fct_error(r.each.done, r.twins.done),
+              100 * testing::worst_fct_error(r.full.done, r.twins.done), 100 * testing::worst_fct_error(r.full.done, r.each.done),
+              static_cast<unsigned long long>(r.full.events), static_cast<unsigned long long>(r.each.events),
+              static_cast<unsigned long long>(r.twins.events), static_cast<unsigned long long>(r.twins.counters.twins_followed),
+              static_cast<unsigned long long>(r.twins.counters.twins_replayed),
+              static_cast<unsigned long long>(r.twins.counters.twins_released));
+  return r;
 }
 
 TEST(FastForwardTwins, ABatchOfIdenticalPartitionsFollowsOneAsIfEachWereSimulated) {
-  const CcKind cc = CcKind::kDcqcn;
-  const Outcome full = batch_run(twin_params(cc, false, false), 4, 50'000'000);
-  const Outcome each = batch_run(twin_params(cc, true, false), 4, 50'000'000);
-  const Outcome twins = batch_run(twin_params(cc, true, true), 4, 50'000'000);
-  print("4 x 2-to-1", cc, full, each, twins);
+  const auto [full, each, twins] = three_runs("4 x 2-to-1", CcKind::kDcqcn);
   EXPECT_EQ(twins.counters.twins_followed, 3u);
   EXPECT_EQ(twins.counters.twins_replayed, 3u);
   EXPECT_EQ(each.counters.twins_followed, 0u);
@@ -91,23 +88,15 @@ TEST(FastForwardTwins, ABatchOfIdenticalPartitionsFollowsOneAsIfEachWereSimulate
 // HPCC's simultaneous incasts on one star part ways within the first sample (the order of
 // equal-time events differs by port), so none is parked: the run is the one without twins.
 TEST(FastForwardTwins, PartitionsThatPartedWaysAreNotFollowed) {
-  const CcKind cc = CcKind::kHpcc;
-  const Outcome full = batch_run(twin_params(cc, false, false), 4, 50'000'000);
-  const Outcome each = batch_run(twin_params(cc, true, false), 4, 50'000'000);
-  const Outcome twins = batch_run(twin_params(cc, true, true), 4, 50'000'000);
-  print("4 x 2-to-1", cc, full, each, twins);
+  const auto [full, each, twins] = three_runs("4 x 2-to-1", CcKind::kHpcc);
   EXPECT_EQ(twins.counters.twins_followed, 0u);
   EXPECT_EQ(twins.done, each.done);
   EXPECT_EQ(twins.events, each.events);
 }
 
 TEST(FastForwardTwins, AFlowJoiningAFollowerReleasesItWithItsLeadersProgress) {
-  const CcKind cc = CcKind::kDcqcn;
-  const Time late = Time::us(200);  // inside the transient: before the first window (400 us) fills
-  const Outcome full = batch_run(twin_params(cc, false, false), 4, 50'000'000, late);
-  const Outcome each = batch_run(twin_params(cc, true, false), 4, 50'000'000, late);
-  const Outcome twins = batch_run(twin_params(cc, true, true), 4, 50'000'000, late);
-  print("4 x 2-to-1, a flow joins incast 1 at 200 us", cc, full, each, twins);
+  // Inside the transient: before the first window (8 samples, 400 us) fills.
+  const auto [full, each, twins] = three_runs("4 x 2-to-1, a flow joins incast 1 at 200 us", CcKind::kDcqcn, Time::us(200));
   EXPECT_GE(twins.counters.twins_released, 1u);
   EXPECT_GE(twins.counters.twins_replayed, 1u);
   EXPECT_LT(testing::worst_fct_error(full.done, twins.done), 0.005);
