@@ -253,8 +253,15 @@ int hpcc_command(const HpccArguments& args, std::ostream& out) {
       throw;
     }
     // Every rank read and checked the same inputs, so every rank stops here: rank 0 says why.
+    // It says so before leaving: MPI_Finalize waits for every rank, so no rank's non-zero exit
+    // (on which mpirun kills the job) comes before the message.
+    const auto* user_error = dynamic_cast<const UserError*>(&e);
+    if (world.rank() == 0 && user_error != nullptr) {
+      fmt::print(stderr, "loom: {}\n", user_error->what());
+      std::fflush(stderr);
+    }
     world.leave();
-    if (world.rank() == 0) throw;
+    if (world.rank() == 0 && user_error == nullptr) throw;
     return 2;
   }
 }
