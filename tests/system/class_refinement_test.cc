@@ -86,9 +86,9 @@ TEST(ClassRefinement, StopsWhereNoClassSplitsAndKeepsLowestRanksAsRepresentative
   EXPECT_EQ(members_of(*refined.classes, 3), (std::vector<std::uint32_t>{2, 3}));
 }
 
-// An operation that cannot be timed apart (its routes depend on flow hashes) leaves the classes
-// to the run's checks, and says which operation.
-TEST(ClassRefinement, DeclinesWhereAnOperationDependsOnFlowHashes) {
+// An operation that cannot be timed apart leaves the classes to the run's checks, and says
+// which operation.
+TEST(ClassRefinement, DeclinesWhereAnOperationCannotBeTimedApart) {
   DagBuilder dag(2);
   const auto world = dag.communicator({0, 1}, workload::CommunicatorKind::kWorld, "world");
   for (std::uint32_t r = 0; r < 2; ++r) dag.collective(r, world, 1 << 20);
@@ -100,7 +100,7 @@ TEST(ClassRefinement, DeclinesWhereAnOperationDependsOnFlowHashes) {
   const RefinedClasses refined = refine_classes(dag.workload(), RankSymmetry::find(dag.workload()), times);
   EXPECT_FALSE(refined.classes.has_value());
   EXPECT_NE(refined.declined.find("'world'"), std::string::npos) << refined.declined;
-  EXPECT_NE(refined.declined.find("flow hashes"), std::string::npos) << refined.declined;
+  EXPECT_NE(refined.declined.find("timed apart"), std::string::npos) << refined.declined;
 }
 
 // A ring broadcast reaches its members one after another: the runtime refines the one class of

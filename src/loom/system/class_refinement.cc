@@ -106,8 +106,7 @@ void seat_operations(const workload::Workload& w, const RankSymmetry& s, const P
       const NodeId node = s.program(first.rank)[first.position];
       std::shared_ptr<const OperationTiming> timing = times.operation(c, sequence, node);
       if (!timing) {
-        p.declined = fmt::format("the times of operation #{} on communicator '{}' ({}) depend on its flow hashes "
-                                 "(routes over several shortest paths)",
+        p.declined = fmt::format("operation #{} on communicator '{}' ({}) cannot be timed apart from the run",
                                  sequence, w.communicator(c).name, w.label(w.node(node).label));
         return;
       }
@@ -156,13 +155,21 @@ Parts collect(const workload::Workload& w, const RankSymmetry& s, const PartTime
   std::vector<std::vector<std::uint32_t>> calls(w.communicator_count());  // per member: calls so far
   for (CommunicatorId c = 0; c < w.communicator_count(); ++c) calls[c].assign(w.communicator(c).ranks.size(), 0);
   std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>, Channel> channels;
+  // The program positions of each class's communication nodes, from its representative: the
+  // other members' compute nodes are not read (with shared programs a read rebuilds the node).
+  std::vector<std::vector<std::uint32_t>> communication(s.class_count());
+  for (std::uint32_t c = 0; c < s.class_count(); ++c) {
+    const auto program = s.program(s.representatives()[c]);
+    for (std::uint32_t position = 0; position < program.size(); ++position) {
+      if (w.node(program[position]).kind != NodeKind::kCompute) communication[c].push_back(position);
+    }
+  }
   p.first.assign(std::size_t{ranks} + 1, 0);
   for (std::uint32_t r = 0; r < ranks; ++r) {
     p.first[r] = p.parts.size();
     const auto program = s.program(r);
-    for (std::uint32_t position = 0; position < program.size(); ++position) {
+    for (const std::uint32_t position : communication[s.class_of(r)]) {
       const workload::Node node = w.node(program[position]);
-      if (node.kind == NodeKind::kCompute) continue;
       Part part;
       part.position = position;
       if (node.kind == NodeKind::kCollective) {

@@ -21,13 +21,16 @@
 // class could only cost a repeated run, never a wrong output.
 //
 // Matching follows program order: a rank's k-th collective node on a communicator is its part
-// of the communicator's operation k, its k-th send on (source, destination, tag) meets the
+// of the communicator's operation k (whose flow hashes, hence routes over several shortest
+// paths, are those of sequence k), its k-th send on (source, destination, tag) meets the
 // destination's k-th receive there. Declined (`declined` says why; the run refines by runs
-// instead) when an operation's times depend on the flow hash (routes over several shortest
-// paths: OperationTiming::hash_free) or the members' calls do not pair up (the run reports it).
+// instead) when an operation cannot be timed apart (PartTimes::operation gives null) or the
+// members' calls do not pair up (the run reports it).
 //
 // Cost: per round O(communication nodes) time; memory 24 bytes per communication node and
-// 8 bytes per collective member while refining, plus the RankSymmetry result.
+// 8 bytes per collective member while refining, 16 bytes per member of each distinct timing
+// (every operation whose routes depend on flow hashes has its own), plus the RankSymmetry
+// result.
 #pragma once
 
 #include <cstdint>

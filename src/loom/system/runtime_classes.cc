@@ -33,9 +33,10 @@ void Runtime::choose_classes() {
       record.algorithm = node.algorithm.value_or(options_.default_algorithm);
       record.members = static_cast<std::uint32_t>(workload_.communicator(c).ranks.size());
       record.bytes = node.bytes;
+      // Its own flow hashes (the sequence): where routes depend on them (ECMP), each such
+      // operation is replayed here and again when the run starts it.
       CollectiveRecord settings;
-      std::shared_ptr<const OperationTiming> timing = operation_timing(model, c, settings);
-      return timing->hash_free ? timing : nullptr;
+      return operation_timing(model, c, settings);
     };
     times.transfer = [this](workload::NodeId send) {
       return backend_.ideal_time(point_to_point_request(workload_.node(send)));
