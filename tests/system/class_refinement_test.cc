@@ -27,13 +27,11 @@ std::shared_ptr<const OperationTiming> timing(std::vector<std::int64_t> ends) {
   return t;
 }
 
-// Four ranks of one program: an all-to-all over all four whose members 0 and 1 end at 1 us and
-// 2 and 3 at 2 us; then an all-reduce in pairs {0, 2}, {1, 3}, whose members end alike; then
-// rank r sends to rank r + 1 and receives from rank r - 1 (mod 4), all transfers alike.
-// Round 1 splits by the all-to-all: A = {0, 1}, B = {2, 3}. The pairs then both hold one rank
-// of A and one of B, alike; but rank 0 sends to A and receives from B, rank 1 sends to B and
-// receives from A (2 and 3 likewise): round 2 leaves every rank alone, round 3 splits nothing.
-TEST(ClassRefinement, SplitsByMemberEndsAndPartnersToAFixedPoint) {
+// Four ranks of one program: an all-to-all over all four (communicator 0) whose members 0 and 1
+// end at 1 us and 2 and 3 at 2 us; then an all-reduce in pairs {0, 2}, {1, 3}, whose members
+// end alike; with `sends`, then rank r sends to rank r + 1 and receives from rank r - 1 (mod 4),
+// all transfers alike.
+DagBuilder all_to_all_then_pairs(bool sends) {
   DagBuilder dag(4);
   const auto world = dag.communicator({0, 1, 2, 3});
   const auto even = dag.communicator({0, 2});
@@ -41,18 +39,26 @@ TEST(ClassRefinement, SplitsByMemberEndsAndPartnersToAFixedPoint) {
   for (std::uint32_t r = 0; r < 4; ++r) {
     const auto a2a = dag.collective(r, world, 1 << 20, {}, 0, collective::CollectiveOp::kAllToAll);
     const auto pair = dag.collective(r, r % 2 == 0 ? even : odd, 1 << 20, {a2a});
+    if (!sends) continue;
     const auto sent = dag.send(r, (r + 1) % 4, 1 << 10, {pair});
     dag.recv(r, (r + 3) % 4, 1 << 10, {sent});
   }
+  return dag;
+}
+constexpr workload::CommunicatorId kWorld = 0;
+
+// Round 1 splits by the all-to-all: A = {0, 1}, B = {2, 3}. The pairs then both hold one rank
+// of A and one of B, alike; but rank 0 sends to A and receives from B, rank 1 sends to B and
+// receives from A (2 and 3 likewise): round 2 leaves every rank alone, round 3 splits nothing.
+TEST(ClassRefinement, SplitsByMemberEndsAndPartnersToAFixedPoint) {
+  DagBuilder dag = all_to_all_then_pairs(true);
   const RankSymmetry found = RankSymmetry::find(dag.workload());
   ASSERT_EQ(found.class_count(), 1u);
   PartTimes times;
   std::uint32_t replays = 0;
   times.operation = [&](workload::CommunicatorId c, std::uint32_t, workload::NodeId) {
-    static const auto all_to_all = timing({1, 1, 2, 2});
-    static const auto pair = timing({3, 3});
     ++replays;
-    return c == world ? all_to_all : pair;
+    return c == kWorld ? timing({1, 1, 2, 2}) : timing({3, 3});
   };
   times.transfer = [](workload::NodeId) { return Time::us(5); };
   const RefinedClasses refined = refine_classes(dag.workload(), found, times);
@@ -63,20 +69,13 @@ TEST(ClassRefinement, SplitsByMemberEndsAndPartnersToAFixedPoint) {
   EXPECT_EQ(refined.rounds, 2u);
 }
 
-// The same without the sends: the all-to-all's split is the fixed point, and the pairs then
-// have members of the same classes in the same order.
+// Without the sends the all-to-all's split is the fixed point, and the pairs then have members
+// of the same classes in the same order.
 TEST(ClassRefinement, StopsWhereNoClassSplitsAndKeepsLowestRanksAsRepresentatives) {
-  DagBuilder dag(4);
-  const auto world = dag.communicator({0, 1, 2, 3});
-  const auto even = dag.communicator({0, 2});
-  const auto odd = dag.communicator({1, 3});
-  for (std::uint32_t r = 0; r < 4; ++r) {
-    const auto a2a = dag.collective(r, world, 1 << 20, {}, 0, collective::CollectiveOp::kAllToAll);
-    dag.collective(r, r % 2 == 0 ? even : odd, 1 << 20, {a2a});
-  }
+  DagBuilder dag = all_to_all_then_pairs(false);
   PartTimes times;
   times.operation = [&](workload::CommunicatorId c, std::uint32_t, workload::NodeId) {
-    return c == world ? timing({1, 1, 2, 2}) : timing({3, 3});
+    return c == kWorld ? timing({1, 1, 2, 2}) : timing({3, 3});
   };
   times.transfer = [](workload::NodeId) { return Time::zero(); };
   const RefinedClasses refined = refine_classes(dag.workload(), RankSymmetry::find(dag.workload()), times);

@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "loom/core/random.h"
+
 namespace loom::system {
 
 using workload::CommunicatorId;
@@ -17,18 +19,7 @@ using workload::NodeKind;
 namespace {
 constexpr std::uint32_t kNone = 0xffffffffu;
 
-std::uint64_t combine(std::uint64_t seed, std::uint64_t value) {
-  return (seed ^ value) * 0x100000001b3ULL + 0x9e3779b97f4a7c15ULL;
-}
-
-// A 64-bit finaliser (MurmurHash3's), so that a sum of mixed values is an order-free hash.
-std::uint64_t mix(std::uint64_t x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  x *= 0xc4ceb9fe1a85ec53ULL;
-  return x ^ (x >> 33);
-}
+std::uint64_t combine(std::uint64_t h, std::uint64_t value) { return mix64(h ^ (value + kGoldenGamma)); }
 
 // A rank's communication node: its program position and what decides when it ends.
 struct Part {
@@ -203,7 +194,7 @@ std::vector<std::uint64_t> round_keys(const Parts& p, const std::vector<std::uin
       std::uint64_t h = 0;
       for (std::uint64_t i = 0; i < members; ++i) {
         const Seat& seat = p.seats[p.seat_base[c] + k * members + i];
-        h += mix(std::uint64_t{class_of[seat.rank]} << 32 | seat.position);
+        h += mix64(std::uint64_t{class_of[seat.rank]} << 32 | seat.position);  // an order-free sum
       }
       operation_hash[p.operation_base[c] + k] = h;
     }
@@ -259,7 +250,7 @@ RefinedClasses refine_classes(const workload::Workload& w, const RankSymmetry& f
   // RankSymmetry::refined combines its classes with the key: class numbers mixed, so that no
   // two (class, number) pairs combine alike.
   std::vector<std::uint64_t> key(class_of.size());
-  for (std::size_t r = 0; r < key.size(); ++r) key[r] = mix(std::uint64_t{class_of[r]} + 1);
+  for (std::size_t r = 0; r < key.size(); ++r) key[r] = mix64(std::uint64_t{class_of[r]} + 1);
   result.classes = found.refined(key);
   return result;
 }
