@@ -7,7 +7,7 @@
 # Simple, no NCCL hop latency). tests/experiment/simai_parity_test.cc proves the differences.
 #
 #   bench/simai_parity.sh          every run but SimAI's 9,216-GPU example (~12 CPU seconds)
-#   bench/simai_parity.sh --all    with it (~90 CPU seconds more and 4.4 GiB)
+#   bench/simai_parity.sh --all    with it (~110 CPU seconds more and 4.6 GiB)
 #
 # LOOM defaults to build/apps/loom/loom; FIXTURES to ../shared/fixtures beside the checkout.
 set -euo pipefail

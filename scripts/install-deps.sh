@@ -11,7 +11,7 @@ packages=(
   protobuf-compiler libprotobuf-dev
   libnauty2-dev   # canonical graph labelling (packet fast-forward's memo)
   graphviz
-  libopenmpi-dev openmpi-bin   # optional for the build: sweeps over MPI ranks (mpirun)
+  libopenmpi-dev openmpi-bin   # optional for the build: sweeps and packet simulations over MPI ranks (mpirun)
   python3-dev pybind11-dev python3-pybind11 python3-numpy python3-pandas python3-pytest
   chromium   # the HTML report's browser test
 )

@@ -4,6 +4,7 @@
 #include <array>
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <fstream>
 #include <ostream>
 #include <vector>
@@ -16,6 +17,8 @@
 #include "loom/hpcc/hpcc_run.h"
 #include "loom/network/packet/monitor_csv.h"
 #include "loom/network/packet/parallel/lp_partition.h"
+#include "loom/network/packet/parallel/mpi_rank_exchange.h"
+#include "mpi_world.h"
 
 namespace loom::app {
 
@@ -96,6 +99,13 @@ void print_windows(const network::packet::parallel::LpPartition& lps, const netw
   }
 }
 
+// One line on the exchanges of a run over MPI ranks.
+void print_ranks(const network::packet::parallel::RankStats& r, std::ostream& out) {
+  out << fmt::format("  MPI ranks: {}; {} exchange rounds, {} events and {:.1f} MB sent between ranks; {:.3f}-{:.3f} s "
+                     "of wall time in exchanges per rank\n", r.ranks, r.rounds, r.events_sent,
+                     static_cast<double>(r.bytes_sent) * 1e-6, r.exchange_seconds_min, r.exchange_seconds_max);
+}
+
 void warn(const std::string& message) { fmt::print(stderr, "loom: warning: {}\n", message); }
 
 void warn_ignored_keys(const std::string& config_file, const std::vector<std::string>& keys) {
@@ -126,9 +136,18 @@ void warn_late_flows(const std::string& flow_file, const std::vector<HpccFlow>& 
   }
 }
 
-}  // namespace
-
-int hpcc_command(const HpccArguments& args, std::ostream& out) {
+// The command on this rank of `world`; `running` turns true once the setup (reading and checking
+// the inputs, alike on every rank) is done.
+int run_hpcc_command(const HpccArguments& args, std::ostream& out, MpiWorld& world, bool& running) {
+  if (world.joined() && !args.windowed && world.size() > 1) {
+    throw UserError(fmt::format("started as one of {} MPI ranks: expected --windowed (with --lp-delay-threshold), "
+                                "whose LPs the ranks share; without it run one process", world.size()));
+  }
+  if (world.joined() && args.windowed && args.threads != 1) {
+    throw UserError(fmt::format("--threads {} under mpirun: each MPI rank runs its LPs on one thread; expected "
+                                "--threads 1 (or one process with threads)", args.threads));
+  }
+  const bool lead = world.rank() == 0;
   HpccConfig config = hpcc::read_hpcc_config(args.config);
   network::packet::MonitorOptions& monitor = config.params.monitor;
   network::packet::enable_monitors(args.monitors, monitor);
@@ -138,7 +157,7 @@ int hpcc_command(const HpccArguments& args, std::ostream& out) {
     throw UserError(fmt::format("--monitor-interval {} --monitor-rows {}: expected a positive time and at "
                                 "least 1 row", args.monitor_interval, args.monitor_rows));
   }
-  warn_ignored_keys(args.config, config.ignored_keys);
+  if (lead) warn_ignored_keys(args.config, config.ignored_keys);
   const fs::path dir = fs::path(args.config).parent_path();
   const std::string topology_file = locate(dir, config.topology_file, "TOPOLOGY_FILE");
   const std::string flow_file = locate(dir, config.flow_file, "FLOW_FILE");
@@ -146,12 +165,12 @@ int hpcc_command(const HpccArguments& args, std::ostream& out) {
       hpcc::read_text_file(topology_file, "topology file"), topology_file);
   const auto flows = hpcc::parse_hpcc_flows(
       hpcc::read_text_file(flow_file, "flow file"), flow_file, topology);
-  warn_late_flows(flow_file, flows, config.stop_time);
+  if (lead) warn_late_flows(flow_file, flows, config.stop_time);
 
   const fs::path fct_path = output_path(dir, config.fct_output_file, args.out_dir);
   const fs::path pfc_path = output_path(dir, config.pfc_output_file, args.out_dir);
   const fs::path monitor_dir = args.out_dir ? fs::path(*args.out_dir) : fct_path.parent_path();
-  if (args.out_dir) fs::create_directories(*args.out_dir);
+  if (args.out_dir && lead) fs::create_directories(*args.out_dir);
   std::optional<network::packet::parallel::LpPartition> lps;
   if (args.windowed && !args.lp_delay_threshold) {
     throw UserError("--windowed: expected --lp-delay-threshold, the delay below which cables join nodes into one LP");
@@ -171,8 +190,17 @@ int hpcc_command(const HpccArguments& args, std::ostream& out) {
     config.params.threads = args.threads;
     network::packet::check_packet_params(config.params);  // threads
   }
+  std::unique_ptr<network::packet::parallel::RankExchange> ranks;
+  if (world.joined() && args.windowed) {
+    hpcc::check_rank_run(config, topology, static_cast<std::uint32_t>(world.size()));
+    ranks = network::packet::parallel::make_mpi_rank_exchange();
+  }
+  running = true;
   const hpcc::HpccRunResult result =
-      hpcc::run_hpcc(config, topology, flows, monitor_dir, lps && !args.windowed ? &*lps : nullptr);
+      hpcc::run_hpcc(config, topology, flows, monitor_dir, lps && !args.windowed ? &*lps : nullptr, ranks.get());
+  ranks.reset();
+  world.leave();
+  if (!lead) return 0;
   const double wall = result.simulate_seconds;
 
   write_file(fct_path, [&](std::ostream& o) { hpcc::write_fct(o, result.fct); });
@@ -189,6 +217,7 @@ int hpcc_command(const HpccArguments& args, std::ostream& out) {
                      result.counters.drops, result.counters.ecn_marks);
   if (result.window_profile) print_window_profile(*lps, *result.window_profile, out);
   if (result.windows) print_windows(*lps, *result.windows, out);
+  if (result.rank_stats) print_ranks(*result.rank_stats, out);
   out << fmt::format("  wrote {} and {}\n", fct_path.string(), pfc_path.string());
   for (const network::OutputFile& file : result.monitor_files) out << fmt::format("  wrote {}\n", file.path.string());
   if (result.unfinished != 0) {
@@ -206,6 +235,28 @@ int hpcc_command(const HpccArguments& args, std::ostream& out) {
                        c.reference_median_slowdown, c.p99_slowdown, c.reference_p99_slowdown);
   }
   return 0;
+}
+
+}  // namespace
+
+int hpcc_command(const HpccArguments& args, std::ostream& out) {
+  // Under mpirun, one windowed run split over the ranks (rank 0 writes and prints).
+  MpiWorld world;
+  bool running = false;
+  try {
+    return run_hpcc_command(args, out, world, running);
+  } catch (const std::exception& e) {
+    if (world.size() == 1) throw;
+    if (running) {
+      // One rank failed during the run: the others wait for it, so the job ends (MpiWorld aborts).
+      fmt::print(stderr, "loom: MPI rank {}: {}\n", world.rank(), e.what());
+      throw;
+    }
+    // Every rank read and checked the same inputs, so every rank stops here: rank 0 says why.
+    world.leave();
+    if (world.rank() == 0) throw;
+    return 2;
+  }
 }
 
 CLI::App* add_hpcc_command(CLI::App& app, HpccArguments& args) {

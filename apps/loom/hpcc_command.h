@@ -25,6 +25,10 @@
 //   loom hpcc config.txt --lp-delay-threshold 1ps --windowed [--threads 1]
 //                                                    run it window by window over those LPs
 //                                                    (same outputs; prints the windows)
+//   mpirun -np K loom hpcc config.txt --lp-delay-threshold 1ps --windowed
+//                                                    the same run split over K MPI ranks, each
+//                                                    running its LPs (same outputs, written by
+//                                                    rank 0; network/packet/parallel/README.md)
 //
 // Wiring (main.cc): `loom::app::HpccArguments hpcc_args; CLI::App* hpcc =
 // loom::app::add_hpcc_command(app, hpcc_args);` before parsing, then

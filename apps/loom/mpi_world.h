@@ -25,6 +25,8 @@ class MpiWorld {
   MpiWorld(const MpiWorld&) = delete;
   MpiWorld& operator=(const MpiWorld&) = delete;
 
+  // Whether an MPI launcher started this process (and it joined the job: even as one rank).
+  bool joined() const { return joined_; }
   int rank() const { return rank_; }
   int size() const { return size_; }
   // Ranks on this machine (this one included): they share its cores.

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "loom/core/error.h"
+#include "loom/core/memory_budget.h"
 #include "loom/core/units.h"
 #include "loom/workload/chakra/chakra_writer.h"
 #include "loom/workload/compute/compute_model.h"
@@ -163,6 +164,11 @@ int workload_show_command(const WorkloadShowArguments& a) {
   const workload::LoadedWorkload loaded = load(a.file, a.format, a.ranks, a.per_rank_rows);
   fmt::print("{} ({})\n", a.file, loaded.format);
   show(loaded.workload, loaded.counts, loaded.built_ranks, a.per_rank_rows);
+  if (loaded.format == "chakra" && loaded.counts.nodes > 0) {
+    fmt::print("read one rank file at a time: at most about {} held besides the workload ({:.1f} bytes per node)\n",
+               readable_bytes(static_cast<double>(loaded.reader_peak_bytes)),
+               static_cast<double>(loaded.reader_peak_bytes) / static_cast<double>(loaded.counts.nodes));
+  }
   return 0;
 }
 

@@ -11,6 +11,8 @@
 #include <sstream>
 #include <string>
 
+#include "scratch_cleanup.h"
+
 namespace cli_support {
 
 struct Result {
@@ -30,7 +32,7 @@ inline std::string slurp(const std::filesystem::path& path) {
 inline std::filesystem::path scratch() {
   const std::filesystem::path dir =
       std::filesystem::temp_directory_path() / ("loom_cli_test." + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
+  if (std::filesystem::create_directories(dir)) loom::testing::remove_at_exit(dir);
   return dir;
 }
 

@@ -86,6 +86,28 @@ TEST(ClosedFormTiming, FlowModeTrainingIsByteIdentical) {
   expect_same_in_flow_mode("qps_flow", small, {"network.flow.queue_pairs=4"});
 }
 
+// flows.csv keeps the first output.max_rows transfers: the run sends every transfer until
+// the log is full, then times operations in closed form. The log, the tables and the count of
+// transfers not logged are those of the run that sends every transfer.
+TEST(ClosedFormTiming, AFullTransferLogLetsTheRestRunInClosedForm) {
+  for (const std::string mode : {"analytical", "flow"}) {
+    std::vector<std::string> differing = {"/totals/events"};
+    std::vector<std::string> overrides = {"network.mode=" + mode, "output.flows=true", "output.max_rows=5000"};
+    if (mode == "flow") {
+      overrides.push_back("output.links=false");
+      differing.push_back("/network/solver");
+    }
+    const switched::SwitchedRuns runs = switched::expect_same_with_and_without(
+        "closed_form", differing, "full_log_" + mode, switched::example("gpt13b_training_flow.yaml"), overrides, 4);
+    const auto on = runs.on.summary["totals"]["events"].get<std::uint64_t>();
+    const auto off = runs.off.summary["totals"]["events"].get<std::uint64_t>();
+    // In flow mode, links the logged transfers crossed are not reserved later (FlowBackend::
+    // may_reserve), so fewer operations are timed apart than without a log.
+    EXPECT_LT(on * (mode == "flow" ? 3 : 8), off * 2) << mode << ": " << on << " vs " << off << " events";
+    EXPECT_GT(runs.on.result.transfers_not_logged, 0u) << mode << ": the log must have filled";
+  }
+}
+
 TEST(ClosedFormTiming, SimaiWorkloadsAreByteIdentical) {
   LOOM_SKIP_WITHOUT_FIXTURE(switched::simai_workload_path(switched::kSmallSimaiWorkloads[0].first));
   for (const auto& [file, gpus] : switched::kSmallSimaiWorkloads) {

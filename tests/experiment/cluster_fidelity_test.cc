@@ -95,6 +95,31 @@ TEST(ClusterFidelity, SummaryAndJobsTableShowTheSimulation) {
   EXPECT_GT(o.result.jobs[0].iteration_time, cluster::Span::zero());
 }
 
+// Flow mode times operations on links nobody else uses in closed form (system.closed_form), in
+// cluster runs as in single runs: a and b spread over both leaves share the uplink, so the
+// first flow of one that meets the other's closed-form all-reduce stops that simulation, which
+// is repeated with the conflicting group sent transfer by transfer. Every job's times are those
+// of the run with every transfer, with fewer events.
+TEST(ClusterFidelity, ClosedFormTimingInFlowModeChangesNoJobsTime) {
+  const std::string yaml = contention("flow", "spread", true);
+  const ClusterOutcome closed = run(load_cluster_text(yaml), "closed_form_on");
+  const ClusterOutcome every = run(load_cluster_text("system: {closed_form: false}\n" + yaml), "closed_form_off");
+  ASSERT_EQ(closed.result.jobs.size(), 2u);
+  for (std::size_t j = 0; j < 2; ++j) {
+    EXPECT_EQ(*closed.result.jobs[j].end, *every.result.jobs[j].end) << j;
+    EXPECT_EQ(closed.result.jobs[j].iteration_time, every.result.jobs[j].iteration_time) << j;
+  }
+  const nlohmann::json& on = closed.summary["simulation"];
+  const nlohmann::json& off = every.summary["simulation"];
+  EXPECT_EQ(on["simulations"], off["simulations"]);
+  EXPECT_GE(on["closed_form_repeats"], 1) << "the shared uplink makes {a, b} conflict";
+  EXPECT_EQ(off["closed_form_repeats"], 0);
+  std::cout << "closed form: " << on["closed_form_repeats"] << " repeats, events " << on["events"] << " vs "
+            << off["events"] << " sending every transfer\n";
+  // The references (each job alone) need no repeat and send no transfer of the all-reduce.
+  EXPECT_LT(on["events"].get<double>(), off["events"].get<double>());
+}
+
 // Iteration fast-forward against one simulation of every iteration: a (hosts 0-11: leaf 0 and
 // half of leaf 1) runs 40 all-reduces from 0; b (hosts 12-23: half of leaf 1 and leaf 2)
 // arrives mid-run and runs 20. Both rings cross leaf 1's single uplink, so while both run

@@ -49,5 +49,13 @@ TEST(CompactPrograms, SimaiWorkloadsAreByteIdentical) {
   }
 }
 
+// AICB's GPT-13B file (PP 2, vpp 20, 16 micro-batches): interleaved virtual stages, on one
+// data-parallel replica (TP 8 x PP 2).
+TEST(CompactPrograms, SimaiInterleavedPipelineIsByteIdentical) {
+  const std::string file = "aicb_generated_gpt_13B-world_size128-tp8-pp2-ep1-gbs128-mbs1-seq4096.txt";
+  LOOM_SKIP_WITHOUT_FIXTURE(switched::simai_workload_path(file));
+  expect_same_compact_or_not("aicbgen_vpp", switched::simai_experiment(file, 16), {"workload.ranks=16"});
+}
+
 }  // namespace
 }  // namespace loom::experiment

@@ -18,6 +18,7 @@
 #include "loom/topology/blueprint_catalog.h"
 #include "user_error.h"
 #include "fixtures.h"
+#include "scratch_cleanup.h"
 
 namespace loom::experiment {
 namespace {
@@ -37,6 +38,7 @@ fs::path scratch_dir(const std::string& name) {
   // One per process: test runs of other checkouts on the same machine must not share it.
   const fs::path dir = fs::temp_directory_path() / ("loom_experiment_test_" + name + "." + std::to_string(getpid()));
   fs::remove_all(dir);
+  loom::testing::remove_at_exit(dir);
   return dir;
 }
 

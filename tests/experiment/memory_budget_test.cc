@@ -106,7 +106,7 @@ TEST(MemoryBudgetCheck, MoreNodesThanIdsAreRefusedWhateverTheBudget) {
 }
 
 TEST(MemoryBudgetCheck, ASimaiFileIsCountedExactlyAndRefusedAtItsKeyBeforeBuilding) {
-  // SimAI's 9,216-GPU MoE example: 82,934,784 nodes and 13,198,128 collective operations,
+  // SimAI's 9,216-GPU MoE example: 89,127,936 nodes and 13,198,128 collective operations,
   // counted from one rank per stage, held as shared programs (the topology is checked against
   // the ranks only once a workload fits).
   const auto file = loom::testing::fixture_path("simai/inputs/workloads/simai_example_workload_analytical.txt");
@@ -114,11 +114,24 @@ TEST(MemoryBudgetCheck, ASimaiFileIsCountedExactlyAndRefusedAtItsKeyBeforeBuildi
   const std::string text =
       "topology: {hosts: 1, gpus_per_host: 8}\nworkload: {type: trace, file: " + file.string() + "}\n";
   const double estimate =
-      system::Runtime::estimated_bytes({82'934'784, 82'925'568, 9216, 13'198'128},
+      system::Runtime::estimated_bytes({89'127'936, 92'602'368, 9216, 13'198'128},
                                        workload::NodeStorage::kSharedPrograms);
   EXPECT_THAT(refusal(text, MemoryBudget(std::uint64_t{1} << 30, "test budget")),
               AllOf(HasSubstr("exp.yaml:2:31: workload.file: needs about " + readable_bytes(estimate)),
-                    HasSubstr("for 82934784 workload nodes on 9216 ranks and their run state")));
+                    HasSubstr("for 89127936 workload nodes on 9216 ranks and their run state")));
+}
+
+// A Chakra trace is counted by one pass over its rank files (64 ranks of one all-reduce each)
+// and held per node, whatever system.compact says.
+TEST(MemoryBudgetCheck, AChakraTraceIsCountedAndRefusedAtItsKeyBeforeBuilding) {
+  const auto prefix = loom::testing::fixture_path("chakra/generated_here/allreduce_1MB_64npus/all_reduce");
+  LOOM_SKIP_WITHOUT_FIXTURE(prefix.string() + ".0.et");
+  const std::string text =
+      "topology: {hosts: 8, gpus_per_host: 8}\nworkload: {type: trace, file: " + prefix.string() + "}\n";
+  const double estimate = system::Runtime::estimated_bytes({64, 0, 64, 1}, workload::NodeStorage::kPerNode);
+  EXPECT_THAT(refusal(text, MemoryBudget(1024, "test budget")),
+              AllOf(HasSubstr("exp.yaml:2:31: workload.file: needs about " + readable_bytes(estimate)),
+                    HasSubstr("for 64 workload nodes on 64 ranks and their run state")));
 }
 
 // A cluster experiment's workloads are checked against the run's budget (`loom run

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "fixtures.h"
+#include "scratch_cleanup.h"
 
 namespace loom::workload::testing {
 
@@ -24,6 +25,7 @@ inline std::filesystem::path scratch_dir(const std::string& name) {
       std::filesystem::temp_directory_path() / ("loom_workload_test_" + name + "." + std::to_string(getpid()));
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
+  ::loom::testing::remove_at_exit(dir);
   return dir;
 }
 

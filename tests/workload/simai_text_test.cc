@@ -74,17 +74,19 @@ TEST(SimaiText, NewHeaderWithPipelineStagesAndGradientAccumulation) {
   EXPECT_EQ(s.header.pp, 2u);
   EXPECT_EQ(s.header.ga, 16u);
   EXPECT_EQ(s.header.pp_comm, 41943040u);
-  EXPECT_TRUE(any_warning(s, "vpp 20 ignored"));
+  EXPECT_TRUE(s.warnings.empty());
   std::uint32_t sends = 0, recvs = 0;
   for (NodeId id = 0; id < s.workload.node_count(); ++id) {
     sends += s.workload.node(id).kind == NodeKind::kSend;
     recvs += s.workload.node(id).kind == NodeKind::kRecv;
   }
-  // The file holds its 16 micro-batches, each from an embedding_layer line: each of the 8
-  // stage-0 ranks sends 16 activations and receives 16 gradients; stage 1 mirrors. Its 683
-  // lines run once each, as SimAI runs them: 683 forward computes per rank.
-  EXPECT_EQ(sends, 8u * 16 * 2);
-  EXPECT_EQ(recvs, 8u * 16 * 2);
+  // The file holds its 16 micro-batches, each from an embedding_layer line, each cut into vpp 20
+  // chunks of one layer, 40 virtual stages over 2 stages. Per pair of ranks (stage 0, stage 1)
+  // and micro-batch every hop between virtual stages is a send and a receive, 39 forward and 39
+  // backward: 8 pairs x 16 x 78 of each. Its 683 lines run once each, as SimAI runs them: 683
+  // forward computes per rank.
+  EXPECT_EQ(sends, 8u * 16 * 78);
+  EXPECT_EQ(recvs, 8u * 16 * 78);
   EXPECT_FALSE(any_warning(s, "micro-batch"));
   std::uint32_t forwards = 0;
   for (NodeId id = 0; id < s.workload.node_count(); ++id) {
@@ -197,7 +199,9 @@ TEST(SimaiText, PipelinedFileRunsOnTheRuntime) {
   const topology::Routing routing(topo);
   Simulator simulator;
   network::AnalyticalBackend backend(simulator, topo, routing);
-  system::Runtime runtime(simulator, topo, s.workload, backend, {});
+  system::RuntimeOptions runtime_options;
+  runtime_options.comm_streams = 6;  // the pipeline's sends and receives on streams 2..5
+  system::Runtime runtime(simulator, topo, s.workload, backend, runtime_options);
   const system::RunResult result = runtime.run();
   EXPECT_GE(result.makespan, critical_path_length(s.workload));
   EXPECT_GT(critical_path_length(s.workload), Time::us(2 * 4 * 20));  // one stage's compute, twice

@@ -93,8 +93,7 @@ std::vector<std::filesystem::path> small_simai_fixtures() {
   const std::string dir = testing::fixture("simai/inputs/workloads");
   if (!std::filesystem::exists(dir)) return files;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-    const auto counts = count_workload(entry.path().string());
-    if (counts && counts->nodes <= 4'000'000) files.push_back(entry.path());
+    if (count_workload(entry.path().string()).counts.nodes <= 4'000'000) files.push_back(entry.path());
   }
   std::sort(files.begin(), files.end());
   return files;

@@ -10,6 +10,7 @@
 
 #include "loom/cluster/interference.h"
 #include "loom/core/simulator.h"
+#include "loom/experiment/closed_form_groups.h"
 #include "loom/network/models/backend_factory.h"
 #include "loom/network/pxn_relay.h"
 #include "loom/topology/routing.h"
@@ -248,7 +249,27 @@ cluster::Span NetworkIterationModel::staging_time(const cluster::Job& job, std::
 }
 
 system::RunResult NetworkIterationModel::run(const workload::Workload& workload,
-                                             std::vector<workload::NodeRange> measured) {
+                                             const std::vector<workload::NodeRange>& measured) {
+  // In flow mode, operations on links nobody else uses are timed in closed form; a flow that
+  // meets one stops the run, which is repeated with that communicator's group sent transfer by
+  // transfer (as experiment::run does). The repeats count as one simulation; their events count.
+  system::RuntimeOptions options = network_.runtime;
+  options.flow_closed_form = options.closed_form;
+  for (;;) {
+    system::RunResult result = run_once(workload, measured, options);
+    events_ += result.events;
+    if (result.closed_form_conflicts.empty()) {
+      ++simulations_;
+      return result;
+    }
+    ++closed_form_repeats_;
+    options.closed_form_skips = skip_groups_of(workload, result.closed_form_conflicts, std::move(options.closed_form_skips));
+  }
+}
+
+system::RunResult NetworkIterationModel::run_once(const workload::Workload& workload,
+                                                  std::vector<workload::NodeRange> measured,
+                                                  const system::RuntimeOptions& options) const {
   const topology::Topology& topology = network_.topology;
   Simulator simulator;
   topology::Routing routing(topology);
@@ -258,7 +279,7 @@ system::RunResult NetworkIterationModel::run(const workload::Workload& workload,
   std::optional<network::PxnRelay> pxn;
   if (network_.network.pxn) pxn.emplace(topology, *backend);
   network::Backend& carrier = pxn ? static_cast<network::Backend&>(*pxn) : *backend;
-  system::Runtime runtime(simulator, topology, workload, carrier, network_.runtime);
+  system::Runtime runtime(simulator, topology, workload, carrier, options);
   // Nothing after the last measured node ends can change when it ended: stop there (the
   // watcher runs every Simulator::kWatchdogEvents events).
   const system::RunWatcher until_measured = [&](const system::RunProgress&) {
@@ -270,10 +291,7 @@ system::RunResult NetworkIterationModel::run(const workload::Workload& workload,
     }
     return false;
   };
-  system::RunResult result = runtime.run(measured.empty() ? system::RunWatcher{} : until_measured);
-  ++simulations_;
-  events_ += result.events;
-  return result;
+  return runtime.run(measured.empty() ? system::RunWatcher{} : until_measured);
 }
 
 std::string NetworkIterationModel::memo_key(const std::vector<Member>& group) {
@@ -392,6 +410,7 @@ nlohmann::json NetworkIterationModel::statistics() const {
           {"fast_forward_iterations", network_.iterations},
           {"fast_forward_groups", network_.groups == FastForwardGroups::kPairs ? "pairs" : "whole"},
           {"simulations", simulations_.load()},
+          {"closed_form_repeats", closed_form_repeats_.load()},
           {"remembered", remembered_},
           {"events", events_.load()}};
 }

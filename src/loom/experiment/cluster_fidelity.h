@@ -125,8 +125,9 @@ class NetworkIterationModel final : public cluster::IterationModel {
   // workload is unknown or has another rank count than the job has GPUs.
   cluster::Span reference_time(const cluster::Job& job);
 
-  // Network mode, iterations per simulation, simulations run, situations answered from memory,
-  // simulated events (deterministic: no wall times).
+  // Network mode, iterations per simulation, simulations run, runs repeated after a closed-form
+  // conflict (flow mode), situations answered from memory, simulated events (deterministic: no
+  // wall times).
   nlohmann::json statistics() const;
 
  private:
@@ -148,7 +149,10 @@ class NetworkIterationModel final : public cluster::IterationModel {
   std::vector<std::vector<Time>> iteration_ends(const std::vector<Member>& group, const std::vector<std::uint32_t>& runs);
   // Runs `workload` on the fabric as it is now (down cables down); counts the simulation. With
   // `measured` ranges, stops once every node in them has ended (the rest keeps the stop time).
-  system::RunResult run(const workload::Workload& workload, std::vector<workload::NodeRange> measured = {});
+  system::RunResult run(const workload::Workload& workload, const std::vector<workload::NodeRange>& measured = {});
+  // One attempt of run(), stopped once every node of `measured` has ended.
+  system::RunResult run_once(const workload::Workload& workload, std::vector<workload::NodeRange> measured,
+                             const system::RuntimeOptions& options) const;
   std::string fabric_key() const;
 
   const ClusterNetwork& network_;
@@ -162,6 +166,7 @@ class NetworkIterationModel final : public cluster::IterationModel {
   // The groups of the last question, by (fabric version, then each member's id and GPUs).
   std::map<std::vector<std::uint32_t>, std::vector<cluster::Span>> running_groups_;
   std::atomic<std::uint64_t> simulations_ = 0;  // counted by run(), on simulate_all's threads too
+  std::atomic<std::uint64_t> closed_form_repeats_ = 0;  // runs repeated after a closed-form conflict
   std::uint64_t remembered_ = 0;
   std::atomic<std::uint64_t> events_ = 0;
 };

@@ -12,6 +12,7 @@
 #include <fmt/ranges.h>
 
 #include "loom/core/simulator.h"
+#include "loom/experiment/closed_form_groups.h"
 #include "loom/experiment/in_memory.h"
 #include "loom/experiment/sections.h"
 #include "loom/experiment/link_monitor.h"
@@ -203,20 +204,6 @@ std::unique_ptr<Simulation> prepare(const Experiment& e, topology::Routing& rout
   }
   if (e.network.pxn) sim->pxn.emplace(e.topology, backend);
   return sim;
-}
-
-// `skips` (closed-form skips by communicator) with every communicator of the groups of
-// `conflicts` added.
-std::vector<bool> skip_groups_of(const workload::Workload& workload, std::span<const workload::CommunicatorId> conflicts,
-                                 std::vector<bool> skips) {
-  skips.resize(workload.communicator_count(), false);
-  for (const workload::CommunicatorId c : conflicts) {
-    const std::string& group = workload.communicator(c).group;
-    for (workload::CommunicatorId other = 0; other < workload.communicator_count(); ++other) {
-      if (workload.communicator(other).group == group) skips[other] = true;
-    }
-  }
-  return skips;
 }
 
 system::RunResult simulate(const Experiment& e, Simulation& sim, const system::RunWatcher& watcher,

@@ -232,8 +232,9 @@ LoadedWorkloadSection read_trace(config::Reader& s, std::uint32_t gpu_count, con
   s.finish();
   LoadedWorkloadSection out;
   try {
-    // A SimAI file is counted exactly before it is built (a Chakra trace is only known by reading it).
-    if (const auto counts = workload::count_workload(path.string(), options)) check_fits(s, "file", *counts, budget, storage);
+    // Counted before it is built: a SimAI file exactly, a Chakra trace by one pass over its files.
+    const workload::FileCounts counted = workload::count_workload(path.string(), options);
+    check_fits(s, "file", counted.counts, budget, counted.storage);
     workload::LoadedWorkload loaded = workload::load_workload(path.string(), options);
     compute.assign(loaded.workload);
     if (scale != 1.0) workload::scale_workload(loaded.workload, scale);

@@ -6,6 +6,9 @@
 #include <map>
 #include <memory>
 
+#include <fmt/format.h>
+
+#include "loom/core/error.h"
 #include "loom/core/simulator.h"
 #include "loom/hpcc/hpcc_routing.h"
 #include "loom/network/models/backend_factory.h"
@@ -43,6 +46,23 @@ class Driver final : public FabricListener {
   // Puts result.fct in the order a serial run ends the flows (a windowed run ends them LP by LP
   // within a window).
   void order_completions() { network::packet::parallel::put_in_serial_order(result_.fct, completion_stamps_); }
+
+  // Every rank's completions on every rank, in rank order (order_completions sorts them); each
+  // rank counted every flow started and its own completions.
+  void gather_completions(network::packet::parallel::RankExchange& ranks) {
+    network::packet::parallel::ByteWriter mine;
+    mine.put_all(result_.fct);
+    mine.put_all(completion_stamps_);
+    const std::size_t own = result_.fct.size();
+    result_.fct.clear();
+    completion_stamps_.clear();
+    for (const std::string& message : ranks.all_gather(mine.bytes())) {
+      network::packet::parallel::ByteReader in(message);
+      for (const FctRecord& r : in.get_all<FctRecord>()) result_.fct.push_back(r);
+      for (const auto& s : in.get_all<network::packet::parallel::EventStamp>()) completion_stamps_.push_back(s);
+    }
+    running_ -= static_cast<std::uint32_t>(result_.fct.size() - own);
+  }
 
  private:
   // HPCC's base RTT and bottleneck of the pair (the route of hash 0; ECMP paths are equal).
@@ -133,11 +153,46 @@ class Driver final : public FabricListener {
   std::uint32_t running_ = 0;
 };
 
+// Sums what each rank's LPs counted (events, events handed over, per-LP events) into every
+// rank's result; the drivers' events (`global_events`) ran on every rank and count once.
+void gather_counts(network::packet::parallel::RankExchange& ranks, HpccRunResult& result, std::uint64_t global_events) {
+  network::packet::parallel::WindowStats& w = *result.windows;
+  network::packet::parallel::ByteWriter mine;
+  mine.put(result.events - global_events);
+  mine.put(w.handed_over);
+  mine.put_all(w.lp_events);
+  result.events = global_events;
+  w.handed_over = 0;
+  std::fill(w.lp_events.begin(), w.lp_events.end(), 0);
+  for (const std::string& message : ranks.all_gather(mine.bytes())) {
+    network::packet::parallel::ByteReader in(message);
+    result.events += in.get<std::uint64_t>();
+    w.handed_over += in.get<std::uint64_t>();
+    const auto lp_events = in.get_all<std::uint64_t>();
+    for (std::size_t lp = 0; lp < lp_events.size(); ++lp) w.lp_events[lp] += lp_events[lp];
+  }
+}
+
 }  // namespace
+
+void check_rank_run(const HpccConfig& config, const topology::Topology& topology, std::uint32_t ranks) {
+  const network::packet::PacketParams& p = config.params;
+  if (p.lp_delay_threshold <= Time::zero() || p.threads != 1) {
+    throw UserError(fmt::format("a packet simulation over {} MPI ranks: expected a windowed run (a delay threshold "
+                                "above zero) on one thread per rank, not {} threads", ranks, p.threads));
+  }
+  if (p.monitor.any()) {
+    throw UserError("monitors of a packet simulation over MPI ranks: not supported yet (they sample every port, "
+                    "which each rank holds only in part); expected a run without monitors, or one process");
+  }
+  network::packet::parallel::check_rank_count(
+      ranks, network::packet::parallel::partition_for(topology, p.lp_delay_threshold, p.lp_racks));
+}
 
 HpccRunResult run_hpcc(const HpccConfig& config, const topology::Topology& topology,
                        const std::vector<HpccFlow>& flows, const std::filesystem::path& monitor_dir,
-                       const network::packet::parallel::LpPartition* profile_lps) {
+                       const network::packet::parallel::LpPartition* profile_lps,
+                       network::packet::parallel::RankExchange* ranks) {
   // Each flow's priority group is its QPs' traffic class (QpSpec::priority).
   HpccRunResult result;
   Simulator simulator;
@@ -148,9 +203,12 @@ HpccRunResult run_hpcc(const HpccConfig& config, const topology::Topology& topol
   fabric.record_pfc_events(true);  // every event, for pfc.txt (and packet_pfc.csv), as ns-3
   std::optional<network::packet::parallel::LpPartition> lps;
   std::optional<network::packet::parallel::WindowedExecutor> executor;
+  std::optional<network::packet::parallel::RankSync> sync;
+  if (ranks != nullptr) check_rank_run(config, topology, ranks->size());
   if (config.params.lp_delay_threshold > Time::zero()) {
     lps = network::packet::parallel::partition_for(topology, config.params.lp_delay_threshold, config.params.lp_racks);
-    executor.emplace(simulator, fabric, *lps, config.params.threads);
+    if (ranks != nullptr) sync.emplace(*ranks, *lps);
+    executor.emplace(simulator, fabric, *lps, config.params.threads, nullptr, sync ? &*sync : nullptr);
   }
   Driver driver(simulator, *backend, routing, flows, config, result);
   std::optional<network::packet::parallel::WindowProfiler> profiler;
@@ -161,6 +219,10 @@ HpccRunResult run_hpcc(const HpccConfig& config, const topology::Topology& topol
     result.windows = executor->stats();
   } else {
     simulator.run_until(config.stop_time);
+  }
+  if (sync) {
+    driver.gather_completions(*ranks);
+    fabric.gather_from_ranks(*ranks);
   }
   driver.order_completions();
   result.simulate_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -174,6 +236,10 @@ HpccRunResult run_hpcc(const HpccConfig& config, const topology::Topology& topol
   // during one, LPs on other threads may be growing them).
   result.peak_memory_bytes = fabric.memory_bytes();
   result.events = executor ? executor->events_processed() : simulator.events_processed();
+  if (sync) {
+    gather_counts(*ranks, result, simulator.events_processed());
+    result.rank_stats = sync->gather_stats();
+  }
   result.monitor_files = backend->write_monitors(monitor_dir);
   for (const network::packet::PfcEvent& e : fabric.pfc_events()) {
     const topology::Link& link = topology.link(e.link);

@@ -21,6 +21,8 @@
 #include "loom/hpcc/hpcc_outputs.h"
 #include "loom/network/backend.h"
 #include "loom/network/packet/fabric.h"
+#include "loom/network/packet/parallel/rank_exchange.h"
+#include "loom/network/packet/parallel/rank_sync.h"
 #include "loom/network/packet/parallel/window_profiler.h"
 #include "loom/network/packet/parallel/windowed_executor.h"
 
@@ -42,6 +44,8 @@ struct HpccRunResult {
   std::optional<network::packet::parallel::WindowProfile> window_profile;
   // With config.params.lp_delay_threshold > 0: the windows the run took (same outputs as serial).
   std::optional<network::packet::parallel::WindowStats> windows;
+  // With `ranks`: the ranks' exchanges (rounds, bytes and events sent between ranks).
+  std::optional<network::packet::parallel::RankStats> rank_stats;
 };
 
 // Runs the experiment until every flow ends or the stop time. With config.params.monitor on,
@@ -52,8 +56,16 @@ struct HpccRunResult {
 // outputs stay the same). With config.params.lp_delay_threshold > 0 it runs window by window over
 // the LPs of that threshold (parallel/windowed_executor.h), with the outputs of a serial run.
 // The run ends when the fabric drains (every flow done) or at the stop time.
+// With `ranks` (and lp_delay_threshold > 0, threads 1, no monitors), the windowed run is split
+// over those ranks (parallel/rank_sync.h), each running its LPs; every rank returns the whole
+// run's result (completions, PFC log, counters, events, windows), the same as on one process.
+// UserError when the run cannot be split over `ranks` MPI ranks: not windowed, more than one
+// thread, monitors on, more ranks than LPs.
+void check_rank_run(const HpccConfig& config, const topology::Topology& topology, std::uint32_t ranks);
+
 HpccRunResult run_hpcc(const HpccConfig& config, const topology::Topology& topology,
                        const std::vector<HpccFlow>& flows, const std::filesystem::path& monitor_dir = {},
-                       const network::packet::parallel::LpPartition* profile_lps = nullptr);
+                       const network::packet::parallel::LpPartition* profile_lps = nullptr,
+                       network::packet::parallel::RankExchange* ranks = nullptr);
 
 }  // namespace loom::hpcc

@@ -404,7 +404,7 @@ void Runtime::issue(const network::TransferRequest& request, std::uint32_t src_r
   in_flight_[slot].request = request;
   if (options_.record_transfers) {
     std::vector<TransferRecord>& log = result_.transfer_log;
-    if (log.size() < options_.transfer_log_limit || log.back().start == simulator_.now()) {
+    if (log.size() < options_.transfer_log_limit || (!log.empty() && log.back().start == simulator_.now())) {
       in_flight_[slot].log_index = log.size();
       TransferRecord record{request.src, request.dst, src_rank, dst_rank, request.bytes, simulator_.now(),
                             Time::zero(), backend_.ideal_time(request)};

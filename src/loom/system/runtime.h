@@ -74,7 +74,8 @@ struct RuntimeOptions {
   // The most transfers the log keeps: those with the earliest starts, and every transfer
   // starting at the same instant as the last one kept, so that the first transfer_log_limit
   // of the canonically ordered log are those of an unlimited log. The others are counted in
-  // RunResult::transfers_not_logged. (A CSV of max_rows rows needs no more.)
+  // RunResult::transfers_not_logged. (A CSV of max_rows rows needs no more.) Once the log is
+  // full, operations are timed in closed form again (closed_form).
   std::uint64_t transfer_log_limit = ~std::uint64_t{0};
   // Priority of each communication stream as its transfers' bandwidth weight on contended
   // links (TransferRequest::weight); missing entries weigh 1.
@@ -201,6 +202,7 @@ class Runtime final : private network::CompletionHandler {
   // replay and its members' ends are scheduled.
   static bool closed_form_is_exact(const topology::Topology& topology, const collective::ProtocolCosts& costs);
   bool closed_form_applies() const;
+  bool transfer_log_full() const;
   // False for a communicator in RuntimeOptions::closed_form_skips.
   bool closed_form_allowed(workload::CommunicatorId communicator) const;
   // Flow mode: true, reserving the links, if they are free (a lone operation on them).

@@ -28,8 +28,16 @@ Runtime::ClosedForm::Key Runtime::ClosedForm::key_of(const Instance& instance, c
 }
 
 bool Runtime::closed_form_applies() const {
-  // The transfer log needs every transfer; a link change makes times depend on the start.
-  return closed_form_ && !options_.record_transfers && !closed_form_->links_change();
+  // The transfer log needs every transfer until it is full; a link change makes times depend
+  // on the start.
+  return closed_form_ && (!options_.record_transfers || transfer_log_full()) && !closed_form_->links_change();
+}
+
+// Full for good: it holds transfer_log_limit transfers and time has passed the last one's start,
+// so no transfer starting from now on would be logged (runtime.cc, log_transfer).
+bool Runtime::transfer_log_full() const {
+  const std::vector<TransferRecord>& log = result_.transfer_log;
+  return log.size() >= options_.transfer_log_limit && (log.empty() || log.back().start < simulator_.now());
 }
 
 bool Runtime::closed_form_allowed(workload::CommunicatorId communicator) const {
@@ -93,6 +101,7 @@ void Runtime::begin_timed(std::uint32_t index, std::shared_ptr<const OperationTi
   record.bytes_moved += timing->payload_bytes;
   result_.transfers += timing->transfers;
   result_.bytes_moved += timing->wire_bytes;
+  if (options_.record_transfers) result_.transfers_not_logged += timing->transfers;  // the log is full
   instance.timing = timing;
   instance.next_end = timing->at_start;
   if (twins_) time_twins(index);

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "loom/core/error.h"
+#include "loom/workload/chakra/chakra_counts.h"
 #include "loom/workload/chakra/chakra_reader.h"
 #include "loom/workload/simai/simai_text.h"
 
@@ -33,23 +34,34 @@ std::optional<std::string> multi_rank_prefix(const std::string& path) {
   return prefix;
 }
 
-// A Chakra trace: a prefix, one rank's file of a multi-rank trace, or a lone file.
-LoadedWorkload load_chakra(const std::string& path) {
+// The rank files of a Chakra trace given as a prefix, one rank's file of a multi-rank trace
+// (the whole trace, with a warning saying so), or a lone file.
+struct ChakraFiles {
+  std::vector<std::string> files;
+  std::optional<ImportWarning> note;
+};
+
+ChakraFiles chakra_files(const std::string& path) {
   if (path.ends_with(".et") && !std::filesystem::exists(path + ".0.et")) {
     if (const std::optional<std::string> prefix = multi_rank_prefix(path)) {
-      chakra::ChakraTrace t = chakra::read_chakra(*prefix);
-      t.warnings.insert(t.warnings.begin(),
-                        ImportWarning{path, fmt::format("one rank's file of the {}-rank trace '{}'; loaded every rank "
-                                                        "({}.0.et .. {}.{}.et)",
-                                                        t.files.size(), *prefix, *prefix, *prefix,
-                                                        t.files.size() - 1)});
-      return {std::move(t.workload), std::move(t.warnings), "chakra", {}, {}};
+      ChakraFiles out{chakra::chakra_rank_files(*prefix), {}};
+      out.note = ImportWarning{path, fmt::format("one rank's file of the {}-rank trace '{}'; loaded every rank "
+                                                 "({}.0.et .. {}.{}.et)",
+                                                 out.files.size(), *prefix, *prefix, *prefix, out.files.size() - 1)};
+      return out;
     }
-    chakra::ChakraTrace t = chakra::read_chakra_files({path});
-    return {std::move(t.workload), std::move(t.warnings), "chakra", {}, {}};
+    return {{path}, {}};
   }
-  chakra::ChakraTrace t = chakra::read_chakra(path);
-  return {std::move(t.workload), std::move(t.warnings), "chakra", {}, {}};
+  return {chakra::chakra_rank_files(path), {}};
+}
+
+LoadedWorkload load_chakra(const std::string& path) {
+  const ChakraFiles files = chakra_files(path);
+  chakra::ChakraTrace t = chakra::read_chakra_files(files.files);
+  if (files.note) t.warnings.insert(t.warnings.begin(), *files.note);
+  LoadedWorkload out{std::move(t.workload), std::move(t.warnings), "chakra", {}, {}};
+  out.reader_peak_bytes = t.reader_peak_bytes;
+  return out;
 }
 
 FileFormat format_of(const std::string& path, FileFormat format) {
@@ -90,11 +102,13 @@ LoadedWorkload load_workload(const std::string& path, const LoadOptions& options
   return out;
 }
 
-std::optional<WorkloadCounts> count_workload(const std::string& path, const LoadOptions& options) {
-  if (format_of(path, options.format) != FileFormat::kSimai) return std::nullopt;
+FileCounts count_workload(const std::string& path, const LoadOptions& options) {
+  if (format_of(path, options.format) == FileFormat::kChakra) {
+    return FileCounts{chakra::count_chakra_files(chakra_files(path).files), NodeStorage::kPerNode};
+  }
   simai::Options counting = simai_options(options);
   counting.count_only = true;
-  return simai::read_simai(path, counting).counts;
+  return FileCounts{simai::read_simai(path, counting).counts, options.storage};
 }
 
 }  // namespace loom::workload

@@ -42,13 +42,20 @@ struct LoadedWorkload {
   std::string format;  // "chakra" or "simai"
   WorkloadCounts counts;                   // of every rank, built or not
   std::vector<std::uint32_t> built_ranks;  // ascending: the ranks whose nodes `workload` holds
+  // Chakra traces: about the most the reader held besides the workload (chakra_reader.h).
+  std::uint64_t reader_peak_bytes = 0;
 };
 
 // UserError if the format cannot be told from the path, or from the loader.
 LoadedWorkload load_workload(const std::string& path, const LoadOptions& options = {});
 
-// What load_workload would build, counted without building it: SimAI text files (from one rank
-// per stage, simai_text.h). Empty for Chakra traces, whose nodes are only known by reading them.
-std::optional<WorkloadCounts> count_workload(const std::string& path, const LoadOptions& options = {});
+// What load_workload would build, counted without building it, and how it will hold the nodes:
+// SimAI text exactly (from one rank per stage, simai_text.h) in options.storage; Chakra traces
+// from one pass over each rank file (chakra_counts.h), held per node.
+struct FileCounts {
+  WorkloadCounts counts;
+  NodeStorage storage = NodeStorage::kPerNode;
+};
+FileCounts count_workload(const std::string& path, const LoadOptions& options = {});
 
 }  // namespace loom::workload

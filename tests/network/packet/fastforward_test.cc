@@ -19,15 +19,8 @@ using testing::Outcome;
 using testing::Star;
 
 PacketParams params_for(CcKind cc, bool fast_forward, double threshold) {
-  PacketParams p;
+  PacketParams p = testing::fast_forward_params(cc, fast_forward);
   p.fast_forward.threshold = threshold;
-  p.cc.kind = cc;
-  p.nic.window = true;  // DCQCN as SimAI.conf runs it (its own default is rate-only)
-  if (cc == CcKind::kHpcc) {
-    p.cc.hpcc.rate_ai = Bandwidth::bits_per_second(625'000'000);  // the HPCC paper's settings (README: Fairness)
-    p.cc.hpcc.max_stage = 5;
-  }
-  p.fast_forward.enabled = fast_forward;
   return p;
 }
 

@@ -58,6 +58,20 @@ struct Star {
   Recorder recorder;
 };
 
+// The packet parameters of the fast-forward tests: DCQCN with the window (as SimAI.conf runs
+// it; its own default is rate-only), HPCC with the paper's settings (README: Fairness).
+inline PacketParams fast_forward_params(CcKind cc, bool fast_forward) {
+  PacketParams p;
+  p.cc.kind = cc;
+  p.nic.window = true;
+  if (cc == CcKind::kHpcc) {
+    p.cc.hpcc.rate_ai = Bandwidth::bits_per_second(625'000'000);
+    p.cc.hpcc.max_stage = 5;
+  }
+  p.fast_forward.enabled = fast_forward;
+  return p;
+}
+
 // What a fast-forward test's run produced: completion times, events, fast-forward's counters.
 struct Outcome {
   std::vector<Time> done;

@@ -20,6 +20,7 @@
 #include "loom/network/packet/packet_backend.h"
 #include "loom/network/packet/parallel/event_stamp.h"
 #include "loom/topology/routing.h"
+#include "network/packet/storm_runs.h"
 #include "user_error.h"
 
 namespace loom::network::packet::parallel {
@@ -114,16 +115,7 @@ class Run final : public FabricListener {
  private:
   void start(std::uint64_t index) {
     const Flow& f = (*flows_)[index];
-    forward_.clear();
-    reverse_.clear();
-    routing_.route(topo_.gpu_node(f.src), topo_.gpu_node(f.dst), index, forward_);
-    routing_.route(topo_.gpu_node(f.dst), topo_.gpu_node(f.src), index, reverse_);
-    QpSpec spec;
-    spec.forward = forward_;
-    spec.reverse = reverse_;
-    spec.bytes = f.bytes;
-    spec.tag = index;
-    backend_.start_queue_pair(spec, *this);
+    route_and_start(backend_, routing_, f.src, f.dst, f.bytes, index, *this);
   }
   void on_qp_delivered(QpId, std::uint64_t) override {}
   void on_qp_acked(QpId, std::uint64_t tag) override {
@@ -140,7 +132,6 @@ class Run final : public FabricListener {
   Fabric& fabric_;
   const std::vector<Flow>* flows_ = nullptr;
   std::uint64_t fail_at_ = ~std::uint64_t{0};  // the flow whose end throws (none by default)
-  std::vector<topology::LinkId> forward_, reverse_;
   std::vector<std::tuple<std::uint64_t, Time>> completions_;
   std::vector<EventStamp> stamps_;
 };
@@ -170,15 +161,7 @@ void expect_same(const Outcome& serial, const Outcome& windowed, const std::stri
   EXPECT_EQ(serial.events, windowed.events) << what;
 }
 
-PacketParams lossy_storm(CcKind cc) {
-  PacketParams p;
-  p.cc.kind = cc;
-  p.sw.buffer_bytes = 400'000;  // PFC pauses the senders
-  p.sw.ecn_table = {EcnSetting{Bandwidth::gbps(100), 5'000, 50'000, 0.5}};
-  p.link_error_rate = 0.001;  // go-back-N resends
-  p.nic.retransmit_timeout = Time::us(100);
-  return p;
-}
+PacketParams lossy_storm(CcKind cc) { return packet::lossy_storm(cc, 400'000, 0.001); }
 
 TEST(WindowedExecutor, IncastWithPfcAndLinkErrorsEqualsSerialForEveryCcAndTwoThresholds) {
   const topology::Topology topo = two_tier();

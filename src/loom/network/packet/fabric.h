@@ -81,6 +81,8 @@
 #include <cstddef>
 #include <mutex>
 #include <span>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "loom/core/random.h"
@@ -100,6 +102,7 @@ class FabricSkipper;
 }
 namespace parallel {
 class WindowProfiler;
+class RankExchange;
 }
 
 // Totals since construction.
@@ -166,6 +169,27 @@ class Fabric {
   void take_handoffs(std::span<const std::uint32_t> thread_of, std::uint32_t thread, Time start, std::span<Time> next);
   // Events handed between LPs since use_lp_simulators.
   std::uint64_t handed_over() const { return handed_over_; }
+  // Ranks (parallel/rank_sync.h): this process runs only the LPs whose rank_of_lp is `rank`,
+  // after use_lp_simulators. Every rank starts every QP (its id, paths and receiver state); only
+  // the sender's rank runs its NIC side. What LPs hand to LPs of other ranks leaves through
+  // export_to_ranks; QP slots freed and QPs ended, which every rank must know before the next QP
+  // starts, through take_qp_notes (fabric_ranks.cc).
+  void use_ranks(std::span<const std::uint32_t> rank_of_lp, std::uint32_t rank);
+  // Between windows and global steps: settles the lanes' QP notes and moves the events held for
+  // LPs of other ranks, and the packets released for senders there, into `outbox[r]` (appended).
+  // Returns the events moved.
+  std::uint64_t export_to_ranks(std::vector<std::string>& outbox);
+  // What another rank exported for this one: held events join the sending LP's lane (posted in
+  // the next window, in sending order), released packets count at their senders here.
+  void import_from_rank(std::string_view message);
+  // The QP slots freed and the QPs ended on this rank since the last call, as a message; every
+  // rank applies every rank's (its own too) with apply_qp_notes, in rank order, so that every
+  // rank holds the same free slots and sees the same QPs active (re-routing reads them).
+  std::string take_qp_notes();
+  void apply_qp_notes(std::string_view notes);
+  // Collective, after the run: every rank's PFC log merged in the serial order (and capped),
+  // and counters summed, on every rank.
+  void gather_from_ranks(parallel::RankExchange& ranks);
   // The simulator that runs `node`'s events (its clock is the node's time during them).
   const Simulator& simulator_at(topology::NodeId node) const { return *node_sim_[node]; }
 
@@ -335,6 +359,8 @@ class Fabric {
   }
   void merge_pfc_logs();
   void settle_qps();
+  // QP notes are kept in lanes until settled: inside windows, and always when ranked.
+  bool notes_deferred() const { return window_open_ || ranked_; }
 
   Simulator& simulator_;  // the drivers' (and, unless use_lp_simulators, every node's)
   std::vector<Simulator*> node_sim_;  // by node id
@@ -372,6 +398,11 @@ class Fabric {
   bool record_pfc_ = false;
   bool windowed_ = false;           // use_lp_simulators was called
   bool window_open_ = false;        // between begin_window and end_window
+  bool ranked_ = false;             // use_ranks was called
+  std::uint32_t rank_ = 0;
+  std::vector<std::uint32_t> rank_of_lp_;
+  std::vector<QpId> rank_freed_;    // ranked: slots freed here since take_qp_notes
+  std::vector<QpId> rank_ended_;    // ranked: QPs ended here since take_qp_notes
   std::size_t pfc_ordered_ = 0;     // windowed: pfc_events_ before this are in order and capped
   std::size_t pfc_limit_ = SIZE_MAX;
   std::uint64_t pfc_events_dropped_ = 0;

@@ -89,6 +89,8 @@ QpId Fabric::add_qp(const QpSpec& spec) {
   qp.window = params_.window_on() ? std::max(bdp, 1.0) : 0.0;
   cc_.init(qp.cc, line, rtt, std::max(bdp, 1.0));
 
+  // Another rank runs the sender; this one knows the QP (for its receiver, its slot).
+  if (ranked_ && rank_of_lp_[sender_lane(id).id] != rank_) return id;
   Nic& nic = nics_[first.nic];
   nic.qps.push_back(id);
   const Time timeout = sender.now() + params_.nic.retransmit_timeout;
@@ -212,7 +214,9 @@ void Fabric::finish_sender(QpId q) {
   LOOM_ASSERT(removed, "finished QP not on its NIC");
   qp.active = false;
   Lane& lane = sender_lane(q);
-  if (window_open_) {
+  if (ranked_) {
+    rank_ended_.push_back(q);  // every rank learns of it (fabric_ranks.cc)
+  } else if (notes_deferred()) {
     ++lane.ended;
   } else {
     --active_qps_;

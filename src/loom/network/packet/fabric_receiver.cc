@@ -166,7 +166,7 @@ void Fabric::release(Lane& lane, PacketId id) {
   const QpId q = pool_[id].qp;
   pool_.release(id, lane.id);
   // The sender's lane counts its QPs' packets; another lane tells it at the window's end.
-  if (window_open_ && &lane != &sender_lane(q)) {
+  if (notes_deferred() && &lane != &sender_lane(q)) {
     lane.released.push_back(q);
     return;
   }
@@ -177,7 +177,7 @@ void Fabric::release(Lane& lane, PacketId id) {
 }
 
 void Fabric::free_qp(Lane& lane, QpId q) {
-  if (window_open_) {
+  if (notes_deferred()) {
     lane.freed.push_back(q);  // LPs of other threads free slots too
     return;
   }

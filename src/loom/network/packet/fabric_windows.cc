@@ -113,7 +113,7 @@ void Fabric::end_window(Time end) {
                                                   ": a cable between LPs is shorter than the lookahead");
   }
   merge_pfc_logs();
-  settle_qps();
+  if (!ranked_) settle_qps();  // ranked: export_to_ranks settles them
 }
 
 }  // namespace loom::network::packet

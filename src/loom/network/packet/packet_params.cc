@@ -164,6 +164,9 @@ void check_packet_params(const PacketParams& params) {
     fail("lp_delay_threshold", to_string(params.lp_delay_threshold),
          "0 with fast_forward on: a skip moves a partition spanning logical processes, which windows do not support yet");
   }
+  if (params.fast_forward.twins && !params.fast_forward.memo) {
+    fail("fast_forward.twins", "true", "false with fast_forward.memo off: a twin follows a transient the memo records");
+  }
   if (params.monitor.max_rows < 1) fail("monitor.max_rows", "0", "at least 1 row per file");
 }
 

@@ -5,18 +5,17 @@
 #include <filesystem>
 #include <functional>
 #include <queue>
-#include <set>
 #include <string_view>
 #include <unordered_map>
 
 #include <fmt/format.h>
 #include <google/protobuf/stubs/logging.h>
-#include <nlohmann/json.hpp>
 
 #include "loom/core/error.h"
 #include "loom/workload/chakra/chakra_attributes.h"
 #include "loom/workload/chakra/et_def.pb.h"
 #include "loom/workload/chakra/et_file.h"
+#include "loom/workload/chakra/process_groups.h"
 
 namespace loom::workload::chakra {
 namespace {
@@ -55,7 +54,9 @@ void check_version(const GlobalMetadata& meta, const std::string& file, WarningL
   }
 }
 
-RankTrace load_rank(const std::string& file, WarningLog& log, std::string& version) {
+// `held` is set to about the bytes the rank's reading holds at its peak: the file, and per decoded
+// message its object and its encoded size again (what its strings and lists hold).
+RankTrace load_rank(const std::string& file, WarningLog& log, std::string& version, std::uint64_t& held) {
   RankTrace rank;
   rank.file = file;
   const std::string bytes = read_et_bytes(file);
@@ -80,7 +81,9 @@ RankTrace load_rank(const std::string& file, WarningLog& log, std::string& versi
     for (std::string& odd : rank.attrs.back().odd) {
       log.add(file, "attribute", node_at(file, node.id()), std::move(odd));
     }
+    held += sizeof(PNode) + records[i].size();  // protobuf's exact count (SpaceUsedLong) costs half the read
   }
+  held += bytes.size() + rank.attrs.capacity() * sizeof(NodeAttributes);
   return rank;
 }
 
@@ -171,130 +174,6 @@ std::vector<std::vector<std::uint32_t>> order_rank(RankTrace& rank, WarningLog& 
   return deps;
 }
 
-// Process groups: pg_name -> communicator, created on first use.
-class GroupTable {
- public:
-  GroupTable(Workload& workload, const ReadOptions& options, WarningLog& log)
-      : workload_(workload), options_(options), log_(log) {}
-
-  struct Declared {
-    std::vector<std::uint32_t> ranks;
-    std::string name, group, kind;
-  };
-
-  void declare_from_metadata(const RankTrace& rank, const PNode& node) {
-    const nlohmann::json doc = nlohmann::json::parse(node.inputs().values(), nullptr, false);
-    if (doc.is_discarded() || !doc.is_array()) {
-      if (!node.inputs().values().empty()) {
-        log_.add(rank.file, "metadata", node_at(rank.file, node.id()),
-                 "METADATA_NODE inputs.values is not a JSON list of process groups; ignored");
-      }
-      return;
-    }
-    for (const nlohmann::json& pg : doc) {
-      if (!pg.is_object() || !pg.contains("pg_name") || !pg.contains("ranks") || !pg["ranks"].is_array()) {
-        log_.add(rank.file, "metadata", node_at(rank.file, node.id()),
-                 "a process group entry lacks pg_name or a ranks list; ignored");
-        continue;
-      }
-      const std::string pg_name = pg["pg_name"].is_string() ? pg["pg_name"].get<std::string>() : pg["pg_name"].dump();
-      Declared d;
-      for (const nlohmann::json& r : pg["ranks"]) {
-        if (r.is_number_unsigned()) d.ranks.push_back(r.get<std::uint32_t>());
-      }
-      d.name = pg.value("loom_name", "");
-      d.group = pg.value("loom_group", "");
-      d.kind = pg.value("loom_kind", "");
-      if (declared_.try_emplace(pg_name, std::move(d)).second) declared_order_.push_back(pg_name);
-    }
-  }
-
-  // Creates every declared group in declaration order, so that a trace Loom wrote comes back
-  // with the same communicator ids. Groups with no loaded member (some rank files of a larger
-  // trace were loaded) are left out: no loaded node can use them.
-  void create_declared(const std::string& where) {
-    for (const std::string& pg_name : declared_order_) {
-      const auto given = options_.process_groups.find(pg_name);
-      const std::vector<std::uint32_t>& ranks =
-          given != options_.process_groups.end() ? given->second : declared_.at(pg_name).ranks;
-      const bool any_loaded = pg_name.empty() || pg_name == "0" ||
-                              std::any_of(ranks.begin(), ranks.end(),
-                                          [&](std::uint32_t r) { return r < workload_.rank_count(); });
-      if (any_loaded) communicator(pg_name, where);
-    }
-  }
-
-  void note_use(const std::string& pg_name, std::uint32_t rank) { users_[pg_name].insert(rank); }
-
-  CommunicatorId communicator(const std::string& pg_name, const std::string& where) {
-    const std::string key = pg_name == "0" ? "" : pg_name;
-    if (const auto it = ids_.find(key); it != ids_.end()) return it->second;
-    Communicator c;
-    const Declared* d = find_declared(key.empty() ? "0" : key);
-    if (d == nullptr && key.empty()) d = find_declared("");
-    if (key.empty()) {
-      for (std::uint32_t r = 0; r < workload_.rank_count(); ++r) c.ranks.push_back(r);
-      c.name = "world";
-      c.kind = CommunicatorKind::kWorld;
-    } else if (const auto opt = options_.process_groups.find(key); opt != options_.process_groups.end()) {
-      c.ranks = loaded_only(opt->second, key, where);
-    } else if (d != nullptr) {
-      c.ranks = loaded_only(d->ranks, key, where);
-    } else {
-      const std::set<std::uint32_t>& users = users_[key];
-      c.ranks.assign(users.begin(), users.end());
-    }
-    if (!key.empty()) {
-      c.name = "pg:" + key;
-      c.kind = communicator_kind_from_name(key);
-    }
-    c.group = c.name;
-    if (d != nullptr) {
-      if (!d->name.empty()) c.name = d->name;
-      if (!d->group.empty()) c.group = d->group;
-      if (!d->kind.empty()) c.kind = communicator_kind_from_name(d->kind);
-    }
-    if (c.ranks.empty()) {
-      throw UserError(fmt::format("{}: process group '{}' has none of the {} loaded rank(s) as a member; this is one "
-                                  "rank's file of a larger trace: load the whole trace by its prefix (the path "
-                                  "without '.<rank>.et')",
-                                  where, key, workload_.rank_count()));
-    }
-    const CommunicatorId id = workload_.add_communicator(std::move(c));
-    ids_.emplace(key, id);
-    return id;
-  }
-
- private:
-  const Declared* find_declared(const std::string& key) const {
-    const auto it = declared_.find(key);
-    return it == declared_.end() ? nullptr : &it->second;
-  }
-
-  std::vector<std::uint32_t> loaded_only(const std::vector<std::uint32_t>& ranks, const std::string& key,
-                                         const std::string& where) {
-    std::vector<std::uint32_t> kept;
-    for (std::uint32_t r : ranks) {
-      if (r < workload_.rank_count()) kept.push_back(r);
-    }
-    if (kept.size() != ranks.size()) {
-      log_.add(where, "pg outside", where,
-               fmt::format("process group '{}' names {} ranks that were not loaded (only {} trace files); they are "
-                           "left out of the communicator",
-                           key, ranks.size() - kept.size(), workload_.rank_count()));
-    }
-    return kept;
-  }
-
-  Workload& workload_;
-  const ReadOptions& options_;
-  WarningLog& log_;
-  std::map<std::string, Declared, std::less<>> declared_;
-  std::vector<std::string> declared_order_;
-  std::map<std::string, std::set<std::uint32_t>, std::less<>> users_;
-  std::map<std::string, CommunicatorId, std::less<>> ids_;
-};
-
 std::optional<collective::CollectiveOp> collective_op(std::int64_t comm_type) {
   using collective::CollectiveOp;
   switch (comm_type) {
@@ -338,92 +217,151 @@ void apply_loom_attributes(const NodeAttributes& a, Node& out, const std::string
   }
 }
 
+// One rank's nodes as they will be added, read from its file: converted but for collectives'
+// communicators, whose `communicator` holds an index into Importer::pg_names_ until every file
+// has been read. Dependencies are indices into `nodes`. The protobuf messages it came from are
+// released before the next file is read.
+struct CompactRank {
+  struct Pending {
+    std::uint32_t node = 0;  // logged just before nodes[node] is added, as when files were read whole
+    std::string category, where, message;
+  };
+  std::string file;
+  std::vector<Node> nodes;
+  std::vector<std::uint32_t> dep_end;  // per node, the end of its dependencies in `deps`
+  std::vector<std::uint32_t> deps;
+  std::vector<Pending> warnings;
+
+  std::uint64_t bytes() const {
+    return nodes.capacity() * sizeof(Node) + (dep_end.capacity() + deps.capacity()) * sizeof(std::uint32_t);
+  }
+};
+
 class Importer {
  public:
   Importer(Workload& workload, const ReadOptions& options, WarningLog& log)
       : workload_(workload), groups_(workload, options, log), log_(log) {}
 
-  void declare_groups(const std::vector<RankTrace>& ranks) {
-    for (std::uint32_t r = 0; r < ranks.size(); ++r) {
-      for (std::size_t i = 0; i < ranks[r].nodes.size(); ++i) {
-        const PNode& node = ranks[r].nodes[i];
-        if (node.type() == ChakraProtoMsg::METADATA_NODE) groups_.declare_from_metadata(ranks[r], node);
-        if (node.type() == ChakraProtoMsg::COMM_COLL_NODE) groups_.note_use(ranks[r].attrs[i].pg_name.value_or(""), r);
+  // The groups' declarations and uses in `trace` (in file order), then its nodes in `trace.order`
+  // converted, dependencies through metadata nodes resolved to what those depend on.
+  CompactRank compact(std::uint32_t rank, const RankTrace& trace, const std::vector<std::vector<std::uint32_t>>& deps) {
+    for (std::size_t i = 0; i < trace.nodes.size(); ++i) {
+      const PNode& node = trace.nodes[i];
+      if (node.type() == ChakraProtoMsg::METADATA_NODE) {
+        groups_.declare(node.inputs().values(), trace.file, node_at(trace.file, node.id()));
       }
+      if (node.type() == ChakraProtoMsg::COMM_COLL_NODE) groups_.note_use(trace.attrs[i].pg_name.value_or(""), rank);
     }
-    if (!ranks.empty()) groups_.create_declared(ranks.front().file);
-  }
-
-  void add_rank(std::uint32_t rank, const RankTrace& trace, const std::vector<std::vector<std::uint32_t>>& deps) {
-    constexpr NodeId kNone = 0xffffffffu;
-    std::vector<NodeId> emitted(trace.nodes.size(), kNone);
-    std::unordered_map<std::uint32_t, std::vector<NodeId>> forwarded;  // metadata nodes: their resolved deps
-    std::vector<NodeId> resolved;
+    constexpr std::uint32_t kNone = 0xffffffffu;
+    CompactRank out;
+    out.file = trace.file;
+    out.nodes.reserve(trace.nodes.size());
+    out.dep_end.reserve(trace.nodes.size());
+    std::size_t listed = 0;
+    for (const std::vector<std::uint32_t>& d : deps) listed += d.size();
+    out.deps.reserve(listed);
+    std::vector<std::uint32_t> emitted(trace.nodes.size(), kNone);
+    std::unordered_map<std::uint32_t, std::vector<std::uint32_t>> forwarded;  // metadata nodes: their resolved deps
+    std::vector<std::uint32_t> resolved;
     for (std::uint32_t i : trace.order) {
       resolved.clear();
       for (std::uint32_t d : deps[i]) {
         if (emitted[d] != kNone) {
           resolved.push_back(emitted[d]);
         } else {
-          const std::vector<NodeId>& through = forwarded[d];
+          const std::vector<std::uint32_t>& through = forwarded[d];
           resolved.insert(resolved.end(), through.begin(), through.end());
         }
       }
       std::sort(resolved.begin(), resolved.end());
       resolved.erase(std::unique(resolved.begin(), resolved.end()), resolved.end());
-      const PNode& node = trace.nodes[i];
-      if (node.type() == ChakraProtoMsg::METADATA_NODE) {
+      if (trace.nodes[i].type() == ChakraProtoMsg::METADATA_NODE) {
         forwarded[i] = resolved;
         continue;
       }
-      emitted[i] = workload_.add_node(convert(rank, trace, i), resolved);
+      emitted[i] = static_cast<std::uint32_t>(out.nodes.size());
+      out.nodes.push_back(convert(rank, trace, i, out));
+      out.deps.insert(out.deps.end(), resolved.begin(), resolved.end());
+      out.dep_end.push_back(static_cast<std::uint32_t>(out.deps.size()));
+    }
+    return out;
+  }
+
+  // Once every rank has been compacted: the declaration warnings, then the declared groups.
+  void finish_groups(const std::string& first_file) {
+    groups_.flush_declaration_warnings();
+    groups_.create_declared(first_file);
+  }
+
+  // Adds `c`'s nodes (rank by rank, in rank order), creating communicators on first use.
+  void add(const CompactRank& c) {
+    const NodeId base = workload_.node_count();
+    std::vector<NodeId> deps;
+    std::size_t warning = 0;
+    for (std::uint32_t k = 0; k < c.nodes.size(); ++k) {
+      for (; warning < c.warnings.size() && c.warnings[warning].node == k; ++warning) {
+        const CompactRank::Pending& p = c.warnings[warning];
+        log_.add(c.file, p.category, p.where, p.message);
+      }
+      Node node = c.nodes[k];
+      if (node.kind == NodeKind::kCollective) node.communicator = groups_.communicator(pg_names_[node.communicator], c.file);
+      deps.clear();
+      for (std::uint32_t d = k == 0 ? 0 : c.dep_end[k - 1]; d < c.dep_end[k]; ++d) deps.push_back(base + c.deps[d]);
+      workload_.add_node(node, deps);
     }
   }
 
  private:
-  Node convert(std::uint32_t rank, const RankTrace& trace, std::uint32_t i) {
+  std::uint32_t pg_index(const std::string& pg_name) {
+    const auto [it, added] = pg_ids_.try_emplace(pg_name, static_cast<std::uint32_t>(pg_names_.size()));
+    if (added) pg_names_.push_back(pg_name);
+    return it->second;
+  }
+
+  Node convert(std::uint32_t rank, const RankTrace& trace, std::uint32_t i, CompactRank& out) {
     const PNode& pn = trace.nodes[i];
     const NodeAttributes& a = trace.attrs[i];
     const std::string where = node_at(trace.file, pn.id());
-    Node out;
-    out.rank = rank;
-    out.label = workload_.intern_label(pn.name().empty() ? where : pn.name());
-    out.duration = a.loom_duration_ps ? Time::ps(*a.loom_duration_ps)
-                                      : Time::us(static_cast<std::int64_t>(pn.duration_micros()));
-    apply_loom_attributes(a, out, where);
+    auto warn = [&](std::string category, std::string message) {
+      out.warnings.push_back({static_cast<std::uint32_t>(out.nodes.size()), std::move(category), where, std::move(message)});
+    };
+    Node node;
+    node.rank = rank;
+    node.label = workload_.intern_label(pn.name().empty() ? where : pn.name());
+    node.duration = a.loom_duration_ps ? Time::ps(*a.loom_duration_ps)
+                                       : Time::us(static_cast<std::int64_t>(pn.duration_micros()));
+    apply_loom_attributes(a, node, where);
     switch (pn.type()) {
       case ChakraProtoMsg::COMP_NODE:
       case ChakraProtoMsg::MEM_LOAD_NODE:
       case ChakraProtoMsg::MEM_STORE_NODE:
-        out.kind = NodeKind::kCompute;
-        out.flops = static_cast<std::uint64_t>(std::max<std::int64_t>(0, a.num_ops.value_or(0)));
-        out.bytes = size_attribute(a.tensor_size, where, "tensor_size");
-        return out;
+        node.kind = NodeKind::kCompute;
+        node.flops = static_cast<std::uint64_t>(std::max<std::int64_t>(0, a.num_ops.value_or(0)));
+        node.bytes = size_attribute(a.tensor_size, where, "tensor_size");
+        return node;
       case ChakraProtoMsg::COMM_COLL_NODE: {
         if (!a.comm_type) {
-          log_.add(trace.file, "collective without comm_type", where,
-                   "COMM_COLL_NODE has no comm_type; kept as a compute node of its duration");
-          out.kind = NodeKind::kCompute;
-          return out;
+          warn("collective without comm_type", "COMM_COLL_NODE has no comm_type; kept as a compute node of its duration");
+          node.kind = NodeKind::kCompute;
+          return node;
         }
         const auto op = collective_op(*a.comm_type);
         if (!op) {
           throw UserError(fmt::format("{}: comm_type {} is not a Chakra CollectiveCommType (expected 0..9)", where,
                                       *a.comm_type));
         }
-        out.kind = NodeKind::kCollective;
-        out.op = *op;
-        out.bytes = size_attribute(a.comm_size, where, "comm_size");
-        out.communicator = groups_.communicator(a.pg_name.value_or(""), trace.file);
-        return out;
+        node.kind = NodeKind::kCollective;
+        node.op = *op;
+        node.bytes = size_attribute(a.comm_size, where, "comm_size");
+        node.communicator = pg_index(a.pg_name.value_or(""));
+        return node;
       }
       case ChakraProtoMsg::COMM_SEND_NODE:
       case ChakraProtoMsg::COMM_RECV_NODE: {
         const bool send = pn.type() == ChakraProtoMsg::COMM_SEND_NODE;
-        out.kind = send ? NodeKind::kSend : NodeKind::kRecv;
+        node.kind = send ? NodeKind::kSend : NodeKind::kRecv;
         if (a.comm_type) {
-          log_.add(trace.file, "comm_type on p2p", where,
-                   fmt::format("{} node carries comm_type {}; ignored", send ? "send" : "recv", *a.comm_type));
+          warn("comm_type on p2p", fmt::format("{} node carries comm_type {}; ignored", send ? "send" : "recv", *a.comm_type));
         }
         const std::optional<std::int64_t> peer = send ? a.comm_dst : a.comm_src;
         if (!peer || *peer < 0) {
@@ -432,14 +370,13 @@ class Importer {
         }
         const std::optional<std::int64_t> self = send ? a.comm_src : a.comm_dst;
         if (self && *self != rank) {
-          log_.add(trace.file, "p2p self", where,
-                   fmt::format("{} is {} but the node is in rank {}'s trace; the trace's rank is used",
-                               send ? "comm_src" : "comm_dst", *self, rank));
+          warn("p2p self", fmt::format("{} is {} but the node is in rank {}'s trace; the trace's rank is used",
+                                       send ? "comm_src" : "comm_dst", *self, rank));
         }
-        out.peer = static_cast<std::uint32_t>(*peer);
-        out.tag = static_cast<std::uint32_t>(a.comm_tag.value_or(0));
-        out.bytes = size_attribute(a.comm_size, where, "comm_size");
-        return out;
+        node.peer = static_cast<std::uint32_t>(*peer);
+        node.tag = static_cast<std::uint32_t>(a.comm_tag.value_or(0));
+        node.bytes = size_attribute(a.comm_size, where, "comm_size");
+        return node;
       }
       default:
         throw UserError(fmt::format("{}: node type {} is not supported; expected COMP, COMM_COLL, COMM_SEND, "
@@ -449,8 +386,10 @@ class Importer {
   }
 
   Workload& workload_;
-  GroupTable groups_;
+  ProcessGroups groups_;
   WarningLog& log_;
+  std::vector<std::string> pg_names_;
+  std::unordered_map<std::string, std::uint32_t> pg_ids_;
 };
 
 }  // namespace
@@ -492,19 +431,29 @@ ChakraTrace read_chakra(const std::string& prefix, const ReadOptions& options) {
 ChakraTrace read_chakra_files(const std::vector<std::string>& files, const ReadOptions& options) {
   if (files.empty()) throw UserError("no Chakra trace files given");
   WarningLog log;
-  std::vector<RankTrace> ranks;
-  std::vector<std::vector<std::vector<std::uint32_t>>> deps;
-  std::string version;
-  for (std::size_t r = 0; r < files.size(); ++r) {
-    std::string rank_version;
-    ranks.push_back(load_rank(files[r], log, rank_version));
-    if (r == 0) version = rank_version;
-    deps.push_back(order_rank(ranks.back(), log));
-  }
-  ChakraTrace trace{Workload(static_cast<std::uint32_t>(files.size())), {}, files, version};
+  ChakraTrace trace{Workload(static_cast<std::uint32_t>(files.size())), {}, files, {}, 0};
   Importer importer(trace.workload, options, log);
-  importer.declare_groups(ranks);
-  for (std::uint32_t r = 0; r < ranks.size(); ++r) importer.add_rank(r, ranks[r], deps[r]);
+  // One file at a time: its messages, then its compact form; the compact forms wait for every
+  // file's process-group declarations and uses.
+  std::vector<CompactRank> ranks;
+  ranks.reserve(files.size());
+  std::uint64_t compact_bytes = 0;
+  for (std::uint32_t r = 0; r < files.size(); ++r) {
+    std::string rank_version;
+    std::uint64_t read_bytes = 0;
+    RankTrace trace_of_rank = load_rank(files[r], log, rank_version, read_bytes);
+    if (r == 0) trace.version = rank_version;
+    const std::vector<std::vector<std::uint32_t>> deps = order_rank(trace_of_rank, log);
+    trace.reader_peak_bytes = std::max(trace.reader_peak_bytes, compact_bytes + read_bytes);
+    ranks.push_back(importer.compact(r, trace_of_rank, deps));
+    compact_bytes += ranks.back().bytes();
+  }
+  trace.reader_peak_bytes = std::max(trace.reader_peak_bytes, compact_bytes);
+  importer.finish_groups(files.front());
+  for (CompactRank& rank : ranks) {
+    importer.add(rank);
+    rank = CompactRank{};
+  }
   trace.warnings = log.finish();
   return trace;
 }

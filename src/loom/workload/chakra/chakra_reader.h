@@ -45,6 +45,10 @@ struct ChakraTrace {
   std::vector<ImportWarning> warnings;
   std::vector<std::string> files;  // the file of each rank
   std::string version;             // GlobalMetadata.version of rank 0 ("" if empty)
+  // About the most the reader held at once besides the workload: the compact forms of the ranks
+  // read so far (their nodes converted, ~72 bytes a node) plus the file being read with its
+  // decoded messages (each counted as its object and its encoded size).
+  std::uint64_t reader_peak_bytes = 0;
 };
 
 // `<prefix>.0.et`, `<prefix>.1.et`, ... up to the first missing rank. UserError if there is no
@@ -53,7 +57,11 @@ std::vector<std::string> chakra_rank_files(const std::string& prefix);
 
 // Reads the traces of chakra_rank_files(prefix).
 ChakraTrace read_chakra(const std::string& prefix, const ReadOptions& options = {});
-// Reads `files`, file i being rank i. O(nodes + dependencies) plus a sort per rank.
+// Reads `files`, file i being rank i, one at a time: each file's messages are decoded, ordered
+// and converted into a compact per-rank form, then released before the next file; the nodes are
+// added once every file's process groups are known. O(nodes + dependencies) plus a sort per
+// rank; memory for the workload, about as much again for the compact forms, and one file's
+// messages.
 ChakraTrace read_chakra_files(const std::vector<std::string>& files, const ReadOptions& options = {});
 
 }  // namespace loom::workload::chakra

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "loom/core/error.h"
+#include "loom/workload/simai/simai_pipeline.h"
 
 namespace loom::workload::simai {
 namespace {
@@ -152,9 +153,8 @@ Header parse_header(std::string_view line, std::string_view name, const Options&
         static_cast<std::uint32_t>(std::min<std::uint64_t>(model_parallel, 0xffffffffu)));
     log.add(name, "header", where, fmt::format("header has no 'all_gpus'; using {} ranks", h.all_gpus));
   }
-  if (h.pp > 1 && h.vpp > 1) {
-    log.add(name, "header", where,
-            fmt::format("vpp {} ignored: each stage runs its layer lines as one chunk (GPipe order)", h.vpp));
+  if (h.pp == 1 && h.vpp > 1) {
+    log.add(name, "header", where, fmt::format("vpp {} has no effect without pipeline stages (pp 1)", h.vpp));
   }
   const std::uint64_t model_parallel = std::uint64_t{h.tp} * h.pp;  // no 32-bit wraparound
   if (h.all_gpus == 0 || h.all_gpus % model_parallel != 0 || (h.all_gpus / model_parallel) % h.ep != 0) {
@@ -215,48 +215,26 @@ std::vector<Line> parse_lines(const std::vector<std::string_view>& lines, std::s
   return out;
 }
 
-// The micro-batches of a layer table: AICB writes every micro-batch into the file, each
-// starting at an `embedding_layer` line; lines before the first one (the gradient-norm and
-// layer-norm lines) run once per iteration outside any micro-batch. A table without an
-// `embedding_layer` line is one micro-batch.
-struct MicroBatches {
-  std::size_t prelude_end = 0;                                // lines [0, prelude_end)
-  std::vector<std::pair<std::size_t, std::size_t>> ranges;   // [first, end) per micro-batch
-};
-
-MicroBatches find_micro_batches(const std::vector<Line>& lines) {
-  MicroBatches out;
-  std::vector<std::size_t> starts;
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    if (lines[i].name == "embedding_layer") starts.push_back(i);
-  }
-  if (starts.empty()) starts.push_back(0);
-  out.prelude_end = starts.front();
-  for (std::size_t k = 0; k < starts.size(); ++k) {
-    out.ranges.emplace_back(starts[k], k + 1 < starts.size() ? starts[k + 1] : lines.size());
-  }
-  return out;
-}
-
 // SimAI takes `ga` only into its bubble and PP formulas; the micro-batches Loom pipelines are
 // the file's. Says so when the two disagree, since a hand-written table may mean `ga` as a
 // repeat count.
-void check_micro_batches(const Header& h, const MicroBatches& mbs, std::string_view name, WarningLog& log) {
-  if (h.ga <= 1 || mbs.ranges.size() == h.ga) return;
+void check_micro_batches(const Header& h, const SimaiPipeline& pipeline, std::string_view name, WarningLog& log) {
+  if (h.ga <= 1 || pipeline.micro_batches() == h.ga) return;
   log.add(name, "header", fmt::format("{}:1", name),
           fmt::format("ga {} but the layer table holds {} micro-batch(es) (embedding_layer lines); as in SimAI the "
                       "lines run once per iteration and ga repeats nothing{}",
-                      h.ga, mbs.ranges.size(), h.pp > 1 ? ", and stages exchange pp_comm once per micro-batch of the table" : ""));
+                      h.ga, pipeline.micro_batches(), h.pp > 1 ? ", and stages exchange pp_comm once per micro-batch of the table" : ""));
 }
 
 // Refuses, before allocating anything, a file that would expand to more than
 // options.max_nodes nodes. The bound per rank and iteration: at most seven nodes per layer line
 // (fwd compute and comm, ig compute and comm, wg compute and comm, update) and four pipeline
-// sends/receives per micro-batch.
-void check_size(const Header& h, std::size_t layers, std::size_t micro_batches, const Options& options,
+// sends/receives per micro-batch and chunk.
+void check_size(const Header& h, std::size_t layers, const SimaiPipeline& pipeline, const Options& options,
                 std::string_view name) {
   const double per_rank = static_cast<double>(options.iterations) *
-                          (7.0 * static_cast<double>(layers) + 4.0 * static_cast<double>(micro_batches));
+                          (7.0 * static_cast<double>(layers) +
+                           4.0 * static_cast<double>(pipeline.micro_batches()) * pipeline.chunks);
   const double bound = per_rank * h.all_gpus;
   if (bound > static_cast<double>(options.max_nodes)) {
     throw UserError(fmt::format("{}: {} ranks x {} layer lines x {} iterations expand to up to {:.3g} nodes, more "
@@ -268,7 +246,7 @@ void check_size(const Header& h, std::size_t layers, std::size_t micro_batches, 
 // Builds the per-rank DAG described in the header comment.
 class Builder {
  public:
-  Builder(Workload& w, const Header& h, const MicroBatches& mbs) : w_(w), h_(h), mbs_(mbs) {
+  Builder(Workload& w, const Header& h, const SimaiPipeline& pipeline) : w_(w), h_(h), pipeline_(pipeline) {
     dp_ = h.all_gpus / (h.tp * h.pp);
     make_groups();
   }
@@ -388,7 +366,7 @@ class Builder {
   }
 
   NodeId compute(std::uint32_t rank, Time duration, LabelId label, std::uint16_t layer, std::uint16_t mb,
-                 NodeId after, NodeId also = kNone) {
+                 NodeId after, NodeId also = kNone, NodeId input = kNone) {
     Node n;
     n.kind = NodeKind::kCompute;
     n.rank = rank;
@@ -397,7 +375,7 @@ class Builder {
     n.layer = layer;
     n.micro_batch = mb;
     n.iteration = iteration_;
-    return add(n, {after, also});
+    return add(n, {after, also, input});
   }
 
   NodeId comm(std::uint32_t rank, const Comm& c, bool weight_grad, LabelId label, std::uint16_t layer,
@@ -416,60 +394,74 @@ class Builder {
     return add(n, {after});
   }
 
-  NodeId p2p(std::uint32_t rank, NodeKind kind, std::uint32_t peer, std::uint32_t tag, std::uint16_t mb,
-             NodeId after) {
+  // A send of pp_comm bytes after `after`, or a receive after the previous receive of its kind
+  // (posted as early as it may be: receives are matched in order per peer and tag), each on its
+  // own stream so that a send waiting for its receiver blocks no other work.
+  NodeId p2p(std::uint32_t rank, NodeKind kind, std::uint32_t peer, bool gradient, std::uint16_t mb, NodeId after) {
     Node n;
     n.kind = kind;
     n.rank = rank;
     n.peer = peer;
-    n.tag = tag;
+    n.tag = gradient ? 1 : 0;
     n.bytes = h_.pp_comm;
+    const bool send = kind == NodeKind::kSend;
+    n.stream = send ? (gradient ? kSendGradient : kSendActivation) : (gradient ? kRecvGradient : kRecvActivation);
     if (!counting_) {
-      n.label = w_.intern_label(fmt::format("pp.{}.{}", kind == NodeKind::kSend ? "send" : "recv",
-                                            tag == 0 ? "activation" : "gradient"));
+      n.label = w_.intern_label(fmt::format("pp.{}.{}", send ? "send" : "recv", gradient ? "gradient" : "activation"));
     }
     n.micro_batch = mb;
     n.iteration = iteration_;
-    return add(n, {after});
+    if (send) return add(n, {after});
+    NodeId& chain = last_recv_[gradient ? 1 : 0];
+    chain = add(n, {chain});
+    return chain;
   }
 
-  // Forward: the prelude's lines, then per micro-batch: receive the activation, its lines in
-  // order, send it on. Backward (SimAI's reverse pass over the whole table): per micro-batch
-  // from the last: receive the gradient, its lines in reverse, send it back; then the prelude's.
+  // The prelude's lines forward, the pipeline's steps in the stage's order, the prelude's lines
+  // backward. A step runs its chunk of a micro-batch: forward, receive the activation from the
+  // previous virtual stage, the lines in order, send it to the next; backward, receive the
+  // gradient from the next virtual stage, the lines in reverse, send it to the previous. The
+  // receive chains run on across iterations, as the schedule consumes them.
   void build_rank(std::uint32_t rank, const std::vector<Line>& lines, std::uint32_t iterations) {
-    const std::uint32_t stage = rank / (h_.tp * dp_);
     const std::uint32_t stride = h_.tp * dp_;
-    const bool pp_comm = h_.pp > 1 && h_.pp_comm > 0;
-    const bool receives_activations = pp_comm && stage > 0;
-    const bool sends_activations = pp_comm && stage + 1 < h_.pp;
+    const std::uint32_t stage = rank / stride;
+    const std::uint32_t vstages = h_.pp * pipeline_.chunks;
+    // The rank of this rank's TP and DP position that holds virtual stage vs.
+    auto holder = [&](std::uint32_t vs) { return rank - stage * stride + (vs % h_.pp) * stride; };
+    const std::vector<synthesis::PipelineStep> steps = pipeline_.order(stage);
     updates_.assign(lines.size(), kNone);
+    last_recv_[0] = last_recv_[1] = kNone;
     NodeId last = kNone;
     for (iteration_ = 0; iteration_ < iterations; ++iteration_) {
-      last = forward(rank, lines, 0, mbs_.prelude_end, 0, last);
-      for (std::size_t k = 0; k < mbs_.ranges.size(); ++k) {
-        const auto m = static_cast<std::uint16_t>(k);
-        if (receives_activations) last = p2p(rank, NodeKind::kRecv, rank - stride, 0, m, last);
-        last = forward(rank, lines, mbs_.ranges[k].first, mbs_.ranges[k].second, m, last);
-        if (sends_activations) p2p(rank, NodeKind::kSend, rank + stride, 0, m, last);
+      last = forward(rank, lines, {0, pipeline_.prelude_end}, 0, last, kNone);
+      for (const synthesis::PipelineStep& step : steps) {
+        const LineRange range = pipeline_.ranges[step.micro_batch][step.chunk];
+        const auto m = static_cast<std::uint16_t>(step.micro_batch);
+        const std::uint32_t vs = step.chunk * h_.pp + stage;
+        const bool first = vs == 0, final = vs + 1 == vstages;
+        if (step.forward) {
+          const NodeId input = first ? kNone : p2p(rank, NodeKind::kRecv, holder(vs - 1), false, m, kNone);
+          last = forward(rank, lines, range, m, last, input);
+          if (!final) p2p(rank, NodeKind::kSend, holder(vs + 1), false, m, last);
+        } else {
+          const NodeId input = final ? kNone : p2p(rank, NodeKind::kRecv, holder(vs + 1), true, m, kNone);
+          last = backward(rank, lines, range, m, last, input);
+          if (!first) p2p(rank, NodeKind::kSend, holder(vs - 1), true, m, last);
+        }
       }
-      for (std::size_t k = mbs_.ranges.size(); k-- > 0;) {
-        const auto m = static_cast<std::uint16_t>(k);
-        if (sends_activations) last = p2p(rank, NodeKind::kRecv, rank + stride, 1, m, last);
-        last = backward(rank, lines, mbs_.ranges[k].first, mbs_.ranges[k].second, m, last);
-        if (receives_activations) p2p(rank, NodeKind::kSend, rank - stride, 1, m, last);
-      }
-      last = backward(rank, lines, 0, mbs_.prelude_end, 0, last);
+      last = backward(rank, lines, {0, pipeline_.prelude_end}, 0, last, kNone);
     }
   }
 
   // Lines [first, end) forward; a line's forward waits for its weights' update of the previous
   // iteration.
-  NodeId forward(std::uint32_t rank, const std::vector<Line>& lines, std::size_t first, std::size_t end,
-                 std::uint16_t m, NodeId last) {
-    for (std::size_t i = first; i < end; ++i) {
+  NodeId forward(std::uint32_t rank, const std::vector<Line>& lines, LineRange range, std::uint16_t m, NodeId last,
+                 NodeId input) {
+    for (std::size_t i = range.first; i < range.second; ++i) {
       const Line& l = lines[i];
       const auto layer = static_cast<std::uint16_t>(i);
-      last = compute(rank, l.fwd, label(lines, i, kFwd), layer, m, last, updates_[i]);
+      last = compute(rank, l.fwd, label(lines, i, kFwd), layer, m, last, updates_[i], input);
+      input = kNone;
       if (l.fwd_comm.op) last = comm(rank, l.fwd_comm, false, label(lines, i, kFwdComm), layer, m, last);
     }
     return last;
@@ -477,12 +469,13 @@ class Builder {
 
   // Lines [first, end) backward, in reverse; a line's weight-gradient collective runs on stream 1
   // beside the rest of backward, and its update after it.
-  NodeId backward(std::uint32_t rank, const std::vector<Line>& lines, std::size_t first, std::size_t end,
-                  std::uint16_t m, NodeId last) {
-    for (std::size_t i = end; i-- > first;) {
+  NodeId backward(std::uint32_t rank, const std::vector<Line>& lines, LineRange range, std::uint16_t m, NodeId last,
+                  NodeId input) {
+    for (std::size_t i = range.second; i-- > range.first;) {
       const Line& l = lines[i];
       const auto layer = static_cast<std::uint16_t>(i);
-      last = compute(rank, l.ig, label(lines, i, kIg), layer, m, last);
+      last = compute(rank, l.ig, label(lines, i, kIg), layer, m, last, input);
+      input = kNone;
       if (l.ig_comm.op) last = comm(rank, l.ig_comm, false, label(lines, i, kIgComm), layer, m, last);
       last = compute(rank, l.wg, label(lines, i, kWg), layer, m, last);
       if (l.wg_comm.op) {
@@ -494,14 +487,18 @@ class Builder {
   }
 
   static constexpr NodeId kNone = 0xffffffffu;
+  // Communication streams: 0 blocks the next compute, 1 runs weight-gradient collectives beside
+  // backward; the pipeline's receives and sends have one each per kind.
+  static constexpr std::uint8_t kRecvActivation = 2, kRecvGradient = 3, kSendActivation = 4, kSendGradient = 5;
   Workload& w_;
   const Header& h_;
-  const MicroBatches& mbs_;
+  const SimaiPipeline& pipeline_;
   std::uint32_t dp_ = 1;
   std::uint32_t iteration_ = 0;
   std::vector<CommunicatorId> tp_of_, dp_of_, ep_of_, dpep_of_;
   std::vector<NodeId> deps_;
   std::vector<NodeId> updates_;  // per line: its latest update node
+  NodeId last_recv_[2] = {kNone, kNone};  // the latest receive of activations, of gradients
   std::vector<std::array<std::optional<LabelId>, kLabelKinds>> labels_;
   bool counting_ = false;
   RankCount counted_;
@@ -523,11 +520,14 @@ SimaiWorkload parse_simai(std::string_view text, std::string_view name, const Op
   if (layers.size() > kNoIndex) {
     throw UserError(fmt::format("{}: {} layer lines, at most {} are supported", name, layers.size(), kNoIndex));
   }
-  const MicroBatches micro_batches = find_micro_batches(layers);
-  check_micro_batches(header, micro_batches, name, log);
-  check_size(header, layers.size(), micro_batches.ranges.size(), options, name);
+  std::vector<TableLine> table;
+  table.reserve(layers.size());
+  for (const Line& l : layers) table.push_back({l.name, l.line});
+  const SimaiPipeline pipeline = find_pipeline(table, header.pp, header.vpp, name);
+  check_micro_batches(header, pipeline, name, log);
+  check_size(header, layers.size(), pipeline, options, name);
   SimaiWorkload out{Workload(header.all_gpus, options.storage), header, {}, {}, {}};
-  Builder builder(out.workload, header, micro_batches);
+  Builder builder(out.workload, header, pipeline);
   out.counts = builder.count(layers, options.iterations);
   if (options.count_only) {
     // no ranks built

@@ -18,16 +18,19 @@
 // DP = all_gpus / (TP * pp); the EP group is EP consecutive members of a DP group, the DP_EP
 // group the DP members with the same position in their EP group.
 //
-// Per rank and iteration the lines run once, as in SimAI (AICB writes every micro-batch into
-// the file; `ga` repeats nothing, a warning says so when the file's micro-batches number
-// otherwise). A micro-batch starts at each `embedding_layer` line; lines before the first run
-// outside any micro-batch; a table without one is one micro-batch. Forward runs the lines in
-// order: fwd compute then fwd collective; backward runs them in reverse: ig compute, ig
-// collective, wg compute, then the wg collective on communication stream 1, overlapped with the
-// rest of backward, and a compute node of wg_update_time after it, which the line's next
-// forward waits for. Stages exchange pp_comm bytes per micro-batch (send/recv, tag 0 forward
-// in file order, tag 1 backward from the last micro-batch). Every other node runs on
-// communication stream 0 and blocks the next compute.
+// Per rank and iteration the lines run once, as in SimAI (AICB writes every micro-batch into the
+// file; `ga` repeats nothing, a warning says so when the file's micro-batches number otherwise).
+// The micro-batches, their vpp chunks (virtual pipeline stages) and the order a stage runs them
+// (GPipe, or Megatron's interleaved 1F1B with vpp > 1) are simai_pipeline.h's. Forward runs a
+// chunk's lines in order: fwd compute then fwd collective; backward runs them in reverse: ig
+// compute, ig collective, wg compute, then the wg collective on communication stream 1,
+// overlapped with the rest of backward, and a compute node of wg_update_time after it, which the
+// line's next forward waits for. With pp > 1 neighbouring virtual stages exchange pp_comm bytes
+// (0 is a dependency without bytes) per micro-batch and chunk: a chunk's forward receives the
+// activation (tag 0, stream 2) and sends its own on (tag 0, stream 4), its backward receives the
+// gradient (tag 1, stream 3) and sends one back (tag 1, stream 5); receives are posted as early
+// as their order allows. Every other node runs on communication stream 0 and blocks the next
+// compute.
 //
 // Older AICB files lack ep, pp, vpp, ga and all_gpus (SimAI divides by zero on them): missing
 // keys default to 1 (all_gpus to Options::default_rank_count, else TP * pp) with a warning.

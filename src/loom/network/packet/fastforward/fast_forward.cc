@@ -47,6 +47,7 @@ FastForward::FastForward(Simulator& simulator, Fabric& fabric, const PacketParam
   if (params.fast_forward.memo) {
     memo_ = std::make_unique<TransientMemo>(memo_context(params), threshold_);
     memo_dir_ = params.fast_forward.memo_dir;
+    twins_ = params.fast_forward.twins;
     if (!memo_dir_.empty()) counters_.memo_loaded = memo_->load(memo_dir_);
   }
 }
@@ -56,6 +57,7 @@ void FastForward::before_start(std::span<const LinkId> forward, std::span<const 
   ports_.insert(ports_.end(), reverse.begin(), reverse.end());
   partitions_.touching(ports_, touched_);
   for (const PartitionId id : touched_) {
+    release_followers(id);
     if (skipping(id)) end_skip(id);
   }
 }
@@ -66,10 +68,7 @@ void FastForward::add_qp(QpId qp) {
   ports_.assign(forward.begin(), forward.end());
   ports_.insert(ports_.end(), reverse.begin(), reverse.end());
   const PartitionId id = partitions_.add(qp, ports_);
-  if (id >= skips_.size()) {
-    skips_.resize(id + 1);
-    transients_.resize(id + 1);
-  }
+  grow(id);
   LOOM_ASSERT(!skips_[id].active, "a queue pair joined a skipping partition");
   counters_.peak_partitions = std::max<std::uint64_t>(counters_.peak_partitions, partitions_.count());
 }
@@ -87,17 +86,22 @@ void FastForward::on_finished(QpId qp) {
   if (!partitions_.contains(qp)) return;
   count_finished(qp);
   const PartitionId id = partitions_.partition_of(qp);
+  release_followers(id);
   if (skipping(id)) end_skip(id);
   partitions_.remove(qp, touched_);
   const std::vector<PartitionId> touched = touched_;
   for (const PartitionId t : touched) {
-    if (t >= skips_.size()) {
-      skips_.resize(t + 1);
-      transients_.resize(t + 1);
-    }
+    grow(t);
     restart_windows(t);
     begin_transient(t);
   }
+}
+
+void FastForward::grow(PartitionId id) {
+  if (id < skips_.size()) return;
+  skips_.resize(id + 1);
+  transients_.resize(id + 1);
+  followers_.resize(id + 1);
 }
 
 void FastForward::count_finished(QpId qp) {
@@ -110,6 +114,7 @@ void FastForward::count_finished(QpId qp) {
 }
 
 void FastForward::before_link_change() {
+  for (PartitionId id = 0; id < skips_.size(); ++id) release_followers(id);
   for (PartitionId id = 0; id < skips_.size(); ++id) {
     if (skipping(id)) end_skip(id);
   }
@@ -142,6 +147,7 @@ void FastForward::ensure_sampling() {
 
 void FastForward::on_sample() {
   ++counters_.samples;
+  if (twins_) follow_twins();
   const Time now = simulator_.now();
   bool any = false;
   for (PartitionId id = 0; id < partitions_.id_limit(); ++id) {
@@ -166,6 +172,17 @@ void FastForward::try_skip(PartitionId id) {
     if (!skipper_.port_quiet(l)) return;
   }
   record_transient(id);
+  const Time span = plan_steady_skip(id);
+  if (span == Time::zero()) {
+    release_followers(id);
+    return;
+  }
+  replay_followers(id);  // before the leader's skip moves its byte counts
+  start_skip(id, span);
+}
+
+Time FastForward::plan_steady_skip(PartitionId id) {
+  const Partition& partition = partitions_.partition(id);
   const double mtu = static_cast<double>(skipper_.mtu());
   double span_s = std::numeric_limits<double>::infinity();
   Skip& skip = skips_[id];
@@ -174,19 +191,19 @@ void FastForward::try_skip(PartitionId id) {
   for (const QpId q : partition.qps) {
     const double rate = steady_rate(q);
     const double room = static_cast<double>(skipper_.unsent(q)) - margin(rate);
-    if (room < mtu) return;
+    if (room < mtu) return Time::zero();
     span_s = std::min(span_s, room * 8 / rate);
     skip.rates.push_back(rate);
   }
   const Time span = Time::ps(static_cast<std::int64_t>(span_s * 1e12));
-  if (span < interval_ * 2) return;
+  if (span < interval_ * 2) return Time::zero();
   skip.transient = Time::zero();
   skip.settled = Time::zero();
   skip.transient_credits.assign(skip.qps.size(), 0);
   skip.cc_before.clear();
   skip.credits.clear();
   for (std::size_t i = 0; i < skip.qps.size(); ++i) skip.credits.push_back(credit_at(skip, i, span));
-  start_skip(id, span);
+  return span;
 }
 
 double FastForward::margin(double rate) const {
@@ -252,6 +269,11 @@ void FastForward::on_skip_end(std::uint64_t partition) {
 void FastForward::end_skip(PartitionId id) {
   Skip& skip = skips_[id];
   LOOM_ASSERT(skip.active, "ending a skip that is not under way");
+  if (skip.leader != kNoPartition) {  // a parked twin: interrupted before its leader's transient ended
+    std::erase(followers_[skip.leader], id);
+    release(id);
+    return;
+  }
   const Time now = simulator_.now();
   skip.active = false;
   Time skipped = skip.until - skip.from;
@@ -310,6 +332,9 @@ std::vector<Statistic> FastForward::statistics() const {
           {"fast_forward.memo_loaded", counters_.memo_loaded},
           {"fast_forward.memo_size", memo_ ? memo_->size() : 0},
           {"fast_forward.memo_replayed_time_ps", counters_.memo_replayed_ps},
+          {"fast_forward.twins_followed", counters_.twins_followed},
+          {"fast_forward.twins_replayed", counters_.twins_replayed},
+          {"fast_forward.twins_released", counters_.twins_released},
           {"fast_forward.finished_bytes", counters_.finished_bytes},
           {"fast_forward.unjudged_short_bytes", counters_.unjudged_short_bytes},
           {"fast_forward.unjudged_disturbed_bytes", counters_.unjudged_disturbed_bytes},

@@ -43,6 +43,18 @@
 // microseconds earlier is mid-way through its own transient, and how two flows sharing a path
 // split it depends on their stagger (HPCC pulls them to fair shares slowly).
 //
+// Twins (fast_forward.twins, fast_forward_twins.cc): partitions that began the same pattern
+// at the same instant (a collective's rails and DP groups) and, at the next sample, have
+// made the same progress with the same CC state, would go on alike. One of them (the leader)
+// is simulated; the others are parked (their events moved far ahead, their state held) and
+// follow it. When the leader is found steady and skips, each follower takes the leader's
+// transient (its bytes since the park, its CC state, its steady rates) as a replay begun at
+// the park, and skips on to the margin before its own earliest completion. When the leader's
+// transient is cut (a start or finish on its ports, a link change), or the follower's (a start
+// on its ports), the follower takes the leader's progress and CC state so far and is
+// simulated on. Queues and packets in flight stay as they were at the park (one sample after
+// the start), as in a skip.
+//
 // Not skipped: partitions with a QP in go-back-N recovery, holding out-of-order data or owing
 // a repair; packet spraying is refused (a sprayed QP's telemetry hops differ per packet).
 // Cost: per sampling interval O(running QPs) plus O(l) per QP of a partition checked; per
@@ -83,6 +95,9 @@ struct FastForwardCounters {
   std::uint64_t memo_stored = 0;         // transients recorded by this run
   std::uint64_t memo_loaded = 0;         // entries read from the memo file
   std::uint64_t memo_replayed_ps = 0;    // transient time replayed, summed over partitions
+  std::uint64_t twins_followed = 0;      // partitions parked to follow a twin (twins below)
+  std::uint64_t twins_replayed = 0;      // ... that took their leader's transient and skipped on
+  std::uint64_t twins_released = 0;      // ... that took their leader's progress and were simulated on
   // Why QPs were not skipped: bytes of finished QPs, and of those among them whose window
   // never filled (so they were never judged, skipped or replayed), split by whether they
   // lived shorter than one window or longer (their partition kept changing: every start or
@@ -140,6 +155,11 @@ class FastForward {
     Time settled;
     std::vector<std::int64_t> transient_credits;
     std::vector<CcSnapshot> cc_before;  // the QPs' CC state before the replay
+    // A twin following `leader` (parked since `from`; qps in canonical order): the leader's
+    // QPs in canonical order and their bytes sent and received at the park.
+    PartitionId leader = kNoPartition;
+    std::vector<QpId> leader_qps;
+    std::vector<std::uint64_t> leader_sent, leader_received;
   };
   // A transient being simulated, to be recorded when its partition is found steady.
   struct Transient {
@@ -154,6 +174,9 @@ class FastForward {
   void on_sample();
   void on_skip_end(std::uint64_t partition);
   void try_skip(PartitionId id);
+  // Sets up the skip of a partition found steady (qps, rates, credits) and returns its span
+  // (to the margin before the earliest completion); zero when there is not room for one.
+  Time plan_steady_skip(PartitionId id);
   // Ends a skip at now: natural when now is its end, else a skip-back.
   void end_skip(PartitionId id);
   void restart_windows(PartitionId id);
@@ -174,6 +197,18 @@ class FastForward {
   void record_transient(PartitionId id);
   // Takes the skip `skip` (qps, rates, credits, transient set) of `span` for partition `id`.
   void start_skip(PartitionId id, Time span);
+  // fast_forward_twins.cc (see the header comment).
+  void follow_twins();
+  bool same_progress(PartitionId twin, PartitionId leader) const;
+  void park(PartitionId twin, PartitionId leader);
+  // Bytes follower.qps[i] is credited for what its leader's QP did since the park.
+  std::int64_t leader_progress(const Skip& follower, std::size_t i) const;
+  // The follower takes its leader's progress and CC state now and is simulated on.
+  void release(PartitionId follower);
+  void release_followers(PartitionId leader);
+  // The leader was found steady and took a skip: each follower replays its transient.
+  void replay_followers(PartitionId leader);
+  void grow(PartitionId id);
   void ensure_sampling();
   void add_qp(QpId qp);
   // qp finished: its bytes into finished_bytes, and into an unjudged_* counter when it was
@@ -201,6 +236,8 @@ class FastForward {
   std::unique_ptr<TransientMemo> memo_;  // params.fast_forward.memo
   std::string memo_dir_;
   std::vector<Transient> transients_;  // by partition id
+  bool twins_ = false;                 // params.fast_forward.twins
+  std::vector<std::vector<PartitionId>> followers_;  // by partition id: its parked twins
   std::vector<std::uint8_t> judged_;   // by QP: its window filled, or it was skipped, since it started
   std::vector<PartitionId> touched_;  // scratch
   std::vector<topology::LinkId> ports_;  // scratch

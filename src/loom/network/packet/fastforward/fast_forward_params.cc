@@ -19,6 +19,9 @@ void visit_fast_forward(FastForwardParams& p, ParamVisitor& v) {
   v.derived_time("interval", p.interval, Time::zero(), Time::s(1), kIntervalFromLineRate,
                  "rate sampling period; 'from line rate' (or 0ps): the time the fastest NIC takes to send 625 KB (50 us at "
                  "100 Gb/s, 12.5 us at 400 Gb/s)");
+  v.flag("twins", p.twins,
+         "a partition that begins a transient in the same state at the same instant as an isomorphic one follows it "
+         "instead of being simulated (needs memo)");
   v.flag("memo", p.memo, "replay a partition's transient when an isomorphic one was simulated before (--memo DIR keeps them)");
 }
 

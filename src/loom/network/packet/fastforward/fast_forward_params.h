@@ -23,6 +23,9 @@ struct FastForwardParams {
   std::uint32_t window = 0;      // l: samples per window; 0 = from the congestion control
   Time interval = Time::zero();  // sampling period; zero = from the NICs' line rate
   bool memo = true;              // replay memoized transients (transient_memo.h)
+  // A partition beginning the same transient at the same instant as another, in the same
+  // state, follows it instead of being simulated (fast_forward.h: twins); needs the memo.
+  bool twins = false;
   // Not a key: where the memo persists across runs (`loom run --memo DIR`); empty: in memory only.
   std::string memo_dir;
 };

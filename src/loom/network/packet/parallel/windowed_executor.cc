@@ -9,14 +9,15 @@
 #include "loom/core/error.h"
 #include "loom/network/packet/fabric.h"
 #include "loom/network/packet/parallel/lp_placement.h"
+#include "loom/network/packet/parallel/rank_sync.h"
 
 namespace loom::network::packet::parallel {
 
 WindowedExecutor::WindowedExecutor(Simulator& global, Fabric& fabric, const LpPartition& partition,
-                                   std::uint32_t threads, WindowListener* listener)
+                                   std::uint32_t threads, WindowListener* listener, RankSync* ranks)
     : global_(global), fabric_(fabric), partition_(partition), threads_(std::min(threads, partition.lp_count)),
       next_(partition.lp_count, Time::max()), pending_(partition.lp_count, 0), stale_(partition.lp_count, 1),
-      seen_events_(partition.lp_count, 0), recent_events_(partition.lp_count, 0), listener_(listener) {
+      seen_events_(partition.lp_count, 0), recent_events_(partition.lp_count, 0), listener_(listener), ranks_(ranks) {
   LOOM_ASSERT(partition.lp_of_node.size() == fabric.topology().node_count(), "LP partition of another topology");
   LOOM_ASSERT(threads >= 1, "a windowed run on no thread");
   if (partition.lp_count < 2 || partition.lookahead == Time::max()) {
@@ -35,6 +36,12 @@ WindowedExecutor::WindowedExecutor(Simulator& global, Fabric& fabric, const LpPa
   std::vector<std::uint64_t> nodes(partition.lp_count, 0);
   for (const LpId lp : partition.lp_of_node) ++nodes[lp];
   place(place_by_load(nodes, threads_));
+  if (ranks_ != nullptr) {
+    LOOM_ASSERT(threads_ == 1, "threads within ranks");
+    fabric_.use_ranks(ranks_->rank_of_lp(), ranks_->rank());
+    for (LpId lp = 0; lp < partition.lp_count; ++lp) thread_of_[lp] = ranks_->runs(lp) ? 0 : kOtherRank;
+    std::erase_if(lps_of_thread_[0], [&](LpId lp) { return !ranks_->runs(lp); });
+  }
   thread_events_.assign(threads_, 0);
 }
 
@@ -47,6 +54,7 @@ void WindowedExecutor::place(const std::vector<std::uint32_t>& thread_of) {
 Time WindowedExecutor::next_lp_event() {
   Time earliest = Time::max();
   for (LpId lp = 0; lp < lps_.size(); ++lp) {
+    if (thread_of_[lp] == kOtherRank) continue;
     const std::size_t pending = lps_[lp]->pending();
     if (stale_[lp] != 0 || pending != pending_[lp]) {
       next_[lp] = lps_[lp]->next_event_time();
@@ -76,6 +84,7 @@ void WindowedExecutor::run_lps_of(std::uint32_t thread) {
 void WindowedExecutor::measure_window() {
   std::fill(thread_events_.begin(), thread_events_.end(), 0);
   for (LpId lp = 0; lp < lps_.size(); ++lp) {
+    if (thread_of_[lp] == kOtherRank) continue;
     const std::uint64_t events = lps_[lp]->events_processed();
     const std::uint64_t ran = events - seen_events_[lp];
     seen_events_[lp] = events;
@@ -116,7 +125,9 @@ bool WindowedExecutor::next_window(Time limit) {
   for (;;) {
     // Events held for other LPs are due at the window's end or later; they reach their LPs'
     // queues in the next window (Fabric::take_handoffs).
-    const Time lp_next = std::min(next_lp_event(), fabric_.earliest_handoff());
+    if (ranks_ != nullptr) ranks_->exchange_held(fabric_);
+    Time lp_next = std::min(next_lp_event(), fabric_.earliest_handoff());
+    if (ranks_ != nullptr) lp_next = ranks_->agree_next(fabric_, lp_next);
     const Time global_next = global_.next_event_time();
     const Time start = std::min(lp_next, global_next);
     if (start == Time::max() || start > limit) return false;

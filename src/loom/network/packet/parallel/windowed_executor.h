@@ -53,6 +53,8 @@ class Fabric;
 
 namespace loom::network::packet::parallel {
 
+class RankSync;
+
 struct WindowStats {
   std::uint64_t windows = 0;        // windows that ran fabric events
   std::uint64_t global_steps = 0;   // instants of driver events between windows
@@ -81,9 +83,10 @@ class WindowedExecutor {
   // Builds one simulator per LP of `partition` (of the fabric's topology, which must outlive
   // the executor) and moves the fabric's nodes onto them, before any queue pair starts.
   // UserError when the partition has a single LP or no lookahead. `threads` >= 1 (more than
-  // LPs run as many as there are LPs).
+  // LPs run as many as there are LPs). With `ranks` (rank_sync.h; threads must be 1), this
+  // process runs only its rank's LPs, and the ranks agree on every window.
   WindowedExecutor(Simulator& global, Fabric& fabric, const LpPartition& partition, std::uint32_t threads = 1,
-                   WindowListener* listener = nullptr);
+                   WindowListener* listener = nullptr, RankSync* ranks = nullptr);
   WindowedExecutor(const WindowedExecutor&) = delete;
   WindowedExecutor& operator=(const WindowedExecutor&) = delete;
 
@@ -138,6 +141,8 @@ class WindowedExecutor {
   std::vector<std::uint64_t> thread_events_;    // per thread: this window's (scratch)
   std::uint64_t span_events_ = 0, lp_events_ = 0;  // sums over windows: busiest thread's, all
   WindowListener* listener_;
+  RankSync* ranks_;
+  static constexpr std::uint32_t kOtherRank = ~0u;  // thread_of_ an LP another rank runs
   Time window_start_, window_end_;
   Time lp_clock_;
   bool window_open_ = false;

@@ -1,0 +1,72 @@
+// One packet simulation partitioned over ranks (processes, `mpirun -np K`), with the windowed
+// executor's conservative protocol: every rank builds the whole fabric and runs the drivers'
+// events (global steps) itself, but runs only the LPs placed on it. Between windows (and after
+// each global step) the ranks exchange, rank pair by rank pair, the events their LPs held for
+// LPs of the other (packets serialised with the event's time and order key, PFC frames) and
+// the packets released away from their senders' rank; then all of them agree on the QP slots
+// freed and QPs ended, and on the next window's start: the earliest pending event over all
+// ranks (the window then runs to start + lookahead, as on one process).
+//
+// Placement: LPs on ranks by longest processing time first over their node counts
+// (lp_placement.h), fixed for the run (moving an LP would move its state between processes).
+// Exactness is the executor's: each LP sees its events in the serial order, and the logs are
+// merged by their stamps, so the outputs gathered on rank 0 equal a run on one process, byte
+// for byte, whatever the number of ranks.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "loom/core/time.h"
+#include "loom/network/packet/parallel/lp_partition.h"
+#include "loom/network/packet/parallel/rank_exchange.h"
+
+namespace loom::network::packet {
+class Fabric;
+}
+
+namespace loom::network::packet::parallel {
+
+struct RankStats {
+  std::uint32_t ranks = 1;
+  std::uint64_t rounds = 0;          // exchanges (one per window and global step)
+  std::uint64_t bytes_sent = 0;      // to other ranks, summed over ranks (after gather_stats)
+  std::uint64_t events_sent = 0;     // events handed to another rank's LP, likewise
+  // Wall time in the exchanges (packing, MPI calls and waiting for the other ranks): the
+  // busiest rank's and the least busy rank's (after gather_stats).
+  double exchange_seconds_max = 0, exchange_seconds_min = 0;
+};
+
+// UserError when `ranks` cannot share `partition`'s LPs (more ranks than LPs).
+void check_rank_count(std::uint32_t ranks, const LpPartition& partition);
+
+class RankSync {
+ public:
+  // Places the partition's LPs on the exchange's ranks. UserError when there are more ranks
+  // than LPs (a rank would have nothing to run).
+  RankSync(RankExchange& exchange, const LpPartition& partition);
+
+  std::uint32_t rank() const { return exchange_.rank(); }
+  std::uint32_t ranks() const { return exchange_.size(); }
+  const std::vector<std::uint32_t>& rank_of_lp() const { return rank_of_lp_; }
+  bool runs(LpId lp) const { return rank_of_lp_[lp] == rank(); }
+  RankExchange& exchange() { return exchange_; }
+
+  // Collective, between windows: sends the events the fabric holds for other ranks' LPs and
+  // takes those held for this rank's.
+  void exchange_held(Fabric& fabric);
+  // Collective: the earliest of every rank's `local_next` (this rank's next LP event or held
+  // event); applies every rank's freed QP slots and ended QPs to the fabric first.
+  Time agree_next(Fabric& fabric, Time local_next);
+
+  // Collective: this rank's counts summed over ranks.
+  RankStats gather_stats();
+
+ private:
+  RankExchange& exchange_;
+  std::vector<std::uint32_t> rank_of_lp_;
+  RankStats stats_;
+  double exchange_seconds_ = 0;  // this rank's
+};
+
+}  // namespace loom::network::packet::parallel
