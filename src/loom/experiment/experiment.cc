@@ -230,7 +230,8 @@ Outcome run(const Experiment& e, const system::RunWatcher& watcher, RunMode mode
   Outcome outcome;
   outcome.warnings = e.warnings;
   std::vector<bool> closed_form_skips;
-  outcome.result = simulate(e, *sim, watcher, symmetry.classes ? &*symmetry.classes : nullptr, closed_form_skips);
+  outcome.result = simulate(e, *sim, watcher, symmetry.classes.get(), closed_form_skips);
+  take_refined_classes(symmetry, outcome.result);
   // Ranks found to differ from their representative on this fabric leave its class; flows that
   // met an operation timed in closed form (flow mode) take its communicator's group out of the
   // closed form. Either way the run is repeated; after kMaxRefinements, or with no class left
@@ -241,7 +242,7 @@ Outcome run(const Experiment& e, const system::RunWatcher& watcher, RunMode mode
       closed_form_skips = skip_groups_of(e.workload, outcome.result.closed_form_conflicts, std::move(closed_form_skips));
     } else {
       symmetry.refinements.push_back(outcome.result.symmetry_mismatch);
-      symmetry.classes = symmetry.classes->refined(outcome.result.symmetry_split);
+      symmetry.classes = std::make_shared<const system::RankSymmetry>(symmetry.classes->refined(outcome.result.symmetry_split));
       if (symmetry.refinements.size() > kMaxRefinements || !symmetry.classes->reduces()) {
         symmetry.declined = fmt::format("tried and found the ranks not equivalent ({}); every rank was simulated",
                                         fmt::join(symmetry.refinements, "; "));
@@ -251,7 +252,8 @@ Outcome run(const Experiment& e, const system::RunWatcher& watcher, RunMode mode
     outcome.result = {};  // the previous attempt's state goes before the next one's is built
     sim.reset();
     sim = prepare(e, routing);
-    outcome.result = simulate(e, *sim, watcher, symmetry.classes ? &*symmetry.classes : nullptr, closed_form_skips);
+    outcome.result = simulate(e, *sim, watcher, symmetry.classes.get(), closed_form_skips);
+    take_refined_classes(symmetry, outcome.result);
   }
   if (!outcome.result.closed_form_conflicts.empty()) {
     outcome.run_warnings.push_back("the run stopped early, and flows met operations timed in closed form "

@@ -42,15 +42,39 @@ SymmetryChoice choose_symmetry(const Experiment& e) {
   } else if (!classes.reduces()) {
     choice.declined = "no two ranks run the same program";
   } else {
-    choice.classes = std::move(classes);
+    choice.classes = std::make_shared<const system::RankSymmetry>(std::move(classes));
   }
   return choice;
 }
 
+void take_refined_classes(SymmetryChoice& choice, const system::RunResult& result) {
+  if (!choice.classes) return;
+  if (!result.refined_classes) {
+    choice.not_refined_up_front = result.classes_not_refined;
+    return;
+  }
+  choice.refined_up_front = true;
+  choice.rounds_up_front = result.class_rounds;
+  choice.classes = result.refined_classes;
+  if (!choice.classes->reduces()) {
+    choice.declined = fmt::format(
+        "found before the run that the ranks are not equivalent: after {} round(s) of splitting classes by their "
+        "members' end offsets in each operation, no two ranks start and end every operation together; every rank "
+        "was simulated",
+        result.class_rounds);
+    choice.classes.reset();
+  }
+}
+
 nlohmann::json symmetry_json(const SymmetryChoice& choice, const workload::Workload& workload,
                              const system::RunResult& result) {
-  nlohmann::json j = {{"enabled", choice.enabled}, {"applied", choice.classes.has_value()}};
+  nlohmann::json j = {{"enabled", choice.enabled}, {"applied", choice.classes != nullptr}};
   if (!choice.refinements.empty()) j["refinements"] = choice.refinements;
+  if (choice.refined_up_front) {
+    j["rounds_up_front"] = choice.rounds_up_front;
+  } else if (!choice.not_refined_up_front.empty()) {
+    j["not_refined_up_front"] = choice.not_refined_up_front;
+  }
   if (!choice.classes) {
     j["declined"] = choice.declined;
     return j;

@@ -10,7 +10,7 @@
 // instant may change rates, so a reduced run is not proven to be the full one.
 #pragma once
 
-#include <optional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -25,9 +25,14 @@ namespace loom::experiment {
 struct Experiment;
 
 struct SymmetryChoice {
-  bool enabled = true;                         // system.symmetry
-  std::optional<system::RankSymmetry> classes;  // set when the run reduces
-  std::string declined;                        // why it does not, when it does not
+  bool enabled = true;                                   // system.symmetry
+  std::shared_ptr<const system::RankSymmetry> classes;  // set when the run reduces
+  std::string declined;                                  // why it does not, when it does not
+  // Whether the classes were refined before the run (system/class_refinement.h), the rounds
+  // that split some class, or why they were not.
+  bool refined_up_front = false;
+  std::uint32_t rounds_up_front = 0;
+  std::string not_refined_up_front;
   // Each run that found ranks differing from their representative (the first such node), after
   // which those ranks left their class (RankSymmetry::refined) and the run was repeated.
   std::vector<std::string> refinements;
@@ -36,6 +41,10 @@ struct SymmetryChoice {
 // Decides for `e`: declined when switched off, outside analytical mode, or when no two ranks
 // share a program (RankSymmetry::find).
 SymmetryChoice choose_symmetry(const Experiment& e);
+
+// Takes the classes `result`'s run refined before it (RunResult::refined_classes): declined,
+// saying so, when they keep no two ranks together.
+void take_refined_classes(SymmetryChoice& choice, const system::RunResult& result);
 
 // The summary's "symmetry" block: enabled, applied, the reason it was declined, and when
 // applied the classes (representative, members as rank ranges; the first 64 listed), the

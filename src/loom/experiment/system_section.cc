@@ -47,9 +47,10 @@ std::vector<ParamEntry> system_parameter_catalog() {
       {"stream_classes", "list", "", "0 or 1..queues-1", "per communication stream: packet traffic class"},
       {"watchdog", "time", "300s", ">= 0", "wall time the simulated clock may stand still before the run stops; 0 = never"},
       {"symmetry", "flag", "false", "true, false",
-       "analytical mode: step one representative per class of ranks with identical programs, and skip operations "
-       "among mirrored ranks that a group of the same classes stands for (checked; the summary's symmetry block "
-       "says what was reduced or why not)"},
+       "analytical mode: step one representative per class of ranks with identical programs (split before the "
+       "run where operations end them at different offsets), and skip operations among mirrored ranks that a "
+       "group of the same classes stands for (checked; the summary's symmetry block says what was reduced or why "
+       "not)"},
       {"closed_form", "flag", "true", "true, false",
        "analytical and flow mode: time each distinct collective operation once, apart from the run, instead of "
        "sending its transfers through it (flow mode: only operations on links no other flow uses; outputs are the "

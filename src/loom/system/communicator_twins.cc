@@ -25,14 +25,25 @@ CommunicatorTwins CommunicatorTwins::find(const workload::Workload& w, const Ran
   // per node, its communicator (kRuns for other kinds), so that nodes are rebuilt once.
   std::vector<std::uint64_t> nodes(comms, 0);
   std::vector<std::uint32_t> first_position(comms, kNoPosition);
+  // Ranks of a class have their collective nodes at the same program positions, read from the
+  // representative: the others' other nodes are not read (a read may rebuild the node).
+  std::vector<std::vector<std::uint32_t>> collective_positions(s.class_count());
+  for (std::uint32_t c = 0; c < s.class_count(); ++c) {
+    const auto program = s.program(s.representatives()[c]);
+    for (std::uint32_t position = 0; position < program.size(); ++position) {
+      if (w.node(program[position]).kind == NodeKind::kCollective) collective_positions[c].push_back(position);
+    }
+  }
   std::vector<CommunicatorId> node_comm(w.node_count(), kRuns);
-  for (NodeId id = 0; id < w.node_count(); ++id) {
-    const workload::Node n = w.node(id);
-    if (n.kind != NodeKind::kCollective) continue;
-    node_comm[id] = n.communicator;
-    ++nodes[n.communicator];
-    if (first_position[n.communicator] == kNoPosition && n.rank == w.communicator(n.communicator).ranks[0]) {
-      first_position[n.communicator] = s.position(id);
+  for (std::uint32_t rank = 0; rank < w.rank_count(); ++rank) {
+    const auto program = s.program(rank);
+    for (const std::uint32_t position : collective_positions[s.class_of(rank)]) {
+      const workload::Node n = w.node(program[position]);
+      node_comm[program[position]] = n.communicator;
+      ++nodes[n.communicator];
+      if (first_position[n.communicator] == kNoPosition && rank == w.communicator(n.communicator).ranks[0]) {
+        first_position[n.communicator] = position;
+      }
     }
   }
   const auto key_of = [&](CommunicatorId c) {

@@ -10,7 +10,7 @@
 // differ (a fabric that treats the two groups differently), the run reports a mismatch
 // instead. A communicator with a representative among its members, or without a twin, runs.
 //
-// Cost: O(nodes) time (each node rebuilt once); memory one bit per node, O(communicators), and
+// Cost: O(nodes) time (each collective node rebuilt once); memory one bit per node, O(communicators), and
 // 4 bytes per node while finding.
 #pragma once
 

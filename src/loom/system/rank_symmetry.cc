@@ -1,5 +1,6 @@
 #include "loom/system/rank_symmetry.h"
 
+#include <algorithm>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -33,6 +34,32 @@ std::uint64_t timing_hash(const Node& n) {
   return h;
 }
 
+// Per rank, the first rank whose blocks are the same shared programs in the same order (itself
+// when none is before it, and for every rank without shared programs): such ranks run one
+// program by construction, so only the first is compared node by node.
+std::vector<std::uint32_t> first_with_same_blocks(const std::vector<workload::SharedPrograms::BlockInfo>& blocks,
+                                                  std::uint32_t ranks) {
+  std::vector<std::uint32_t> first(ranks);
+  for (std::uint32_t r = 0; r < ranks; ++r) first[r] = r;
+  if (blocks.empty()) return first;
+  std::vector<std::vector<std::uint32_t>> sequence(ranks);
+  for (const auto& b : blocks) sequence[b.rank].push_back(b.program);
+  std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> by_hash;
+  for (std::uint32_t r = 0; r < ranks; ++r) {
+    std::uint64_t h = sequence[r].size();
+    for (const std::uint32_t program : sequence[r]) h = combine(h, program);
+    std::vector<std::uint32_t>& candidates = by_hash[h];
+    const auto same = std::find_if(candidates.begin(), candidates.end(),
+                                   [&](std::uint32_t other) { return sequence[other] == sequence[r]; });
+    if (same != candidates.end()) {
+      first[r] = *same;
+    } else {
+      candidates.push_back(r);
+    }
+  }
+  return first;
+}
+
 }  // namespace
 
 std::span<const std::uint32_t> RankSymmetry::members(std::uint32_t class_index) const {
@@ -43,32 +70,45 @@ RankSymmetry RankSymmetry::find(const workload::Workload& w) {
   RankSymmetry s;
   const std::uint32_t ranks = w.rank_count();
   const std::uint32_t n = w.node_count();
-  // Each rank's program: its nodes in id order (CSR by rank).
-  s.rank_first_.assign(std::size_t{ranks} + 1, 0);
-  for (NodeId id = 0; id < n; ++id) ++s.rank_first_[w.node(id).rank + 1];
-  for (std::uint32_t r = 0; r < ranks; ++r) s.rank_first_[r + 1] += s.rank_first_[r];
-  s.program_.resize(n);
-  s.position_.resize(n);
-  std::vector<std::uint32_t> fill(s.rank_first_.begin(), s.rank_first_.end() - 1);
+  // Each rank's program: its nodes in id order (CSR by rank). Each node's rank is read once,
+  // with shared programs from their blocks (a node read there rebuilds the node).
+  const std::vector<workload::SharedPrograms::BlockInfo> blocks = w.program_blocks();
+  std::vector<std::uint32_t> rank_of(n);
+  if (blocks.empty()) {
+    for (NodeId id = 0; id < n; ++id) rank_of[id] = w.node(id).rank;
+  } else {
+    for (const auto& b : blocks) std::fill_n(rank_of.begin() + b.first, b.nodes, b.rank);
+  }
+  auto programs = std::make_shared<Programs>();
+  Programs& p = *programs;
+  s.programs_ = programs;
+  p.rank_first.assign(std::size_t{ranks} + 1, 0);
+  for (NodeId id = 0; id < n; ++id) ++p.rank_first[rank_of[id] + 1];
+  for (std::uint32_t r = 0; r < ranks; ++r) p.rank_first[r + 1] += p.rank_first[r];
+  p.program.resize(n);
+  p.position.resize(n);
+  std::vector<std::uint32_t> fill(p.rank_first.begin(), p.rank_first.end() - 1);
   for (NodeId id = 0; id < n; ++id) {
-    const std::uint32_t r = w.node(id).rank;
-    s.position_[id] = fill[r] - s.rank_first_[r];
-    s.program_[fill[r]++] = id;
+    const std::uint32_t r = rank_of[id];
+    p.position[id] = fill[r] - p.rank_first[r];
+    p.program[fill[r]++] = id;
   }
   s.image_.resize(n);
   for (NodeId id = 0; id < n; ++id) s.image_[id] = id;
   s.representative_.resize(ranks);
   s.class_index_.assign(ranks, 0);
   for (std::uint32_t r = 0; r < ranks; ++r) s.representative_[r] = r;
-  for (NodeId id = 0; id < n && s.declined_.empty(); ++id) {
+  // Shared programs keep every dependency inside its rank's block (SharedPrograms::add).
+  for (NodeId id = 0; id < n && s.declined_.empty() && blocks.empty(); ++id) {
     for (NodeId dep : w.deps(id)) {
-      if (w.node(dep).rank == w.node(id).rank) continue;
+      if (rank_of[dep] == rank_of[id]) continue;
       s.declined_ = fmt::format("node '{}' of rank {} depends on a node of rank {}: ranks that wait on each other "
                                 "outside collectives and sends are not reduced",
-                                w.label(w.node(id).label), w.node(id).rank, w.node(dep).rank);
+                                w.label(w.node(id).label), rank_of[id], rank_of[dep]);
       break;
     }
   }
+  rank_of = {};
   const auto program = [&s](std::uint32_t r) { return s.program(r); };
   const auto same_program = [&](std::uint32_t a, std::uint32_t b) {
     const auto pa = program(a), pb = program(b);
@@ -78,18 +118,23 @@ RankSymmetry RankSymmetry::find(const workload::Workload& w) {
       const auto da = w.deps(pa[i]), db = w.deps(pb[i]);
       if (da.size() != db.size()) return false;
       for (std::size_t d = 0; d < da.size(); ++d) {
-        if (s.position_[da[d]] != s.position_[db[d]]) return false;
+        if (p.position[da[d]] != p.position[db[d]]) return false;
       }
     }
     return true;
   };
   if (s.declined_.empty()) {
+    const std::vector<std::uint32_t> same_blocks = first_with_same_blocks(blocks, ranks);
     std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> reps_by_hash;
     for (std::uint32_t r = 0; r < ranks; ++r) {
+      if (same_blocks[r] != r) {
+        s.representative_[r] = s.representative_[same_blocks[r]];
+        continue;
+      }
       std::uint64_t h = program(r).size();
       for (NodeId id : program(r)) {
         h = combine(h, timing_hash(w.node(id)));
-        for (NodeId dep : w.deps(id)) h = combine(h, s.position_[dep]);
+        for (NodeId dep : w.deps(id)) h = combine(h, p.position[dep]);
       }
       std::vector<std::uint32_t>& candidates = reps_by_hash[h];
       for (std::uint32_t rep : candidates) {

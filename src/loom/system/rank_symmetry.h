@@ -12,11 +12,17 @@
 // A workload with a dependency between nodes of different ranks has no reduction (`declined`
 // says so): a mirrored rank's nodes never complete as events, so nothing may wait on them.
 //
-// Cost: O(nodes) time (a hash per rank, then a comparison with a candidate representative);
-// memory 12 bytes per node (image, position, program order).
+// With shared programs (workload/shared_programs.h), ranks whose blocks are the same programs in
+// the same order are in one class without comparing their nodes: only the first of each such
+// group is hashed and compared.
+//
+// Cost: O(nodes) time (a hash per rank, then a comparison with a candidate representative;
+// with shared programs per rank of distinct blocks, and O(nodes) array work otherwise); memory
+// 12 bytes per node (image, position, program order), 4 more while finding.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -50,13 +56,14 @@ class RankSymmetry {
   workload::NodeId image(workload::NodeId id) const { return image_[id]; }
   // The node of `rank` at the program position of `id` (a node of `rank`'s class).
   workload::NodeId counterpart(workload::NodeId id, std::uint32_t rank) const {
-    return program_[rank_first_[rank] + position_[id]];
+    return programs_->program[programs_->rank_first[rank] + programs_->position[id]];
   }
   // The index of `id` in its rank's program.
-  std::uint32_t position(workload::NodeId id) const { return position_[id]; }
+  std::uint32_t position(workload::NodeId id) const { return programs_->position[id]; }
   // `rank`'s nodes in program (id) order.
   std::span<const workload::NodeId> program(std::uint32_t rank) const {
-    return {program_.data() + rank_first_[rank], rank_first_[rank + 1] - rank_first_[rank]};
+    const std::vector<std::uint32_t>& first = programs_->rank_first;
+    return {programs_->program.data() + first[rank], first[rank + 1] - first[rank]};
   }
   std::uint64_t mirrored_nodes() const { return mirrored_nodes_; }
   // True when some class has more than one member.
@@ -72,9 +79,13 @@ class RankSymmetry {
   std::vector<std::uint32_t> class_reps_;      // per class
   std::vector<std::uint32_t> member_first_;    // CSR over classes into members_
   std::vector<std::uint32_t> members_;
-  std::vector<std::uint32_t> rank_first_;      // CSR over ranks into program_
-  std::vector<workload::NodeId> program_;      // each rank's nodes in id order
-  std::vector<std::uint32_t> position_;        // per node: its index in its rank's program
+  // Each rank's nodes in program order, shared by every refinement of these classes.
+  struct Programs {
+    std::vector<std::uint32_t> rank_first;  // CSR over ranks into program
+    std::vector<workload::NodeId> program;  // each rank's nodes in id order
+    std::vector<std::uint32_t> position;    // per node: its index in its rank's program
+  };
+  std::shared_ptr<const Programs> programs_;
   std::vector<workload::NodeId> image_;        // per node
   std::uint64_t mirrored_nodes_ = 0;
 };

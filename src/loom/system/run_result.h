@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,7 @@
 namespace loom::system {
 
 inline constexpr workload::NodeId kNoNode = 0xffffffffu;
+class RankSymmetry;  // rank_symmetry.h
 
 // One collective instance: the parts of all its members matched together.
 inline constexpr std::uint32_t kNoPlan = 0xffffffffu;
@@ -105,6 +107,13 @@ struct RunResult {
   std::uint32_t skipped_communicators = 0;
   // With rank symmetry, why no operation can be skipped (empty when some may be).
   std::string operations_not_skipped;
+  // With rank symmetry and closed-form timing: the classes refined before the run from the
+  // operations' member ends (class_refinement.h), which the run used when they keep two ranks
+  // together, and the rounds that split some class; otherwise why they were not refined (the
+  // run then used RuntimeOptions::symmetry's classes).
+  std::shared_ptr<const RankSymmetry> refined_classes;
+  std::uint32_t class_rounds = 0;
+  std::string classes_not_refined;
   // Flow mode with closed-form timing (RuntimeOptions::flow_closed_form): communicators of
   // operations timed in closed form whose links a flow met while the operation would still have
   // used them (sorted). The run stopped there and its times are not those of the run with

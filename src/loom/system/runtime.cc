@@ -24,13 +24,34 @@ Runtime::Runtime(Simulator& simulator, const topology::Topology& topology, const
   if (options.symmetry != nullptr && options.symmetry->rank_count() != workload.rank_count()) {
     throw UserError("the rank symmetry was found for another workload");
   }
-  if (options.symmetry != nullptr) part_done_.assign(workload.node_count(), false);
   if (options.direct_window == 0) throw UserError("collective.direct_window must be at least 1");
   if (options.comm_streams == 0) throw UserError("system.comm_streams must be at least 1");
   for (double w : options.stream_weights) {
     if (!(w > 0)) throw UserError(fmt::format("system.stream_weights: weights must be positive, got {}", w));
   }
   workload.validate();
+  layouts_.resize(workload.communicator_count());
+  if (options.auto_tune && options.gpu == nullptr) throw UserError("collective auto-tuning needs a GPU model");
+  // A GPU's local index is its offset from the lowest-numbered GPU of its host.
+  std::vector<std::uint32_t> first_of_host(topology.host_count(), 0xffffffffu);
+  for (std::uint32_t r = 0; r < topology.gpu_count(); ++r) {
+    std::uint32_t& first = first_of_host[topology.host_of_rank(r)];
+    first = std::min(first, r);
+  }
+  local_index_.resize(workload.rank_count());
+  for (std::uint32_t r = 0; r < workload.rank_count(); ++r) local_index_[r] = r - first_of_host[topology.host_of_rank(r)];
+  if (options.closed_form && closed_form_is_exact(topology, options.protocol_costs)) {
+    if (const auto* analytical = dynamic_cast<const network::AnalyticalBackend*>(&backend)) {
+      closed_form_ = std::make_unique<ClosedForm>(topology, *analytical);
+    } else if (auto* flow = dynamic_cast<network::flow::FlowBackend*>(&backend); flow && options.flow_closed_form) {
+      // The replay's flows weigh 1: weighted streams keep every transfer.
+      const auto& weights = options.stream_weights;
+      if (std::all_of(weights.begin(), weights.end(), [](double w) { return w == 1.0; })) {
+        closed_form_ = std::make_unique<ClosedForm>(topology, *flow);
+      }
+    }
+  }
+  choose_classes();
   const std::uint32_t n = workload.node_count();
   node_state_.resize(std::size_t{n} + 1);
   result_.nodes.resize(n);
@@ -95,28 +116,7 @@ Runtime::Runtime(Simulator& simulator, const topology::Topology& topology, const
     std::sort(members_by_rank_.begin() + member_offset_[c], members_by_rank_.end());
   }
   result_.rank_finish.assign(workload.rank_count(), Time::zero());
-  layouts_.resize(workload.communicator_count());
-  if (options.auto_tune && options.gpu == nullptr) throw UserError("collective auto-tuning needs a GPU model");
-  // A GPU's local index is its offset from the lowest-numbered GPU of its host.
-  std::vector<std::uint32_t> first_of_host(topology.host_count(), 0xffffffffu);
-  for (std::uint32_t r = 0; r < topology.gpu_count(); ++r) {
-    std::uint32_t& first = first_of_host[topology.host_of_rank(r)];
-    first = std::min(first, r);
-  }
-  local_index_.resize(workload.rank_count());
-  for (std::uint32_t r = 0; r < workload.rank_count(); ++r) local_index_[r] = r - first_of_host[topology.host_of_rank(r)];
-  if (options.closed_form && closed_form_is_exact(topology, options.protocol_costs)) {
-    if (const auto* analytical = dynamic_cast<const network::AnalyticalBackend*>(&backend)) {
-      closed_form_ = std::make_unique<ClosedForm>(topology, *analytical);
-    } else if (auto* flow = dynamic_cast<network::flow::FlowBackend*>(&backend); flow && options.flow_closed_form) {
-      // The replay's flows weigh 1: weighted streams keep every transfer.
-      const auto& weights = options.stream_weights;
-      if (std::all_of(weights.begin(), weights.end(), [](double w) { return w == 1.0; })) {
-        closed_form_ = std::make_unique<ClosedForm>(topology, *flow);
-      }
-    }
-  }
-  if (options.symmetry != nullptr) {
+  if (options_.symmetry != nullptr) {
     if (!closed_form_applies()) {
       result_.operations_not_skipped =
           options.record_transfers ? "the transfer log (output.flows) needs every transfer"
@@ -125,7 +125,7 @@ Runtime::Runtime(Simulator& simulator, const topology::Topology& topology, const
     } else if (!options.custom_plans.empty()) {
       result_.operations_not_skipped = "custom collective plans (collective.plans) run transfer by transfer";
     } else {
-      twins_ = CommunicatorTwins::find(workload, *options.symmetry);
+      twins_ = CommunicatorTwins::find(workload, *options_.symmetry);
       result_.skipped_communicators = twins_->skipped_count();
     }
     build_joins();
@@ -372,12 +372,14 @@ void Runtime::arrive_point_to_point(NodeId id) {
   partners.pop_front();
   result_.nodes[pair.send].rendezvous = id;
   result_.nodes[pair.recv].rendezvous = id;
-  const std::uint64_t hash = (std::uint64_t{src} << 32 | dst) ^ (std::uint64_t{node.tag} * 0x9e3779b97f4a7c15ULL) ^
-                             options_.flow_hash_seed;
-  const workload::Node& send = workload_.node(pair.send);
-  issue({topology_.gpu_node(src), topology_.gpu_node(dst), send.bytes, hash, 0, weight_of(send.stream),
-         class_of(send.stream)},
-        src, dst, pair);
+  issue(point_to_point_request(workload_.node(pair.send)), src, dst, pair);
+}
+
+network::TransferRequest Runtime::point_to_point_request(const workload::Node& send) const {
+  const std::uint64_t hash = (std::uint64_t{send.rank} << 32 | send.peer) ^
+                             (std::uint64_t{send.tag} * 0x9e3779b97f4a7c15ULL) ^ options_.flow_hash_seed;
+  return {topology_.gpu_node(send.rank), topology_.gpu_node(send.peer), send.bytes, hash, 0, weight_of(send.stream),
+          class_of(send.stream)};
 }
 
 double Runtime::weight_of(std::uint8_t stream) const {

@@ -101,8 +101,13 @@ struct RuntimeOptions {
   // closed-form timing (below; no custom plans), an operation on a communicator of mirrored
   // ranks only is not run either when a twin communicator (communicator_twins.h) runs the same
   // operation: the twin's closed-form member ends are compared with the skipped operation's
-  // before its record is copied (runtime_twins.cc). Must outlive the Runtime.
+  // before its record is copied (runtime_twins.cc). With closed-form timing the classes are
+  // first refined up front to those that hold (class_refinement.h); the run uses those and
+  // returns them (RunResult::refined_classes). Must outlive the Runtime.
   const RankSymmetry* symmetry = nullptr;
+  // False: the classes are taken as given, and only the run's checks find ranks that differ
+  // (for tests of those checks).
+  bool refine_classes = true;
   // Analytical and flow mode: time a collective operation without its transfers reaching the
   // run (runtime_closed_form.cc): its members' ends come from a replay on a private copy of the
   // backend (collective_replay.h), done once per distinct operation and reused. Every output
@@ -208,6 +213,7 @@ class Runtime final : private network::CompletionHandler {
   static void closed_form_event(void* self, std::uint64_t instance);
   void end_closed_form_members(std::uint32_t instance);
   void arrive_point_to_point(workload::NodeId id);
+  network::TransferRequest point_to_point_request(const workload::Node& send) const;
   double weight_of(std::uint8_t stream) const;
   std::uint8_t class_of(std::uint8_t stream) const;
   void issue(const network::TransferRequest& request, std::uint32_t src_rank, std::uint32_t dst_rank,
@@ -233,8 +239,14 @@ class Runtime final : private network::CompletionHandler {
   // the operation standing for it; the twins' records and rendezvous.
   void build_joins();
   void settle(Instance& instance, collective::CollectiveSpec& spec);
-  std::shared_ptr<const OperationTiming> twin_timing(const Instance& model, workload::CommunicatorId twin,
-                                                     CollectiveRecord& settings);
+  // The closed-form timing of an operation like `model` on `communicator` (its own flow
+  // hashes), and the settings it runs with: known, or replayed and kept when hash-free.
+  std::shared_ptr<const OperationTiming> operation_timing(const Instance& model, workload::CommunicatorId communicator,
+                                                          CollectiveRecord& settings);
+  // The classes the run reduces (runtime_classes.cc): RuntimeOptions::symmetry's, refined
+  // before the run where closed-form timing applies (class_refinement.h); none when no class
+  // keeps two ranks.
+  void choose_classes();
   void time_twins(std::uint32_t instance);
   void record_twins(const Instance& instance);
 
@@ -295,6 +307,7 @@ class Runtime final : private network::CompletionHandler {
   // With symmetry: the mirrored nodes joining each representative's node (CSR by node id).
   std::vector<std::uint32_t> join_first_;
   std::vector<workload::NodeId> joins_;
+  std::shared_ptr<const RankSymmetry> refined_classes_;  // choose_classes(): options_.symmetry, when set
   std::optional<CommunicatorTwins> twins_;  // with symmetry and closed-form timing
   std::vector<std::uint64_t> twin_split_;   // per rank: where a skipped operation differed
   bool symmetry_broken_ = false;    // a mirrored part ended at another time than its original

@@ -63,8 +63,8 @@ void Runtime::build_joins() {
   });
 }
 
-std::shared_ptr<const OperationTiming> Runtime::twin_timing(const Instance& model, CommunicatorId twin,
-                                                            CollectiveRecord& settings) {
+std::shared_ptr<const OperationTiming> Runtime::operation_timing(const Instance& model, CommunicatorId twin,
+                                                                 CollectiveRecord& settings) {
   Instance shadow;
   shadow.communicator = twin;
   shadow.sequence = model.sequence;
@@ -108,7 +108,7 @@ void Runtime::time_twins(std::uint32_t index) {
   const RankSymmetry& symmetry = *options_.symmetry;
   for (const CommunicatorId twin : twins) {
     CollectiveRecord settings;
-    const std::shared_ptr<const OperationTiming> theirs = twin_timing(instance, twin, settings);
+    const std::shared_ptr<const OperationTiming> theirs = operation_timing(instance, twin, settings);
     const auto& ranks = workload_.communicator(twin).ranks;
     const bool same_run = settings.algorithm == record.algorithm && settings.protocol == record.protocol &&
                           settings.channels == record.channels && settings.chunks == record.chunks &&

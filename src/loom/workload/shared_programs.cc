@@ -86,6 +86,15 @@ void SharedPrograms::seal() {
   by_hash_.emplace(program.hash, mine);
 }
 
+std::vector<SharedPrograms::BlockInfo> SharedPrograms::blocks() const {
+  std::vector<BlockInfo> out;
+  out.reserve(blocks_.size());
+  for (const Block& b : blocks_) {
+    out.push_back({b.rank, b.first, static_cast<std::uint32_t>(programs_[b.program].nodes.size()), b.program});
+  }
+  return out;
+}
+
 const SharedPrograms::Block& SharedPrograms::block_of(NodeId id) const {
   const auto after = std::upper_bound(blocks_.begin(), blocks_.end(), id,
                                       [](NodeId x, const Block& b) { return x < b.first; });

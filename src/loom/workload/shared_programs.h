@@ -42,6 +42,17 @@ class SharedPrograms {
   // blocks sharing its program); the same rules as editable() apply to the record.
   void edit_each(const std::function<void(Node&, std::uint64_t copies)>& f);
 
+  // A block as readers see it: its rank, first node, node count and program. Blocks with one
+  // program hold equal nodes but for their rank, communicators and peers.
+  struct BlockInfo {
+    std::uint32_t rank = 0;
+    NodeId first = 0;
+    std::uint32_t nodes = 0;
+    std::uint32_t program = 0;
+  };
+  // Every block in id order. O(blocks).
+  std::vector<BlockInfo> blocks() const;
+
   std::uint32_t program_count() const { return static_cast<std::uint32_t>(programs_.size()); }
   std::uint32_t block_count() const { return static_cast<std::uint32_t>(blocks_.size()); }
   std::uint64_t stored_nodes() const;

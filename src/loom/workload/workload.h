@@ -85,6 +85,11 @@ class Workload {
   // per node).
   std::uint32_t program_count() const { return shared_ ? programs_.program_count() : 0; }
   std::uint64_t stored_nodes() const { return shared_ ? programs_.stored_nodes() : nodes_.size(); }
+  // Shared programs: every block of one rank's nodes, in id order (SharedPrograms::blocks); none
+  // when stored per node.
+  std::vector<SharedPrograms::BlockInfo> program_blocks() const {
+    return shared_ ? programs_.blocks() : std::vector<SharedPrograms::BlockInfo>{};
+  }
 
   // Whole-workload checks beyond what add_node can see: every send has its matching receive
   // (same src, dst, tag, bytes, in the same order) and vice versa. UserError naming the first
