@@ -57,6 +57,7 @@ void Fabric::transmit(LinkId link, PacketId id) {
   port.busy_until = here.now() + done;
   const Time arrival = here.now() + done + port.delay;
   const std::uint32_t key = order_key(EventKind::kArrive, link, arrival);
+  if ((packet.flags & kMayComplete) != 0) [[unlikely]] final_sent(lane, id, link, arrival);
   if (far_lp_[link] == kSameLp) [[likely]] {
     at_dst(link).post_at<&Fabric::on_arrive>(arrival, this, id, key);
   } else {
@@ -115,6 +116,7 @@ void Fabric::on_arrive(std::uint64_t packet_id) {
   if (packet.hop + 1u < length) {
     forward(lane, id, arrived_on);
   } else if (data) {
+    if ((packet.flags & kMayComplete) != 0) [[unlikely]] final_gone(lane, id);
     receive_data(lane, id, here.now());
   } else {
     receive_ack(lane, id, here.now());
@@ -143,12 +145,14 @@ void Fabric::forward(Lane& lane, PacketId id, LinkId arrived_on) {
     packet.in_link = arrived_on;
     if (buffer_.take_pause(arrived_on, packet.priority)) send_pfc(arrived_on, packet.priority, true);
   }
+  if ((packet.flags & kMayComplete) != 0) [[unlikely]] final_queued(lane, id);
   enqueue(next, id);
   try_transmit(next);
 }
 
 void Fabric::drop(Lane& lane, PacketId id, LinkId at, bool on_cable) {
   ++lane.counters.drops;
+  if ((pool_[id].flags & kMayComplete) != 0) [[unlikely]] final_gone(lane, id);
   // The port's record belongs to the link's source; the far end counts apart.
   ++(on_cable ? lost_on_cable_[at] : ports_[at].drops);
   release(lane, id);

@@ -49,13 +49,12 @@ void PacketBackend::start(const TransferRequest& request, CompletionHandler& han
     simulator_.schedule_in(ideal_time(request), &PacketBackend::deliver, &handler, cookie);
     return;
   }
-  if (executor_ && simulator_.now() < executor_->lp_clock()) {
-    // Started while catching up after a window: the LPs have run past now.
-    deferred_.push_back({request, &handler, cookie});
-    simulator_.post_at(executor_->lp_clock(), &PacketBackend::start_deferred, this);
-    ++deferred_starts_;
-    deferred_time_ += executor_->lp_clock() - simulator_.now();
-    return;
+  if (executor_) {
+    // Windows end at every instant a completion may come, so no LP has run past now.
+    LOOM_ASSERT(simulator_.now() >= executor_->lp_clock(),
+                "a transfer started at " + to_string(simulator_.now()) + ", after the LPs ran to " +
+                    to_string(executor_->lp_clock()) + ": a completion came before the reaction horizon");
+    executor_->bring_to_clock(request.src);
   }
   const std::uint32_t id = transfers_.acquire();
   if (monitor_) monitor_->start();  // sampling pauses whenever the fabric falls idle
@@ -173,8 +172,7 @@ std::vector<Statistic> PacketBackend::statistics() const {
                            {"windows.lookahead_ps", static_cast<std::uint64_t>(partition_->lookahead.picoseconds())},
                            {"windows.windows", w.windows}, {"windows.global_steps", w.global_steps},
                            {"windows.handed_over", w.handed_over}, {"windows.lp_events", lp_events},
-                           {"windows.deferred_starts", deferred_starts_},
-                           {"windows.deferred_ps", static_cast<std::uint64_t>(deferred_time_.picoseconds())},
+                           {"windows.cut", w.cut},
                            {"windows.threads.count", w.threads},
                            {"windows.threads.imbalance_permille", static_cast<std::uint64_t>(std::lround(w.window_imbalance * 1000))},
                            {"windows.threads.rebalances", w.rebalances}});

@@ -36,6 +36,9 @@ enum class PacketKind : std::uint8_t { kData, kAck, kNack };
 // Packet flags.
 inline constexpr std::uint8_t kEcnCe = 1;    // data: marked Congestion Experienced on the way
 inline constexpr std::uint8_t kEcnEcho = 2;  // ACK/NACK: echoes a mark (a CNP for DCQCN)
+// Data, when the fabric bounds completions (Fabric::bound_completions): its arrival at the
+// receiver may complete its QP.
+inline constexpr std::uint8_t kMayComplete = 4;
 
 struct Packet {
   std::uint64_t seq = 0;   // data: offset of the first payload byte; ACK/NACK: next expected
