@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The windowed packet executor on 2 threads against 1, on the WebSearch-like 30% load over the
-# HPCC fat320 fixture's fabric (20 racks as LPs, lookahead 1 us), back to back in one process:
+# The windowed packet executor on 2 threads against 1 and against the serial run, on the
+# WebSearch-like 30% load over the HPCC fixture's fat320 fabric (20 racks as LPs, lookahead 1 us;
+# flows starting for 3 ms, a few seconds serial: LOAD=websearch30_fat320 for 500 us), back to back:
 # prints each run's wall and user time, events, windows (synchronisation rounds), events handed
 # to another LP, the threads' window imbalance and rebalances, the load average beside each wall
 # time, and the ratios of events per second of wall time. Wall times mean something only on an
@@ -23,6 +24,7 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 bench="${BENCH:-$root/build/bench/loom_bench}"
 cc="${CC:-dcqcn}"
+load="${LOAD:-websearch30_fat320_3ms}"
 threads="${THREADS:-1 2}"
 [[ -x "$bench" ]] || { echo "run_windowed_threads: no $bench (build the loom_bench target)" >&2; exit 2; }
 cores="$(nproc)"
@@ -45,7 +47,7 @@ timed() {
 }
 
 for name in "${names[@]}"; do
-  timed "$name" "$bench" --benchmark_filter="packet/windowed/websearch30_fat320/$cc/$name/" \
+  timed "$name" "$bench" --benchmark_filter="packet/windowed/$load/$cc/$name/" \
     --benchmark_out="$out/$name.json" --benchmark_out_format=json
 done
 
