@@ -52,6 +52,7 @@ void Fabric::transmit(LinkId link, PacketId id) {
       }
     }
   }
+  packet.in_link = link;  // on the wire
   port.tx_bytes += packet.wire;
   const Time done = port.serialization(packet.wire);
   port.busy_until = here.now() + done;
@@ -100,9 +101,9 @@ void Fabric::on_arrive(std::uint64_t packet_id) {
   const auto id = static_cast<PacketId>(packet_id);
   Packet& packet = pool_[id];
   const bool data = packet.kind == PacketKind::kData;
-  const topology::LinkId* path = data ? paths_.data(packet.qp, packet.path) : paths_.reverse(packet.qp);
   const std::uint32_t length = packet.path_links;
-  const LinkId arrived_on = path[packet.hop];
+  // The link it crossed (its QP's path may have changed since, when re-routed).
+  const LinkId arrived_on = packet.in_link;
   const Simulator& here = at_dst(arrived_on);
   Lane& lane = dst_lane(arrived_on);
   prefetch_next_arrival(here);
