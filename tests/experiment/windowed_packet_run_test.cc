@@ -77,6 +77,7 @@ RunFiles run_with(const std::string& text, const std::vector<std::string>& overr
       nlohmann::json& packet = summary.at("config").at("network").at("packet");
       packet.erase("lp_delay_threshold");
       packet.erase("threads");
+      packet.erase("lp_groups");
       summary.at("network").erase("windows");
       summary.at("totals").erase("events");
       contents = summary.dump(1);
@@ -124,6 +125,10 @@ TEST(WindowedPacketRun, TrainingWithAFailedCableEqualsTheSerialRunOnOneTwoAndFou
     EXPECT_EQ(windowed.outcome.summary.at("network").at("windows").at("threads").at("count"), threads);
     expect_same_files(serial, windowed, std::to_string(threads) + " threads");
   }
+  // The LPs merged into three groups (network.packet.lp_groups): three event queues, the same files.
+  const RunFiles grouped = run_with(kTraining, {"network.packet.lp_groups=3", "network.packet.threads=2"});
+  EXPECT_EQ(statistic(grouped.outcome, "windows", "lps"), 3u);
+  expect_same_files(serial, grouped, "3 groups on 2 threads");
 }
 
 // A ring all-reduce's next send follows its protocol hop latency (NCCL's, microseconds: past

@@ -21,7 +21,8 @@ PacketBackend::PacketBackend(Simulator& simulator, const topology::Topology& top
                              const topology::Routing& routing, const PacketParams& params)
     : simulator_(simulator), routing_(routing), queue_pairs_(params.nic.queue_pairs), queues_(params.sw.queues),
       spraying_(params.packet_spraying), fabric_(simulator, topology, params),
-      lp_delay_threshold_(params.lp_delay_threshold), lp_racks_(params.lp_racks), threads_(params.threads) {
+      lp_delay_threshold_(params.lp_delay_threshold), lp_racks_(params.lp_racks),
+      lp_groups_(params.lp_groups), threads_(params.threads) {
   fabric_.set_listener(this);
   if (params.monitor.any()) monitor_.emplace(simulator, fabric_, MonitorParams{params.monitor, Time::max(), {}});
   if (params.scale_up_flow) scale_up_ = std::make_unique<ScaleUpFlow>(simulator, topology, routing);

@@ -104,7 +104,7 @@ class PacketBackend final : public Backend, private FabricListener, private para
   }
 
   // Runs the fabric over the LPs of params.lp_delay_threshold (> 0; racks joined with
-  // params.lp_racks) on params.threads threads
+  // params.lp_racks, merged into params.lp_groups) on params.threads threads
   // from now on (see the top of this file). Before any transfer starts; UserError when the
   // threshold makes one LP, or a zero-delay cable lies between LPs.
   void use_windows();
@@ -183,6 +183,7 @@ class PacketBackend final : public Backend, private FabricListener, private para
   };
   Time lp_delay_threshold_;
   bool lp_racks_ = false;
+  std::uint32_t lp_groups_ = 0;
   std::uint32_t threads_ = 1;
   std::optional<parallel::LpPartition> partition_;
   std::unique_ptr<parallel::WindowedExecutor> executor_;

@@ -18,7 +18,7 @@ constexpr std::uint32_t kAfterDrivers = std::numeric_limits<std::uint32_t>::max(
 
 void PacketBackend::use_windows() {
   LOOM_ASSERT(!executor_ && transfers_.live() == 0, "windows set up twice, or after transfers started");
-  partition_ = parallel::partition_for(fabric_.topology(), lp_delay_threshold_, lp_racks_);
+  partition_ = parallel::partition_for(fabric_.topology(), lp_delay_threshold_, lp_racks_, lp_groups_);
   fabric_.bound_completions();
   parallel::WindowListener& listener = *this;
   executor_ = std::make_unique<parallel::WindowedExecutor>(simulator_, fabric_, *partition_, threads_, &listener);
