@@ -13,7 +13,9 @@
 // LPs would split them, and windowed/websearch30_fat320/* runs that load serially and with the
 // windowed executor on one thread over an LP per node and over the five pods, and on 1, 2 and 4
 // threads over 20 racks (items: events per second of wall time), printing the executor's cost
-// and the threads' speed-up as ratios (bench/run_windowed_threads.sh).
+// and the threads' speed-up as ratios (bench/run_windowed_threads.sh);
+// windowed/websearch30_fat320_3ms/* does the same with flows starting for 3 ms instead of
+// 500 us (a few seconds serial, long enough to time threads), serially and over the racks.
 // Each for DCQCN and HPCC. Items are data-packet hops (a data packet crossing one link), the
 // unit in which ns-3's speed is quoted (0.2-0.4 M/s for HPCC's ns-3 on these machines).
 // Counters: events/s, hops/s, bytes per in-flight packet and per QP, fabric heap at the end,
@@ -213,10 +215,10 @@ Load at_time_zero(const Scenario& s) {
 }
 
 // A WebSearch-like load on the HPCC fixture's 320-host fat-tree: every host starts flows to
-// uniformly drawn other hosts at Poisson times for 500 us, sizes from the web-search flow-size
+// uniformly drawn other hosts at Poisson times for `duration`, sizes from the web-search flow-size
 // CDF (DCTCP, as HPCC's traffic generator ships it: 15% up to 10 kB, median about 80 kB, 3% over
 // 10 MB, largest 30 MB), at a rate giving 30% of each 100 Gb/s host link on average. Seeded.
-Load websearch30(const Scenario& fat) {
+Load websearch30(const Scenario& fat, Time duration = Time::us(500)) {
   static constexpr std::array<std::pair<double, double>, 12> kCdf = {{{0, 0},
                                                                       {10'000, 0.15},
                                                                       {20'000, 0.2},
@@ -237,7 +239,7 @@ Load websearch30(const Scenario& fat) {
   RandomStream random(1, "websearch30");
   const std::uint32_t hosts = fat.topology.gpu_count();
   for (std::uint32_t h = 0; h < hosts; ++h) {
-    for (double t = random.exponential(gap_s); t < 500e-6; t += random.exponential(gap_s)) {
+    for (double t = random.exponential(gap_s); t < duration.seconds(); t += random.exponential(gap_s)) {
       const double u = random.uniform();
       std::size_t i = 1;
       while (kCdf[i].second < u) ++i;
@@ -504,6 +506,17 @@ void register_packet_benchmarks(Registry& registry) {
                        windowed + "racks_2_threads", windowed + "racks_1_thread");
     registry.add_ratio(fmt::format("packet windowed executor, 2 threads over the serial run, WebSearch fat320, {}", name),
                        windowed + "racks_2_threads", windowed + "serial");
+    const std::string longer = fmt::format("packet/windowed/websearch30_fat320_3ms/{}/", name);
+    for (const Variant v : {Variant{"serial", Lps::kNone, 1}, Variant{"racks_1_thread", Lps::kRacks, 1},
+                            Variant{"racks_2_threads", Lps::kRacks, 2}, Variant{"racks_4_threads", Lps::kRacks, 4}}) {
+      registry.add(longer + v.name,
+                   [k, v](benchmark::State& s) { windowed_run(s, websearch30(incast, Time::ms(3)), k, v.lps, v.threads); })
+          ->Unit(benchmark::kMillisecond)
+          ->UseRealTime()
+          ->Iterations(1);
+    }
+    registry.add_ratio(fmt::format("packet windowed executor, 2 threads over the serial run, WebSearch 3 ms fat320, {}", name),
+                       longer + "racks_2_threads", longer + "serial");
     for (const char* variant : {"one_thread", "one_thread_pods"}) {
       registry.add_ratio(fmt::format("packet windowed executor on one thread ({}), its cost (serial events/s over its), "
                                      "WebSearch fat320, {}", variant, name),

@@ -152,7 +152,7 @@ TEST(NetworkSection, EveryParameterRejectsAValueOutsideItsRange) {
       ++checked;
     }
   }
-  EXPECT_EQ(checked, 50);  // every count, size, time, real and positive bandwidth of both tables
+  EXPECT_EQ(checked, 51);  // every count, size, time, real and positive bandwidth of both tables
 }
 
 // Every parameter reaches the parameters the backend gets: a value inside the range, set

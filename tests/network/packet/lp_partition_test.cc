@@ -68,6 +68,29 @@ TEST(LpPartition, ThresholdGroupsEachRackWithItsRailTorsAndLeavesSpinesAlone) {
   EXPECT_EQ(p.rule, "delay < 1us");
 }
 
+// Two groups of the six LPs (two racks of 4 hosts and their ToRs, four spines), by node count:
+// a rack and two spines each, so the groups hold as many nodes; the lookahead stays the spine
+// cables' 2 us. More groups than LPs leave the LPs as they were.
+TEST(LpPartition, GroupsMergeLpsByNodeCount) {
+  const Topology t = rail_fabric();
+  const LpPartition lps = partition_by_delay(t, Time::us(1));
+  const LpPartition two = group_lps(t, lps, 2);
+  ASSERT_EQ(two.lp_count, 2u);
+  const std::vector<std::vector<NodeId>> members = two.members();
+  EXPECT_EQ(members[0].size(), members[1].size());
+  for (NodeId n = 0; n < t.node_count(); ++n) {
+    for (NodeId m = 0; m < t.node_count(); ++m) {
+      if (lps.lp_of_node[n] == lps.lp_of_node[m]) {
+        EXPECT_EQ(two.lp_of_node[n], two.lp_of_node[m]) << n << " " << m;
+      }
+    }
+  }
+  EXPECT_EQ(two.lookahead, Time::us(2));
+  EXPECT_EQ(two.rule, "delay < 1us, LPs in 2 groups");
+  EXPECT_EQ(group_lps(t, lps, 10).lp_of_node, lps.lp_of_node);
+  EXPECT_EQ(partition_for(t, Time::us(1), false, 2).lp_of_node, two.lp_of_node);
+}
+
 TEST(LpPartition, LookaheadIsTheSmallestDelayBetweenLps) {
   const Topology t = rail_fabric();
   // At the NIC cables' 100 ns (below NVLink's 150 ns and PCIe's 250 ns) every node is alone and

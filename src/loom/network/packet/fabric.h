@@ -190,6 +190,16 @@ class Fabric {
   // Collective, after the run: every rank's PFC log merged in the serial order (and capped),
   // and counters summed, on every rank.
   void gather_from_ranks(parallel::RankExchange& ranks);
+  // From now on, keeps track of every data packet whose arrival may complete its QP (the last
+  // packet of its QP; with selective repeat, any packet sent once the last was, or any packet
+  // under packet spraying), so that earliest_completion() can bound when the next QP is
+  // delivered (fabric_completions.cc). Before any queue pair starts.
+  void bound_completions();
+  // A lower bound on the time at which the next QP is delivered, when every node's clock is at
+  // least `now` and none has run an event after it: each tracked packet's time of arrival at
+  // its next node (or `now`, queued there), plus the serialisation and delay of every link left
+  // on its path. Time::max() when no such packet exists. Only while no LP runs.
+  Time earliest_completion(Time now) const;
   // The simulator that runs `node`'s events (its clock is the node's time during them).
   const Simulator& simulator_at(topology::NodeId node) const { return *node_sim_[node]; }
 
@@ -283,6 +293,14 @@ class Fabric {
     return (static_cast<std::uint32_t>(kind) << kOrderIdBits) | permuted;
   }
 
+  // A data packet that may complete its QP (kMayComplete): in flight towards `lp`, arriving
+  // at `arrival`, or queued at a port of `lp`.
+  struct FinalCopy {
+    PacketId id = kNoPacket;
+    std::uint32_t lp = 0;
+    bool queued = false;
+    Time arrival;
+  };
   // An event one LP schedules at another, held until the window's end.
   struct HandOff {
     Time when;
@@ -305,6 +323,10 @@ class Fabric {
     // entry per packet), QPs whose slots became free, and QPs ended; applied at the window's end.
     std::vector<QpId> released, freed;
     std::uint32_t ended = 0;
+    // bound_completions: the tracked packets whose next event is at this LP (in flight towards
+    // one of its nodes, or queued at one of its ports), and those this LP sent to another LP in
+    // this window (they join that LP's `finals` between windows).
+    std::vector<FinalCopy> finals, finals_out;
   };
 
   // event handlers
@@ -361,6 +383,17 @@ class Fabric {
   void settle_qps();
   // QP notes are kept in lanes until settled: inside windows, and always when ranked.
   bool notes_deferred() const { return window_open_ || ranked_; }
+  // bound_completions: a kMayComplete packet sent over `link`, arriving at `arrival`; queued at
+  // a port of the lane's LP; gone (delivered or dropped) there.
+  void final_sent(Lane& lane, PacketId id, topology::LinkId link, Time arrival);
+  void final_queued(Lane& lane, PacketId id);
+  void final_gone(Lane& lane, PacketId id);
+  // Whether the packet `next_data_packet` makes of `qp` (its bytes [seq, seq + payload)) may
+  // complete it on arrival.
+  bool may_complete(const Qp& qp, std::uint64_t seq, std::uint32_t payload) const;
+  // Hands the finals_out of every lane to the lanes of their LPs (between windows).
+  void pass_finals_on();
+  Time earliest_arrival(const FinalCopy& copy, Time now) const;
 
   Simulator& simulator_;  // the drivers' (and, unless use_lp_simulators, every node's)
   std::vector<Simulator*> node_sim_;  // by node id
@@ -409,6 +442,7 @@ class Fabric {
   bool ack_control_ = false;  // ACK/NACK in the control class
   bool wrr_ = false;          // sw.scheduler is weighted round robin
   bool rerouted_ = false;          // some QP changed paths: arrivals check route epochs
+  bool bound_completions_ = false;  // packets that may complete their QP are tracked
   std::uint32_t active_qps_ = 0;
   Bytes data_header_ = 0;
   Bytes ack_wire_ = 0;

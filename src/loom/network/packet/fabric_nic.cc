@@ -182,6 +182,7 @@ PacketId Fabric::next_data_packet(LinkId link) {
       qp.snd_nxt += payload;
       qp.sent_high = std::max(qp.sent_high, qp.snd_nxt);
     }
+    if (bound_completions_ && may_complete(qp, seq, payload)) packet.flags |= kMayComplete;
     qp.last_wire = packet.wire;
     const double gap_ps = static_cast<double>(packet.wire) * 8e12 / qp.cc.rate;
     qp.next_avail = now + Time::ps(static_cast<std::int64_t>(std::ceil(gap_ps)));

@@ -52,11 +52,13 @@ void Fabric::transmit(LinkId link, PacketId id) {
       }
     }
   }
+  packet.in_link = link;  // on the wire
   port.tx_bytes += packet.wire;
   const Time done = port.serialization(packet.wire);
   port.busy_until = here.now() + done;
   const Time arrival = here.now() + done + port.delay;
   const std::uint32_t key = order_key(EventKind::kArrive, link, arrival);
+  if ((packet.flags & kMayComplete) != 0) [[unlikely]] final_sent(lane, id, link, arrival);
   if (far_lp_[link] == kSameLp) [[likely]] {
     at_dst(link).post_at<&Fabric::on_arrive>(arrival, this, id, key);
   } else {
@@ -99,9 +101,9 @@ void Fabric::on_arrive(std::uint64_t packet_id) {
   const auto id = static_cast<PacketId>(packet_id);
   Packet& packet = pool_[id];
   const bool data = packet.kind == PacketKind::kData;
-  const topology::LinkId* path = data ? paths_.data(packet.qp, packet.path) : paths_.reverse(packet.qp);
   const std::uint32_t length = packet.path_links;
-  const LinkId arrived_on = path[packet.hop];
+  // The link it crossed (its QP's path may have changed since, when re-routed).
+  const LinkId arrived_on = packet.in_link;
   const Simulator& here = at_dst(arrived_on);
   Lane& lane = dst_lane(arrived_on);
   prefetch_next_arrival(here);
@@ -115,6 +117,7 @@ void Fabric::on_arrive(std::uint64_t packet_id) {
   if (packet.hop + 1u < length) {
     forward(lane, id, arrived_on);
   } else if (data) {
+    if ((packet.flags & kMayComplete) != 0) [[unlikely]] final_gone(lane, id);
     receive_data(lane, id, here.now());
   } else {
     receive_ack(lane, id, here.now());
@@ -143,12 +146,14 @@ void Fabric::forward(Lane& lane, PacketId id, LinkId arrived_on) {
     packet.in_link = arrived_on;
     if (buffer_.take_pause(arrived_on, packet.priority)) send_pfc(arrived_on, packet.priority, true);
   }
+  if ((packet.flags & kMayComplete) != 0) [[unlikely]] final_queued(lane, id);
   enqueue(next, id);
   try_transmit(next);
 }
 
 void Fabric::drop(Lane& lane, PacketId id, LinkId at, bool on_cable) {
   ++lane.counters.drops;
+  if ((pool_[id].flags & kMayComplete) != 0) [[unlikely]] final_gone(lane, id);
   // The port's record belongs to the link's source; the far end counts apart.
   ++(on_cable ? lost_on_cable_[at] : ports_[at].drops);
   release(lane, id);

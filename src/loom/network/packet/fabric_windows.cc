@@ -40,6 +40,7 @@ Time Fabric::earliest_handoff() const {
 
 void Fabric::begin_window() {
   window_open_ = true;
+  if (bound_completions_) pass_finals_on();
   // The threads posted last window's inbound events before running their LPs in it.
   for (Lane& lane : lanes_) {
     lane.inbound.clear();

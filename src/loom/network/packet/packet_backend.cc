@@ -21,7 +21,8 @@ PacketBackend::PacketBackend(Simulator& simulator, const topology::Topology& top
                              const topology::Routing& routing, const PacketParams& params)
     : simulator_(simulator), routing_(routing), queue_pairs_(params.nic.queue_pairs), queues_(params.sw.queues),
       spraying_(params.packet_spraying), fabric_(simulator, topology, params),
-      lp_delay_threshold_(params.lp_delay_threshold), lp_racks_(params.lp_racks), threads_(params.threads) {
+      lp_delay_threshold_(params.lp_delay_threshold), lp_racks_(params.lp_racks),
+      lp_groups_(params.lp_groups), threads_(params.threads) {
   fabric_.set_listener(this);
   if (params.monitor.any()) monitor_.emplace(simulator, fabric_, MonitorParams{params.monitor, Time::max(), {}});
   if (params.scale_up_flow) scale_up_ = std::make_unique<ScaleUpFlow>(simulator, topology, routing);
@@ -49,13 +50,12 @@ void PacketBackend::start(const TransferRequest& request, CompletionHandler& han
     simulator_.schedule_in(ideal_time(request), &PacketBackend::deliver, &handler, cookie);
     return;
   }
-  if (executor_ && simulator_.now() < executor_->lp_clock()) {
-    // Started while catching up after a window: the LPs have run past now.
-    deferred_.push_back({request, &handler, cookie});
-    simulator_.post_at(executor_->lp_clock(), &PacketBackend::start_deferred, this);
-    ++deferred_starts_;
-    deferred_time_ += executor_->lp_clock() - simulator_.now();
-    return;
+  if (executor_) {
+    // Windows end at every instant a completion may come, so no LP has run past now.
+    LOOM_ASSERT(simulator_.now() >= executor_->lp_clock(),
+                "a transfer started at " + to_string(simulator_.now()) + ", after the LPs ran to " +
+                    to_string(executor_->lp_clock()) + ": a completion came before the reaction horizon");
+    executor_->bring_to_clock(request.src);
   }
   const std::uint32_t id = transfers_.acquire();
   if (monitor_) monitor_->start();  // sampling pauses whenever the fabric falls idle
@@ -173,8 +173,7 @@ std::vector<Statistic> PacketBackend::statistics() const {
                            {"windows.lookahead_ps", static_cast<std::uint64_t>(partition_->lookahead.picoseconds())},
                            {"windows.windows", w.windows}, {"windows.global_steps", w.global_steps},
                            {"windows.handed_over", w.handed_over}, {"windows.lp_events", lp_events},
-                           {"windows.deferred_starts", deferred_starts_},
-                           {"windows.deferred_ps", static_cast<std::uint64_t>(deferred_time_.picoseconds())},
+                           {"windows.cut", w.cut},
                            {"windows.threads.count", w.threads},
                            {"windows.threads.imbalance_permille", static_cast<std::uint64_t>(std::lround(w.window_imbalance * 1000))},
                            {"windows.threads.rebalances", w.rebalances}});

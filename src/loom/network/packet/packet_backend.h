@@ -29,12 +29,12 @@
 // QP delivered inside a window is noted with its event's stamp; when the window ends, the
 // transfers completed in it are told, at their own times and in the serial run's order (after
 // the drivers' events of their instant, as a serial run's zero-delay completion events), and the
-// driver's events before the window's end run. A transfer started then, at a time the LPs have
-// already passed, is deferred to the window's end (a global step there); every other transfer
-// starts when the driver asks. So a run whose reactions to completions (protocol hop latency,
-// compute) all reach past the window's end equals the serial run; otherwise each deferred
-// start waits at most one lookahead, the same whatever the threads (statistics()
-// `windows.deferred_starts` counts them and `windows.deferred_ps` sums the waits).
+// driver's events before the window's end run. Since the driver may start a transfer at once,
+// every window ends right after the fabric's earliest possible completion
+// (Fabric::earliest_completion, the reaction horizon): the completions of a window all fall in
+// its last instant, which every LP has run, so a transfer started in reaction starts at its
+// serial time, and the run equals the serial one (statistics() `windows.cut` counts the windows
+// ended so).
 #pragma once
 
 #include <cstdint>
@@ -104,7 +104,7 @@ class PacketBackend final : public Backend, private FabricListener, private para
   }
 
   // Runs the fabric over the LPs of params.lp_delay_threshold (> 0; racks joined with
-  // params.lp_racks) on params.threads threads
+  // params.lp_racks, merged into params.lp_groups) on params.threads threads
   // from now on (see the top of this file). Before any transfer starts; UserError when the
   // threshold makes one LP, or a zero-delay cable lies between LPs.
   void use_windows();
@@ -142,13 +142,13 @@ class PacketBackend final : public Backend, private FabricListener, private para
   void apply_link_change(topology::LinkId link, bool up);
   void on_qp_acked(QpId qp, std::uint64_t tag) override;
   void window_ended(Time end) override;
+  Time reaction_horizon(Time start) override;
   // Windowed: the transfer of slot `id` completed in an LP's event (under the fabric's lock).
   void note_completion(QpId qp, std::uint32_t id);
   // Event: tells `handler` (a CompletionHandler) that the transfer of `cookie` completed.
   static void deliver(void* handler, std::uint64_t cookie);
-  // Events: the completions of this instant, each as a zero-delay event; a deferred start.
+  // Event: the completions of this instant, each as a zero-delay event.
   static void tell_completions(void* self, std::uint64_t unused);
-  static void start_deferred(void* self, std::uint64_t unused);
 
   // Packet spraying: up to kSprayPaths - 1 further equal-cost paths of a QP into alternates_.
   void collect_alternates(const TransferRequest& request, std::uint64_t hash);
@@ -171,7 +171,7 @@ class PacketBackend final : public Backend, private FabricListener, private para
   void set_origin(QpId qp, QpOrigin origin);
 
   // Windowed run: the LPs, their executor, transfers completed in the running window (slot and
-  // stamp), those to tell at their times, and starts waiting for the LPs' clock.
+  // stamp), and those to tell at their times.
   struct Completion {
     parallel::EventStamp stamp;
     std::uint32_t transfer = 0;
@@ -181,21 +181,14 @@ class PacketBackend final : public Backend, private FabricListener, private para
     CompletionHandler* handler = nullptr;
     std::uint64_t cookie = 0;
   };
-  struct DeferredStart {
-    TransferRequest request;
-    CompletionHandler* handler = nullptr;
-    std::uint64_t cookie = 0;
-  };
   Time lp_delay_threshold_;
   bool lp_racks_ = false;
+  std::uint32_t lp_groups_ = 0;
   std::uint32_t threads_ = 1;
   std::optional<parallel::LpPartition> partition_;
   std::unique_ptr<parallel::WindowedExecutor> executor_;
   std::vector<Completion> completed_;   // this window's, in any order
   std::deque<ToTell> to_tell_;          // in serial order
-  std::deque<DeferredStart> deferred_;
-  std::uint64_t deferred_starts_ = 0;
-  Time deferred_time_;
 
   SlotVector<Transfer> transfers_;
   std::vector<QpOrigin> qp_origin_;  // by QP id

@@ -18,7 +18,8 @@ constexpr std::uint32_t kAfterDrivers = std::numeric_limits<std::uint32_t>::max(
 
 void PacketBackend::use_windows() {
   LOOM_ASSERT(!executor_ && transfers_.live() == 0, "windows set up twice, or after transfers started");
-  partition_ = parallel::partition_for(fabric_.topology(), lp_delay_threshold_, lp_racks_);
+  partition_ = parallel::partition_for(fabric_.topology(), lp_delay_threshold_, lp_racks_, lp_groups_);
+  fabric_.bound_completions();
   parallel::WindowListener& listener = *this;
   executor_ = std::make_unique<parallel::WindowedExecutor>(simulator_, fabric_, *partition_, threads_, &listener);
 }
@@ -35,6 +36,12 @@ void PacketBackend::run(Simulator& simulator) {
 std::optional<parallel::WindowStats> PacketBackend::window_stats() const {
   if (!executor_) return std::nullopt;
   return executor_->stats();
+}
+
+Time PacketBackend::reaction_horizon(Time start) {
+  // The runtime reacts to a completion at once; it touches the fabric for nothing else inside
+  // a window (its own events are global steps).
+  return fabric_.earliest_completion(start);
 }
 
 void PacketBackend::note_completion(QpId qp, std::uint32_t id) {
@@ -73,11 +80,5 @@ void PacketBackend::tell_completions(void* self, std::uint64_t) {
   }
 }
 
-void PacketBackend::start_deferred(void* self, std::uint64_t) {
-  auto* backend = static_cast<PacketBackend*>(self);
-  const DeferredStart next = backend->deferred_.front();
-  backend->deferred_.pop_front();
-  backend->start(next.request, *next.handler, next.cookie);
-}
 
 }  // namespace loom::network::packet

@@ -158,6 +158,9 @@ void visit_parameters(PacketParams& p, ParamVisitor& v) {
          "(parallel/README.md; same outputs); 0 = one serial event queue");
   v.flag("lp_racks", p.lp_racks,
          "with lp_delay_threshold: an LP cabled to one other LP only joins it (a host its ToR), so racks are LPs");
+  v.count("lp_groups", p.lp_groups, 0, 1 << 20,
+          "with lp_delay_threshold: the LPs merged into this many, placed by node count (fewer event queues, each "
+          "thread running a few large LPs; same outputs); 0 = every LP kept");
   v.count("threads", p.threads, 1, 1024, "threads running the windows of a windowed run (lp_delay_threshold > 0; same outputs)");
   v.group("fast_forward", "skip steady partitions (fastforward/README.md)",
           [&] { fastforward::visit_fast_forward(p.fast_forward, v); });

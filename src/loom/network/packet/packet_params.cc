@@ -160,6 +160,10 @@ void check_packet_params(const PacketParams& params) {
   if (params.lp_racks && params.lp_delay_threshold == Time::zero()) {
     fail("lp_racks", "true", "false without lp_delay_threshold: racks join the LPs the threshold makes");
   }
+  if (params.lp_groups > 0 && params.lp_delay_threshold == Time::zero()) {
+    fail("lp_groups", std::to_string(params.lp_groups), "0 without lp_delay_threshold: groups merge the LPs the threshold makes");
+  }
+  if (params.lp_groups == 1) fail("lp_groups", "1", "0 (every LP kept) or at least 2: one group leaves nothing to run in windows");
   if (params.lp_delay_threshold > Time::zero() && params.fast_forward.enabled) {
     fail("lp_delay_threshold", to_string(params.lp_delay_threshold),
          "0 with fast_forward on: a skip moves a partition spanning logical processes, which windows do not support yet");

@@ -195,6 +195,7 @@ struct PacketParams {
   // than this share a logical process; zero runs the one event queue of a serial run.
   Time lp_delay_threshold;
   bool lp_racks = false;             // ... and an LP cabled to one other LP only joins it (a host its ToR)
+  std::uint32_t lp_groups = 0;       // ... then the LPs are merged into this many by node count (0: kept)
   std::uint32_t threads = 1;         // threads running the LPs' windows (> 1 only with lp_delay_threshold)
 
   // The NIC window settings in force: the explicit ones, else the congestion control's default.

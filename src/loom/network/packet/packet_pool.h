@@ -36,6 +36,9 @@ enum class PacketKind : std::uint8_t { kData, kAck, kNack };
 // Packet flags.
 inline constexpr std::uint8_t kEcnCe = 1;    // data: marked Congestion Experienced on the way
 inline constexpr std::uint8_t kEcnEcho = 2;  // ACK/NACK: echoes a mark (a CNP for DCQCN)
+// Data, when the fabric bounds completions (Fabric::bound_completions): its arrival at the
+// receiver may complete its QP.
+inline constexpr std::uint8_t kMayComplete = 4;
 
 struct Packet {
   std::uint64_t seq = 0;   // data: offset of the first payload byte; ACK/NACK: next expected
@@ -44,7 +47,8 @@ struct Packet {
   std::uint32_t qp = 0;      // queue-pair index
   std::uint32_t payload = 0; // payload bytes (0 for ACK/NACK)
   std::uint32_t wire = 0;    // bytes on the wire
-  std::uint32_t in_link = 0; // the link it arrived on at the current switch
+  std::uint32_t in_link = 0; // queued at a switch: the link it arrived on (buffer accounting;
+                             // none when unaccounted); on the wire: the link it crosses
   std::uint8_t hop = 0;      // index of the link it is crossing within its path
   PacketKind kind = PacketKind::kData;
   std::uint8_t flags = 0;

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "loom/core/error.h"
+#include "loom/network/packet/parallel/lp_placement.h"
 
 namespace loom::network::packet::parallel {
 
@@ -114,9 +115,20 @@ LpPartition join_racks(const topology::Topology& topology, const LpPartition& pa
   return finish(topology, std::move(group), partition.rule + ", racks joined");
 }
 
-LpPartition partition_for(const topology::Topology& topology, Time threshold, bool racks) {
-  LpPartition by_delay = partition_by_delay(topology, threshold);
-  return racks ? join_racks(topology, by_delay) : by_delay;
+LpPartition group_lps(const topology::Topology& topology, const LpPartition& partition, std::uint32_t groups) {
+  LOOM_ASSERT(groups >= 1, "LPs in no group");
+  std::vector<std::uint64_t> nodes(partition.lp_count, 0);
+  for (const LpId lp : partition.lp_of_node) ++nodes[lp];
+  const std::vector<std::uint32_t> group_of = place_by_load(nodes, groups);
+  std::vector<std::uint32_t> group(topology.node_count());
+  for (NodeId n = 0; n < topology.node_count(); ++n) group[n] = group_of[partition.lp_of_node[n]];
+  return finish(topology, std::move(group), fmt::format("{}, LPs in {} groups", partition.rule, groups));
+}
+
+LpPartition partition_for(const topology::Topology& topology, Time threshold, bool racks, std::uint32_t groups) {
+  LpPartition lps = partition_by_delay(topology, threshold);
+  if (racks) lps = join_racks(topology, lps);
+  return groups > 0 ? group_lps(topology, lps, groups) : lps;
 }
 
 LpPartition partition_explicitly(const topology::Topology& topology, std::span<const std::uint32_t> lp_of_node) {

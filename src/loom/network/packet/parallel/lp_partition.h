@@ -53,8 +53,14 @@ LpPartition partition_by_delay(const topology::Topology& topology, Time threshol
 // and its hosts per LP instead of an LP per node. UserError as partition_explicitly.
 LpPartition join_racks(const topology::Topology& topology, const LpPartition& partition);
 
-// partition_by_delay, then join_racks when `racks`.
-LpPartition partition_for(const topology::Topology& topology, Time threshold, bool racks);
+// Groups of `partition`'s LPs: `groups` (>= 1) LPs placed by longest processing time first on
+// their node counts (lp_placement.h), each group one LP. A thread then runs a few large LPs
+// instead of many small ones (each LP has an event queue, cold when its turn comes). The
+// lookahead can only grow. Fewer than `groups` when there are fewer LPs.
+LpPartition group_lps(const topology::Topology& topology, const LpPartition& partition, std::uint32_t groups);
+
+// partition_by_delay, then join_racks when `racks`, then group_lps when `groups` > 0.
+LpPartition partition_for(const topology::Topology& topology, Time threshold, bool racks, std::uint32_t groups = 0);
 
 // The partition that puts node n in LP `lp_of_node[n]` (any ids; renumbered as above). UserError
 // when the list does not have one entry per node, or a zero-delay cable joins two LPs.

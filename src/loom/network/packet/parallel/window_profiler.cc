@@ -41,10 +41,8 @@ std::pair<LpId, bool> WindowProfiler::place(const EventQueue::Fired& event) cons
     return std::pair{here, here != there};
   };
   if (event.fn == handler<&Fabric::on_arrive>) {
-    const Packet& packet = fabric_.pool_[static_cast<PacketId>(event.arg)];
-    const topology::LinkId* path = packet.kind == PacketKind::kData ? fabric_.paths_.data(packet.qp, packet.path)
-                                                                    : fabric_.paths_.reverse(packet.qp);
-    return crossing(path[packet.hop], true);
+    // On the wire, a packet's in_link is the link it crosses.
+    return crossing(fabric_.pool_[static_cast<PacketId>(event.arg)].in_link, true);
   }
   if (event.fn == handler<&Fabric::on_pfc>) return crossing(static_cast<topology::LinkId>(event.arg >> 4), false);
   if (event.fn == handler<&Fabric::on_transmit_done> || event.fn == handler<&Fabric::on_wake>) {

@@ -111,7 +111,7 @@ bool WindowedExecutor::next_window(Time limit) {
     fabric_.end_window(window_end_);
     ++windows_;
     measure_window();
-    lp_clock_ = window_end_;
+    lp_clock_ = window_end_ - Time::ps(1);
     if (listener_ != nullptr) listener_->window_ended(window_end_);
     // Catching up: the global events the listener posted inside the window (they do not touch
     // the fabric, so the LPs' being past them changes nothing).
@@ -147,6 +147,14 @@ bool WindowedExecutor::next_window(Time limit) {
     Time end = lookahead >= Time::max() - start ? Time::max() : start + lookahead;
     end = std::min(end, global_next);
     if (limit < Time::max()) end = std::min(end, limit + Time::ps(1));
+    if (listener_ != nullptr) {
+      const Time horizon = listener_->reaction_horizon(start);
+      LOOM_ASSERT(horizon >= start, "a reaction horizon before the window's start");
+      if (horizon < end - Time::ps(1)) {
+        end = horizon + Time::ps(1);
+        ++cut_;
+      }
+    }
     window_start_ = start;
     window_end_ = end;
     window_open_ = true;
@@ -200,6 +208,11 @@ void WindowedExecutor::run_threads(Time limit) {
   }
 }
 
+void WindowedExecutor::bring_to_clock(topology::NodeId node) {
+  Simulator& lp = *lps_[partition_.lp_of_node[node]];
+  if (lp.now() < lp_clock_) lp.advance_to(lp_clock_);
+}
+
 std::uint64_t WindowedExecutor::events_processed() const {
   std::uint64_t events = global_.events_processed();
   for (const std::unique_ptr<Simulator>& lp : lps_) events += lp->events_processed();
@@ -215,6 +228,7 @@ WindowStats WindowedExecutor::stats() const {
   s.threads = threads_;
   if (lp_events_ > 0) s.window_imbalance = static_cast<double>(span_events_) * threads_ / static_cast<double>(lp_events_);
   s.rebalances = rebalances_;
+  s.cut = cut_;
   return s;
 }
 

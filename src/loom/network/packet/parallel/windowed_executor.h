@@ -14,8 +14,12 @@
 // Drivers that react to the fabric (the system runtime, told of transfer completions) are told
 // between windows: a WindowListener hears of each window's end, may post events on the global
 // simulator at times inside the window that ended (a completion at its own time), and the
-// executor then runs the global events due before the window's end ("catching up"). Those must
-// not touch the fabric: what they start there waits for lp_clock() (packet_backend.h).
+// executor then runs the global events due before the window's end ("catching up"). A driver
+// may react at once (a completion's zero-delay event starts the next transfer), so before each
+// window the listener names the earliest instant at which what it is told could make it touch
+// the fabric (reaction_horizon: the fabric's next possible completion), and the window ends
+// right after that instant: every LP has run that instant's events, as a serial run has when
+// its completion events run, and the driver's reactions start at their own time (lp_clock()).
 //
 // Exactness (the outputs equal a serial run's, byte for byte): every node sees its events in the
 // serial order, because simultaneous events are ordered by the fabric's order key, which does
@@ -65,6 +69,7 @@ struct WindowStats {
   // placement's cost (1: every window split evenly).
   double window_imbalance = 1;
   std::uint64_t rebalances = 0;     // placements changed after the first
+  std::uint64_t cut = 0;            // windows ended early at the listener's reaction horizon
 };
 
 // Told on the executor's thread between windows, while no LP runs.
@@ -73,6 +78,10 @@ class WindowListener {
   // The window that ran every LP's events before `end` is over (held events handed over, logs
   // merged). Events posted on the global simulator now at times before `end` run next.
   virtual void window_ended(Time end) = 0;
+  // Before a window starting at `start` (>= start; Time::max() for none): the earliest instant
+  // at which an event of the window could lead the listener to touch the fabric. The window
+  // ends right after it.
+  virtual Time reaction_horizon(Time start) = 0;
 
  protected:
   ~WindowListener() = default;
@@ -96,9 +105,12 @@ class WindowedExecutor {
   // watchdog (Simulator::interrupted, stalled).
   void run_until(Time limit);
 
-  // Every LP has run its events before this time and none after: the earliest time at which a
-  // driver may touch the fabric (a window's end after it, a global step's time during it).
+  // The earliest time at which a driver may touch the fabric: during a global step its time
+  // (no LP has run an event at it yet), after a window the window's last instant (every LP has
+  // run its events up to it, and none after).
   Time lp_clock() const { return lp_clock_; }
+  // Before a driver touches `node` at lp_clock() between windows: its LP's clock moves there.
+  void bring_to_clock(topology::NodeId node);
 
   static constexpr std::uint64_t kRebalanceWindows = 64;
   static constexpr double kRebalanceImbalance = 1.05;
@@ -148,7 +160,7 @@ class WindowedExecutor {
   bool window_open_ = false;
   bool stopped_ = false;  // the global simulator's run was interrupted or stalled
   std::vector<std::exception_ptr> failures_;     // per thread
-  std::uint64_t windows_ = 0, global_steps_ = 0, rebalances_ = 0;
+  std::uint64_t windows_ = 0, global_steps_ = 0, rebalances_ = 0, cut_ = 0;
 };
 
 }  // namespace loom::network::packet::parallel
