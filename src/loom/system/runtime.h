@@ -18,7 +18,7 @@
 // transfer starts when both have arrived and completes both nodes. With eager semantics
 // (ASTRA-sim's, for Chakra traces) a send's transfer starts when the send does and completes
 // the send when the data has arrived; its receive completes then, or when it is posted if the
-// data came first (held until then, counted in RunResult::sends_held).
+// data came first (held until then; RunResult::sends_held counts those that waited).
 //
 // Every node's start, end and start cause are recorded (RunResult::nodes) so metrics and the
 // critical path can be derived afterwards (metrics.h). Deterministic: ready nodes are processed
@@ -33,7 +33,6 @@
 #include <optional>
 #include <tuple>
 #include <unordered_map>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -303,9 +302,9 @@ class Runtime final : private network::CompletionHandler {
   std::vector<std::vector<std::uint32_t>> open_instances_;    // per communicator: by sequence
   std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>, PointToPoint> channels_;  // (src, dst, tag)
   // Eager semantics: sends in flight whose receive was posted meanwhile (send -> receive), and
-  // sends whose data arrived before their receive was posted.
+  // sends whose data arrived before their receive was posted (send -> arrival).
   std::unordered_map<workload::NodeId, workload::NodeId> eager_receivers_;
-  std::unordered_set<workload::NodeId> eager_held_;
+  std::unordered_map<workload::NodeId, Time> eager_held_;
   std::vector<std::shared_ptr<const collective::GroupLayout>> layouts_;  // per communicator, on demand
   // Where in-switch collectives (NVLS, in-network) reduce: per communicator, on demand
   // (runtime_collectives.cc).

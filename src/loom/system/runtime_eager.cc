@@ -35,12 +35,17 @@ void Runtime::arrive_eager(NodeId id) {
   }
   const NodeId send = channel.sends.front();
   channel.sends.pop_front();
-  if (eager_held_.erase(send) == 0) {
+  const auto held = eager_held_.find(send);
+  if (held == eager_held_.end()) {
     // Its data is on the way: the receive ends when it arrives.
     eager_receivers_.emplace(send, id);
     result_.nodes[id].rendezvous = send;
     return;
   }
+  // Counted only when it waited: data arriving at this very instant is no different from data
+  // arriving just after, whichever event came first.
+  if (held->second < simulator_.now()) ++result_.sends_held;
+  eager_held_.erase(held);
   // The data is here already: the receive takes it now. A zero delay keeps a chain of such
   // receives from recursing.
   result_.nodes[id].rendezvous = id;
@@ -57,8 +62,7 @@ void Runtime::eager_delivered(NodeId send) {
   end_point_to_point(send);
   const auto receiver = eager_receivers_.find(send);
   if (receiver == eager_receivers_.end()) {
-    eager_held_.insert(send);  // the receive is not posted yet
-    ++result_.sends_held;
+    eager_held_.emplace(send, simulator_.now());  // the receive is not posted yet
     return;
   }
   const NodeId recv = receiver->second;
