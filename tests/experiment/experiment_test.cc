@@ -609,6 +609,25 @@ TEST(Experiment, TraceWorkloadsLoadChakraFixtures) {
   EXPECT_EQ(outcome.result.collectives[0].members, 8u);
 }
 
+// ASTRA-sim's custom ring all-reduce needs eager sends (a receive waits on the rank's previous
+// send): Chakra traces get them, the summary counts held data, and rendezvous may be chosen.
+TEST(Experiment, ChakraTracesRunWithEagerSendsUnlessToldOtherwise) {
+  const fs::path fixture = loom::testing::fixture_path("chakra/astra-sim_custom_ring_allreduce_8npus_1MB");
+  LOOM_SKIP_WITHOUT_FIXTURE(fixture);
+  const std::string text = "topology: {hosts: 1, gpus_per_host: 8}\nworkload: {type: trace, file: " +
+                           (fixture / "custom_allreduce").string() + "}\n";
+  const Outcome outcome = run_text(text, {"output.dir=" + scratch_dir("eager").string()});
+  EXPECT_EQ(outcome.result.transfers, 8u * 14);
+  EXPECT_EQ(outcome.summary["totals"]["point_to_point"], "eager");
+  EXPECT_EQ(outcome.summary["totals"]["sends_held"], outcome.result.sends_held);
+  EXPECT_NE(error_of(text, {"workload.point_to_point=rendezvous"}).find("waits for a receive that rank 1 never posts"),
+            std::string::npos);
+  EXPECT_NE(error_of(text, {"workload.point_to_point=early"})
+                .find("workload.point_to_point: unknown point-to-point semantics 'early', expected rendezvous or eager"),
+            std::string::npos)
+      << error_of(text, {"workload.point_to_point=early"});
+}
+
 TEST(Experiment, EveryExampleFileLoads) {
   int examples = 0;
   for (const auto& entry : fs::directory_iterator(fs::path(LOOM_SOURCE_DIR) / "examples")) {

@@ -228,6 +228,9 @@ LoadedWorkloadSection read_trace(config::Reader& s, std::uint32_t gpu_count, con
   if (s.has("ranks")) options.simai_ranks = count(s, "ranks", 1);
   const double scale = s.optional<double>("scale", 1.0);
   if (!(scale > 0 && scale <= 1)) s.fail("scale", fmt::format("must be in (0, 1], got {}", scale));
+  // Chakra traces default to eager sends (as ASTRA-sim runs them), SimAI files to rendezvous.
+  std::optional<workload::PointToPoint> point_to_point;
+  if (s.has("point_to_point")) point_to_point = parsed(s, "point_to_point", workload::parse_point_to_point, "");
   const ComputeSection compute = read_compute(s.child_or_empty("compute"), base_dir);
   s.finish();
   LoadedWorkloadSection out;
@@ -238,6 +241,7 @@ LoadedWorkloadSection read_trace(config::Reader& s, std::uint32_t gpu_count, con
     workload::LoadedWorkload loaded = workload::load_workload(path.string(), options);
     compute.assign(loaded.workload);
     if (scale != 1.0) workload::scale_workload(loaded.workload, scale);
+    if (point_to_point) loaded.workload.set_point_to_point(*point_to_point);
     for (const auto& w : loaded.warnings) out.warnings.push_back(workload::to_string(w));
     out.workload = std::move(loaded.workload);
   } catch (const UserError& e) {

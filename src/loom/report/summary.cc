@@ -127,6 +127,10 @@ nlohmann::json make_summary(const RunInfo& info, const workload::Workload& workl
       {"outputs", std::move(outputs)},
   };
   if (!result.complete) summary["stop_reason"] = result.stop_reason;
+  if (workload.point_to_point() == workload::PointToPoint::kEager) {
+    summary["totals"]["point_to_point"] = "eager";
+    summary["totals"]["sends_held"] = result.sends_held;  // data that arrived before its receive
+  }
   return summary;
 }
 

@@ -9,7 +9,9 @@
 //   offset later (its closed-form timing, by member index);
 // - a send and its receive start their transfer when both have arrived, and both end the
 //   transfer's time (alone on the fabric: analytical mode shares no link between operations)
-//   later.
+//   later; with eager sends (workload::PointToPoint) the send ends that time after its own
+//   arrival and the receive at the later of its own arrival and the send's end, which the
+//   same key decides.
 // So a partition of the ranks holds if, for every two ranks of a class and every communication
 // node position, the operations there have members of the same (class, program position)
 // multiset (their arrivals are the same times, by induction over time) and the two ranks' own

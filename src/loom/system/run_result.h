@@ -84,6 +84,10 @@ struct RunResult {
   std::vector<TransferRecord> transfer_log;
   std::uint64_t transfers_not_logged = 0;  // past RuntimeOptions::transfer_log_limit
   std::uint64_t transfers = 0;
+  // Eager point-to-point semantics (workload::PointToPoint): sends whose data arrived before their
+  // receive was posted and was held until it was (for a time: arrivals at the instant of posting
+  // are not counted, whichever event the simulator took first).
+  std::uint64_t sends_held = 0;
   Bytes bytes_moved = 0;
   std::uint64_t events = 0;               // simulator events processed
   std::vector<std::string> plan_names;    // custom_plans' names by index; empty if none ran

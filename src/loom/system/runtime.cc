@@ -356,6 +356,10 @@ void Runtime::prefetch_next_completion() const {
 }
 
 void Runtime::arrive_point_to_point(NodeId id) {
+  if (workload_.point_to_point() == workload::PointToPoint::kEager) {
+    arrive_eager(id);
+    return;
+  }
   const workload::Node& node = workload_.node(id);
   const bool is_send = node.kind == NodeKind::kSend;
   const std::uint32_t src = is_send ? node.rank : node.peer;
@@ -450,13 +454,11 @@ void Runtime::on_transfer_complete(std::uint64_t cookie) {
     const NodeId send = done.send;
     const NodeId recv = done.recv;
     free_in_flight_.push_back(slot);
-    for (const NodeId end : {send, recv}) {
-      if (is_mirror(end)) {
-        finish_mirror(end);
-      } else {
-        part_done(end);
-        node_done(end);
-      }
+    if (recv == kNoNode) {
+      eager_delivered(send);  // an eager send, its receive not posted when it was issued
+    } else {
+      end_point_to_point(send);
+      end_point_to_point(recv);
     }
     if (symmetry_broken_) simulator_.stop();
     return;

@@ -13,8 +13,12 @@
 // wire bytes, after the protocol's per-hop latency), completions feed back, and each member's
 // node completes when the execution reports that member finished. The execution sees the
 // communicator's layout (host and local index of each member, from the topology) so
-// hierarchical algorithms and the tuner know the group's shape. Sends and receives match by (src, dst, tag) in order; the transfer starts when both
-// have arrived (NCCL's rendezvous semantics) and completes both nodes.
+// hierarchical algorithms and the tuner know the group's shape. Sends and receives match by
+// (src, dst, tag) in order. With rendezvous semantics (workload::PointToPoint; NCCL's) the
+// transfer starts when both have arrived and completes both nodes. With eager semantics
+// (ASTRA-sim's, for Chakra traces) a send's transfer starts when the send does and completes
+// the send when the data has arrived; its receive completes then, or when it is posted if the
+// data came first (held until then; RunResult::sends_held counts those that waited).
 //
 // Every node's start, end and start cause are recorded (RunResult::nodes) so metrics and the
 // critical path can be derived afterwards (metrics.h). Deterministic: ready nodes are processed
@@ -28,6 +32,7 @@
 #include <memory>
 #include <optional>
 #include <tuple>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -213,6 +218,10 @@ class Runtime final : private network::CompletionHandler {
   static void closed_form_event(void* self, std::uint64_t instance);
   void end_closed_form_members(std::uint32_t instance);
   void arrive_point_to_point(workload::NodeId id);
+  // Eager semantics (runtime_eager.cc): a send or receive arrives; a send's data has arrived.
+  void arrive_eager(workload::NodeId id);
+  void eager_delivered(workload::NodeId send);
+  void end_point_to_point(workload::NodeId id);  // a send's or receive's part is over now
   network::TransferRequest point_to_point_request(const workload::Node& send) const;
   double weight_of(std::uint8_t stream) const;
   std::uint8_t class_of(std::uint8_t stream) const;
@@ -292,6 +301,10 @@ class Runtime final : private network::CompletionHandler {
   std::uint64_t instances_created_ = 0;
   std::vector<std::vector<std::uint32_t>> open_instances_;    // per communicator: by sequence
   std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>, PointToPoint> channels_;  // (src, dst, tag)
+  // Eager semantics: sends in flight whose receive was posted meanwhile (send -> receive), and
+  // sends whose data arrived before their receive was posted (send -> arrival).
+  std::unordered_map<workload::NodeId, workload::NodeId> eager_receivers_;
+  std::unordered_map<workload::NodeId, Time> eager_held_;
   std::vector<std::shared_ptr<const collective::GroupLayout>> layouts_;  // per communicator, on demand
   // Where in-switch collectives (NVLS, in-network) reduce: per communicator, on demand
   // (runtime_collectives.cc).

@@ -341,6 +341,12 @@ void Runtime::report_stall() const {
     const bool send_waits = !channel.sends.empty();
     if (!send_waits && channel.recvs.empty()) continue;
     const NodeId waiting = send_waits ? channel.sends.front() : channel.recvs.front();
+    if (send_waits && workload_.point_to_point() == workload::PointToPoint::kEager) {
+      throw UserError(fmt::format(
+          "the workload cannot finish: the data of a send from rank {} to rank {} (tag {}, {}) arrived, but rank {} "
+          "never posts its receive (eager sends; the receive waits on something that never ends?)",
+          src, dst, tag, workload_.label(workload_.node(waiting).label), dst));
+    }
     throw UserError(fmt::format(
         "the workload cannot finish: {} from rank {} to rank {} (tag {}, {}) waits for a {} that rank {} "
         "never posts (a deadlock in the order of sends and receives?)",

@@ -34,7 +34,7 @@ struct Runtime::Stream {
 };
 
 struct Runtime::PointToPoint {
-  std::deque<NodeId> sends;   // arrived, waiting for a receive
+  std::deque<NodeId> sends;   // arrived (eager: and issued), waiting for a receive
   std::deque<NodeId> recvs;   // arrived, waiting for a send
 };
 

@@ -96,6 +96,7 @@ Time critical_path_length(const Workload& w, std::span<const std::uint32_t> buil
   std::vector<Time> group_time(groups.size.size());
   std::vector<std::vector<NodeId>> group_members(groups.size.size());
   std::vector<NodeId> work;
+  const bool eager = w.point_to_point() == PointToPoint::kEager;
   std::uint64_t done = 0;
   Time makespan;
   auto complete = [&](NodeId id, Time at) {
@@ -120,7 +121,11 @@ Time critical_path_length(const Workload& w, std::span<const std::uint32_t> buil
       continue;
     }
     group_time[g] = std::max(group_time[g], ready[id]);
-    group_members[g].push_back(id);
+    if (eager && w.node(id).kind == NodeKind::kSend) {
+      complete(id, ready[id]);  // it does not wait for its receive; the receive waits for it
+    } else {
+      group_members[g].push_back(id);
+    }
     if (++arrived[g] == groups.size[g]) {
       for (NodeId member : group_members[g]) complete(member, group_time[g]);
       group_members[g].clear();

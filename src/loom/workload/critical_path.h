@@ -1,6 +1,7 @@
 // The critical-path length of a workload at infinite bandwidth: every compute node takes its
 // duration, communication takes no time but still synchronises -- a collective completes when
-// its last member arrives, a send/receive pair when both sides have -- and nodes start as soon
+// its last member arrives, a send/receive pair when both sides have (with eager sends,
+// PointToPoint::kEager, a send at once and its receive when both have) -- and nodes start as soon
 // as their dependencies allow (streams are not serialised; synthesised workloads chain their
 // compute nodes, so for them this is the compute-bound iteration time).
 //

@@ -23,6 +23,16 @@ enum class NodeKind : std::uint8_t {
 };
 std::string_view to_string(NodeKind kind);
 
+// When a send's transfer starts and when the send completes (a whole workload's property).
+// Rendezvous (NCCL send/recv): the transfer starts once both the send and its receive are
+// posted, and completes both. Eager (ASTRA-sim's Chakra semantics): a send issues its transfer
+// as soon as it starts and completes when the data has arrived; its receive completes at the
+// later of its own start and that arrival, the data being held until the receive is posted.
+enum class PointToPoint : std::uint8_t { kRendezvous, kEager };
+std::string_view to_string(PointToPoint semantics);
+// "rendezvous" or "eager"; anything else is a UserError listing them.
+PointToPoint parse_point_to_point(std::string_view text);
+
 // What a compute node does, for per-kind efficiency in the compute-time model.
 enum class ComputeKind : std::uint8_t { kGemm, kAttention, kElementwise, kOther };
 std::string_view to_string(ComputeKind kind);

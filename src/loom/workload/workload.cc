@@ -19,6 +19,17 @@ std::string_view to_string(NodeKind kind) {
   return "?";
 }
 
+std::string_view to_string(PointToPoint semantics) {
+  return semantics == PointToPoint::kEager ? "eager" : "rendezvous";
+}
+
+PointToPoint parse_point_to_point(std::string_view text) {
+  for (PointToPoint p : {PointToPoint::kRendezvous, PointToPoint::kEager}) {
+    if (to_string(p) == text) return p;
+  }
+  throw UserError(fmt::format("unknown point-to-point semantics '{}', expected rendezvous or eager", text));
+}
+
 std::string_view to_string(ComputeKind kind) {
   switch (kind) {
     case ComputeKind::kGemm: return "gemm";

@@ -69,6 +69,10 @@ class Workload {
   void edit_nodes(const std::function<void(Node&, std::uint64_t copies)>& f);
 
   std::uint32_t rank_count() const { return rank_count_; }
+  // How sends and receives pair up in a run (node.h); rendezvous unless the builder says
+  // otherwise (Chakra traces are eager, as ASTRA-sim runs them).
+  PointToPoint point_to_point() const { return point_to_point_; }
+  void set_point_to_point(PointToPoint semantics) { point_to_point_ = semantics; }
   std::uint32_t node_count() const { return node_count_; }
   Node node(NodeId id) const { return shared_ ? programs_.node(id) : nodes_[id]; }
   // node(id).duration without rebuilding the node (the runtime reads it as each compute node
@@ -109,6 +113,7 @@ class Workload {
   std::size_t shared_bytes() const;  // communicators and labels
   std::uint32_t rank_count_;
   bool shared_;
+  PointToPoint point_to_point_ = PointToPoint::kRendezvous;
   std::uint32_t node_count_ = 0;
   SharedPrograms programs_;  // with shared programs
   std::vector<Node> nodes_;  // the rest: per node

@@ -432,6 +432,7 @@ ChakraTrace read_chakra_files(const std::vector<std::string>& files, const ReadO
   if (files.empty()) throw UserError("no Chakra trace files given");
   WarningLog log;
   ChakraTrace trace{Workload(static_cast<std::uint32_t>(files.size())), {}, files, {}, 0};
+  trace.workload.set_point_to_point(PointToPoint::kEager);  // ASTRA-sim's sends do not wait
   Importer importer(trace.workload, options, log);
   // One file at a time: its messages, then its compact form; the compact forms wait for every
   // file's process-group declarations and uses.

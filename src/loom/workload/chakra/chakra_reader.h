@@ -5,7 +5,8 @@
 //   COMP_NODE      compute: duration = duration_micros, flops = attr num_ops, bytes = tensor_size
 //   COMM_COLL_NODE collective: op from comm_type (REDUCE_SCATTER_BLOCK -> reduce-scatter),
 //                  bytes = comm_size (taken as the nccl-tests size), communicator from pg_name
-//   COMM_SEND_NODE send to comm_dst, COMM_RECV_NODE receive from comm_src; tag = comm_tag
+//   COMM_SEND_NODE send to comm_dst, COMM_RECV_NODE receive from comm_src; tag = comm_tag;
+//                  the workload's sends are eager (PointToPoint::kEager), as in ASTRA-sim
 //   MEM_LOAD_NODE, MEM_STORE_NODE   compute of duration_micros (bytes = tensor_size)
 //   METADATA_NODE  no node: its inputs.values may declare process groups as JSON
 //                  [{"pg_name": ..., "ranks": [...]}, ...]; dependencies through it are kept
