@@ -79,6 +79,13 @@ std::shared_ptr<const OperationTiming> Runtime::operation_timing(const Instance&
     settings.chunks = known->second.chunks;
     return known->second.timing;
   }
+  if (const auto replayed = closed_form_->take_replayed(twin, model.sequence)) {
+    settings.algorithm = replayed->algorithm;
+    settings.protocol = replayed->protocol;
+    settings.channels = replayed->channels;
+    settings.chunks = replayed->chunks;
+    return replayed->timing;
+  }
   collective::CollectiveSpec spec = spec_for(shadow.record, twin);
   settle(shadow, spec);
   settings = shadow.record;
