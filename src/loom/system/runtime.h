@@ -249,6 +249,8 @@ class Runtime final : private network::CompletionHandler {
   // keeps two ranks.
   void choose_classes();
   void time_twins(std::uint32_t instance);
+  void skip_twin(const Instance& instance, workload::CommunicatorId twin, const OperationTiming& theirs,
+                 const std::vector<std::pair<Time, bool>>& ends);
   void record_twins(const Instance& instance);
 
   Simulator& simulator_;

@@ -95,6 +95,15 @@ struct Runtime::ClosedForm {
   std::optional<Known> take_replayed(workload::CommunicatorId communicator, std::uint32_t sequence);
   void keep_replayed(workload::CommunicatorId communicator, std::uint32_t sequence, Known known);
   std::unordered_map<std::uint64_t, Known> replayed;
+  // Skipped twins found to end as the operation standing for them (runtime_twins.cc), by the
+  // standing operation's key: its hash-free timing, and per twin (twins_->stands_for order)
+  // the twin's (null until checked). A later operation with that key and timing needs no
+  // lookup or comparison per twin: both timings are the same as then.
+  struct TwinChecks {
+    std::shared_ptr<const OperationTiming> standing;
+    std::vector<std::shared_ptr<const OperationTiming>> twins;
+  };
+  std::unordered_map<Key, TwinChecks, KeyHash> twin_checks;
   std::unordered_map<std::uint64_t, std::vector<std::shared_ptr<const OperationTiming>>> interned;
 };
 
