@@ -42,6 +42,23 @@ TEST(RankSymmetry, RanksWithTheSameProgramShareAClass) {
   EXPECT_EQ(s.mirrored_nodes(), 6u);
 }
 
+// Refining keeps (class, key) pairs apart exactly: class 0 with key 2 and class 1 with key 3
+// stay two classes (a combination of the two numbers by XOR would make them one).
+TEST(RankSymmetry, RefiningNeverMergesClasses) {
+  DagBuilder dag = four_ranks();
+  const RankSymmetry s = RankSymmetry::find(dag.workload());
+  ASSERT_EQ(s.class_count(), 2u);
+  const RankSymmetry same = s.refined({2, 2, 2, 3});
+  EXPECT_EQ(same.class_count(), 2u);
+  EXPECT_EQ(same.representative(2), 0u);
+  EXPECT_EQ(same.representative(3), 3u);
+  const RankSymmetry split = s.refined({1, 0, 1, 0});
+  EXPECT_EQ(split.class_count(), 3u);
+  EXPECT_EQ(split.representative(1), 1u);
+  EXPECT_EQ(split.representative(2), 0u);
+  EXPECT_EQ(split.representative(3), 3u);
+}
+
 TEST(RankSymmetry, AReducedRunHasEveryNodesTimingOfTheFullRun) {
   const StarFabric fabric(4);
   DagBuilder dag = four_ranks();

@@ -247,11 +247,7 @@ RefinedClasses refine_classes(const workload::Workload& w, const RankSymmetry& f
     classes = next;
     ++result.rounds;
   }
-  // RankSymmetry::refined combines its classes with the key: class numbers mixed, so that no
-  // two (class, number) pairs combine alike.
-  std::vector<std::uint64_t> key(class_of.size());
-  for (std::size_t r = 0; r < key.size(); ++r) key[r] = mix64(std::uint64_t{class_of[r]} + 1);
-  result.classes = found.refined(key);
+  result.classes = found.refined(std::vector<std::uint64_t>(class_of.begin(), class_of.end()));
   return result;
 }
 

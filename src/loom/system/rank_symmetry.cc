@@ -1,6 +1,7 @@
 #include "loom/system/rank_symmetry.h"
 
 #include <algorithm>
+#include <map>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -152,10 +153,11 @@ RankSymmetry RankSymmetry::find(const workload::Workload& w) {
 
 RankSymmetry RankSymmetry::refined(const std::vector<std::uint64_t>& key) const {
   RankSymmetry s = *this;
-  std::unordered_map<std::uint64_t, std::uint32_t> first;  // (old class, key) -> new representative
+  // (old class, key) -> new representative; the pair itself is the map's key, so distinct pairs
+  // never meet in one class.
+  std::map<std::pair<std::uint32_t, std::uint64_t>, std::uint32_t> first;
   for (std::uint32_t r = 0; r < rank_count(); ++r) {
-    const std::uint64_t k = combine(class_of(r), key[r]);
-    s.representative_[r] = first.try_emplace(k, r).first->second;
+    s.representative_[r] = first.try_emplace({class_of(r), key[r]}, r).first->second;
   }
   s.build_classes();
   return s;

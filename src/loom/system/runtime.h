@@ -249,7 +249,8 @@ class Runtime final : private network::CompletionHandler {
   void build_joins();
   void settle(Instance& instance, collective::CollectiveSpec& spec);
   // The closed-form timing of an operation like `model` on `communicator` (its own flow
-  // hashes), and the settings it runs with: known, or replayed and kept when hash-free.
+  // hashes), and the settings it runs with: known, taken from the replays made before the run
+  // (ClosedForm::replayed), or replayed and kept when hash-free.
   std::shared_ptr<const OperationTiming> operation_timing(const Instance& model, workload::CommunicatorId communicator,
                                                           CollectiveRecord& settings);
   // The classes the run reduces (runtime_classes.cc): RuntimeOptions::symmetry's, refined
@@ -257,6 +258,8 @@ class Runtime final : private network::CompletionHandler {
   // keeps two ranks.
   void choose_classes();
   void time_twins(std::uint32_t instance);
+  void skip_twin(const Instance& instance, workload::CommunicatorId twin, const OperationTiming& theirs,
+                 const std::vector<std::pair<Time, bool>>& ends);
   void record_twins(const Instance& instance);
 
   Simulator& simulator_;

@@ -34,14 +34,19 @@ void Runtime::choose_classes() {
       record.members = static_cast<std::uint32_t>(workload_.communicator(c).ranks.size());
       record.bytes = node.bytes;
       // Its own flow hashes (the sequence): where routes depend on them (ECMP), each such
-      // operation is replayed here and again when the run starts it.
+      // operation is replayed here and kept for the run, which takes it instead of replaying.
       CollectiveRecord settings;
-      return operation_timing(model, c, settings);
+      std::shared_ptr<const OperationTiming> timing = operation_timing(model, c, settings);
+      if (!timing->hash_free) {
+        closed_form_->keep_replayed(c, sequence, {settings.algorithm, settings.protocol, settings.channels, settings.chunks, timing});
+      }
+      return timing;
     };
     times.transfer = [this](workload::NodeId send) {
       return backend_.ideal_time(point_to_point_request(workload_.node(send)));
     };
     RefinedClasses refined = refine_classes(workload_, *options_.symmetry, times);
+    closed_form_->interned = {};
     if (refined.classes) {
       refined_classes_ = std::make_shared<const RankSymmetry>(std::move(*refined.classes));
       result_.refined_classes = refined_classes_;

@@ -9,6 +9,8 @@
 // operation is timed so only when its links are free at its start, and it reserves them
 // (claim_links); otherwise its transfers run (the operation's replay is kept for later ones). The counts the
 // outputs show (transfers, bytes) come from the replay too.
+#include <algorithm>
+
 #include "loom/system/runtime.h"
 #include "loom/system/runtime_state.h"
 
@@ -19,6 +21,50 @@ std::size_t Runtime::ClosedForm::KeyHash::operator()(const Key& k) const {
   const std::uint64_t kinds = std::uint64_t{static_cast<std::uint8_t>(k.algorithm)} << 16 |
                               std::uint64_t{static_cast<std::uint8_t>(k.op)} << 8 | std::uint64_t{k.tuned};
   return static_cast<std::size_t>(mix_bits(mix_bits(std::uint64_t{k.communicator} << 32 | kinds) ^ k.bytes));
+}
+
+namespace {
+
+std::uint64_t content_hash(const OperationTiming& t) {
+  std::uint64_t h = mix_bits(t.transfers ^ std::uint64_t{t.at_start} << 48);
+  h = mix_bits(h ^ t.wire_bytes);
+  for (const MemberEnd& end : t.ends) {
+    h = mix_bits(h ^ static_cast<std::uint64_t>(end.offset.picoseconds()) ^ std::uint64_t{end.member} << 48);
+  }
+  return h;
+}
+
+bool same_content(const OperationTiming& a, const OperationTiming& b) {
+  const auto same_end = [](const MemberEnd& x, const MemberEnd& y) { return x.offset == y.offset && x.member == y.member; };
+  const auto same_use = [](const network::flow::FlowBackend::LinkUse& x, const network::flow::FlowBackend::LinkUse& y) {
+    return x.link == y.link && x.offset == y.offset;
+  };
+  return a.at_start == b.at_start && a.transfers == b.transfers && a.payload_bytes == b.payload_bytes &&
+         a.wire_bytes == b.wire_bytes && a.hash_free == b.hash_free &&
+         std::equal(a.ends.begin(), a.ends.end(), b.ends.begin(), b.ends.end(), same_end) &&
+         std::equal(a.link_uses.begin(), a.link_uses.end(), b.link_uses.begin(), b.link_uses.end(), same_use);
+}
+
+}  // namespace
+
+std::optional<Runtime::ClosedForm::Known> Runtime::ClosedForm::take_replayed(workload::CommunicatorId communicator,
+                                                                             std::uint32_t sequence) {
+  const auto it = replayed.find(sequence_key(communicator, sequence));
+  if (it == replayed.end()) return std::nullopt;
+  Known taken = std::move(it->second);
+  replayed.erase(it);
+  return taken;
+}
+
+void Runtime::ClosedForm::keep_replayed(workload::CommunicatorId communicator, std::uint32_t sequence, Known kept) {
+  std::vector<std::shared_ptr<const OperationTiming>>& alike = interned[content_hash(*kept.timing)];
+  const auto same = std::find_if(alike.begin(), alike.end(), [&](const auto& t) { return same_content(*t, *kept.timing); });
+  if (same != alike.end()) {
+    kept.timing = *same;
+  } else {
+    alike.push_back(kept.timing);
+  }
+  replayed.insert_or_assign(sequence_key(communicator, sequence), std::move(kept));
 }
 
 // A tuned operation's algorithm is the tuner's; a fixed one keeps its own through tuning.
@@ -76,6 +122,13 @@ bool Runtime::start_closed_form(std::uint32_t index, const collective::Collectiv
   // Known, yet start_known_operation did not start it: its links are busy (flow mode).
   if (closed_form_->known.contains(key)) return false;
   const CollectiveRecord& record = instances_[index].record;
+  if (const auto replayed = closed_form_->take_replayed(instances_[index].communicator, instances_[index].sequence)) {
+    if (replayed->settles(record)) {
+      if (!claim_links(*replayed->timing, instances_[index].communicator)) return false;
+      begin_timed(index, replayed->timing);
+      return true;
+    }
+  }
   const std::unique_ptr<collective::Execution> execution = collective::make_execution(record.algorithm, spec);
   const CollectiveReplay::EndpointNode node_of = [this, index](std::uint32_t endpoint, std::uint32_t channel) {
     return endpoint_node(instances_[index], endpoint, channel);

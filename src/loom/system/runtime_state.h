@@ -4,6 +4,7 @@
 
 #include <deque>
 #include <memory>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -68,6 +69,9 @@ struct Runtime::ClosedForm {
     std::uint32_t channels;
     std::uint32_t chunks;
     std::shared_ptr<const OperationTiming> timing;
+    bool settles(const CollectiveRecord& r) const {
+      return algorithm == r.algorithm && protocol == r.protocol && channels == r.channels && chunks == r.chunks;
+    }
   };
   // What decides an operation's settings (the tuner's choice, if tuned) and, with routes that
   // do not depend on the flow hash, its times.
@@ -82,6 +86,25 @@ struct Runtime::ClosedForm {
   network::flow::FlowBackend* flow = nullptr;
   CollectiveReplay replay;
   std::unordered_map<Key, Known, KeyHash> known;
+  // Operations whose routes depend on the flow hash, replayed before the run (class
+  // refinement), by (communicator << 32 | sequence): the run takes each once instead of
+  // replaying it again. Equal timings share one copy (`interned`, emptied once the run starts).
+  static std::uint64_t sequence_key(workload::CommunicatorId communicator, std::uint32_t sequence) {
+    return std::uint64_t{communicator} << 32 | sequence;
+  }
+  std::optional<Known> take_replayed(workload::CommunicatorId communicator, std::uint32_t sequence);
+  void keep_replayed(workload::CommunicatorId communicator, std::uint32_t sequence, Known known);
+  std::unordered_map<std::uint64_t, Known> replayed;
+  // Skipped twins found to end as the operation standing for them (runtime_twins.cc), by the
+  // standing operation's key: its hash-free timing, and per twin (twins_->stands_for order)
+  // the twin's (null until checked). A later operation with that key and timing needs no
+  // lookup or comparison per twin: both timings are the same as then.
+  struct TwinChecks {
+    std::shared_ptr<const OperationTiming> standing;
+    std::vector<std::shared_ptr<const OperationTiming>> twins;
+  };
+  std::unordered_map<Key, TwinChecks, KeyHash> twin_checks;
+  std::unordered_map<std::uint64_t, std::vector<std::shared_ptr<const OperationTiming>>> interned;
 };
 
 struct Runtime::Instance {

@@ -79,6 +79,13 @@ std::shared_ptr<const OperationTiming> Runtime::operation_timing(const Instance&
     settings.chunks = known->second.chunks;
     return known->second.timing;
   }
+  if (const auto replayed = closed_form_->take_replayed(twin, model.sequence)) {
+    settings.algorithm = replayed->algorithm;
+    settings.protocol = replayed->protocol;
+    settings.channels = replayed->channels;
+    settings.chunks = replayed->chunks;
+    return replayed->timing;
+  }
   collective::CollectiveSpec spec = spec_for(shadow.record, twin);
   settle(shadow, spec);
   settings = shadow.record;
@@ -106,7 +113,18 @@ void Runtime::time_twins(std::uint32_t index) {
   const std::size_t members = instance.member_nodes.size();
   const auto ends = ends_by_member(timing, members);
   const RankSymmetry& symmetry = *options_.symmetry;
-  for (const CommunicatorId twin : twins) {
+  ClosedForm::TwinChecks* checks = nullptr;
+  if (timing.hash_free) {
+    checks = &closed_form_->twin_checks[ClosedForm::key_of(instance, options_.default_algorithm)];
+    if (checks->standing != instance.timing) *checks = {instance.timing, {}};
+    checks->twins.resize(twins.size());
+  }
+  for (std::size_t k = 0; k < twins.size(); ++k) {
+    const CommunicatorId twin = twins[k];
+    if (checks != nullptr && checks->twins[k] != nullptr) {
+      skip_twin(instance, twin, *checks->twins[k], ends);
+      continue;
+    }
     CollectiveRecord settings;
     const std::shared_ptr<const OperationTiming> theirs = operation_timing(instance, twin, settings);
     const auto& ranks = workload_.communicator(twin).ranks;
@@ -138,22 +156,31 @@ void Runtime::time_twins(std::uint32_t index) {
       symmetry_broken_ = true;
       continue;
     }
-    ++result_.skipped_operations;
-    result_.transfers += theirs->transfers;
-    result_.bytes_moved += theirs->wire_bytes;
-    // Its members' nodes ran as the twin's did: checked against their representatives' as a
-    // mirrored node's part is (finish_mirror), now or when the representative's ends.
-    const NodeId rendezvous = symmetry.counterpart(instance.member_nodes[instance.last_member], ranks[instance.last_member]);
-    for (std::size_t j = 0; j < members; ++j) {
-      const NodeId node = symmetry.counterpart(instance.member_nodes[j], ranks[j]);
-      NodeTiming& mine = result_.nodes[node];
-      mine.start = result_.nodes[instance.member_nodes[j]].start;
-      mine.end = simulator_.now() + ends[j].first;
-      mine.rendezvous = rendezvous;
-      part_done_[node] = true;
-      const NodeId original = symmetry.image(node);
-      if (part_done_[original] && result_.nodes[original].end != mine.end) stop_on_mismatch();
-    }
+    if (checks != nullptr && theirs->hash_free) checks->twins[k] = theirs;
+    skip_twin(instance, twin, *theirs, ends);
+  }
+}
+
+// The twin's operation is skipped: it counts as run, and its members' nodes ran as the
+// standing operation's did, checked against their representatives' as a mirrored node's part
+// is (finish_mirror), now or when the representative's ends.
+void Runtime::skip_twin(const Instance& instance, CommunicatorId twin, const OperationTiming& theirs,
+                        const std::vector<std::pair<Time, bool>>& ends) {
+  const RankSymmetry& symmetry = *options_.symmetry;
+  const auto& ranks = workload_.communicator(twin).ranks;
+  ++result_.skipped_operations;
+  result_.transfers += theirs.transfers;
+  result_.bytes_moved += theirs.wire_bytes;
+  const NodeId rendezvous = symmetry.counterpart(instance.member_nodes[instance.last_member], ranks[instance.last_member]);
+  for (std::size_t j = 0; j < instance.member_nodes.size(); ++j) {
+    const NodeId node = symmetry.counterpart(instance.member_nodes[j], ranks[j]);
+    NodeTiming& mine = result_.nodes[node];
+    mine.start = result_.nodes[instance.member_nodes[j]].start;
+    mine.end = simulator_.now() + ends[j].first;
+    mine.rendezvous = rendezvous;
+    part_done_[node] = true;
+    const NodeId original = symmetry.image(node);
+    if (part_done_[original] && result_.nodes[original].end != mine.end) stop_on_mismatch();
   }
 }
 
