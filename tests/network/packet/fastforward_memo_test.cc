@@ -62,7 +62,15 @@ PacketParams memo_params(CcKind cc, bool memo, const std::string& dir = "") {
   p.nic.window = true;  // DCQCN as SimAI.conf runs it (its own default is rate-only)
   p.fast_forward.enabled = true;
   p.fast_forward.memo = memo;
+  p.fast_forward.whole_life = memo;
   p.fast_forward.memo_dir = dir;
+  return p;
+}
+
+// Steady transients only (no whole lives): for tests of their replays.
+PacketParams steady_memo_params(CcKind cc, const std::string& dir = "") {
+  PacketParams p = memo_params(cc, true, dir);
+  p.fast_forward.whole_life = false;
   return p;
 }
 
@@ -246,8 +254,8 @@ TEST(FastForwardMemo, AStaggeredStartIsAnotherPattern) {
 TEST(FastForwardMemo, AReplayBeyondAPortsCapacityIsRefused) {
   const std::vector<Bytes> once{40'000'000};
   const fs::path dir = fresh_dir("capacity");
-  for (int run = 0; run < 2; ++run) phases(memo_params(CcKind::kDcqcn, true, dir), once);  // stored, vouched
-  TransientMemo recorded(fastforward::memo_context(memo_params(CcKind::kDcqcn, true, dir)), 0.05);
+  for (int run = 0; run < 2; ++run) phases(steady_memo_params(CcKind::kDcqcn, dir), once);  // stored, vouched
+  TransientMemo recorded(fastforward::memo_context(steady_memo_params(CcKind::kDcqcn, dir)), 0.05);
   ASSERT_EQ(recorded.load(dir), 1u);
   const auto& [digest, outcome] = *recorded.entries().begin();
   ASSERT_TRUE(outcome.vouched);
@@ -265,7 +273,7 @@ TEST(FastForwardMemo, AReplayBeyondAPortsCapacityIsRefused) {
       }
     }
     const fs::path crafted_dir = fresh_dir("capacity_crafted");
-    const PacketParams params = memo_params(CcKind::kDcqcn, true, crafted_dir.string());
+    const PacketParams params = steady_memo_params(CcKind::kDcqcn, crafted_dir.string());
     TransientMemo crafted(fastforward::memo_context(params), 0.05);
     crafted.store(digest, changed);
     crafted.store(digest, changed);  // vouched
@@ -294,14 +302,14 @@ TEST(FastForwardMemo, AReplayCutAtOnceLeavesTheStateAsItWas) {
   for (const CcKind cc : {CcKind::kDcqcn, CcKind::kHpcc}) {
     const fs::path dir = fresh_dir("cut");
     for (int run = 0; run < 2; ++run) {  // stored, then vouched for
-      testing::Star first(2, memo_params(cc, true, dir));
+      testing::Star first(2, steady_memo_params(cc, dir));
       first.incast(30'000'000);
       first.backend->finish();
     }
     PacketParams full_params = memo_params(cc, false);
     full_params.fast_forward.enabled = false;
     const std::vector<Time> full = testing::Star(3, full_params).incast(30'000'000);
-    testing::Star cut(3, memo_params(cc, true, dir));
+    testing::Star cut(3, steady_memo_params(cc, dir));
     const std::vector<Time> fast = cut.incast(30'000'000);
     const auto& counters = cut.backend->fast_forward()->counters();
     const std::vector<Time> plain = testing::Star(3, memo_params(cc, false)).incast(30'000'000);
@@ -315,6 +323,59 @@ TEST(FastForwardMemo, AReplayCutAtOnceLeavesTheStateAsItWas) {
     EXPECT_EQ(fast, plain) << to_string(cc);
     fs::remove_all(dir);
   }
+}
+
+// Whole lives: 1 MB flows 2-to-1 at 100 Gb/s end (160 us) long before a window fills (1 ms
+// under HPCC, 400 us under DCQCN with the window): never found steady, never skipped. Their
+// life up to the first completion is stored at the first phase, vouched for at the second and
+// replayed at the third and fourth; flows of another size have another key.
+TEST(FastForwardMemo, AWholeLifeSeenTwiceIsReplayedToItsFirstCompletion) {
+  const std::vector<Bytes> equal(4, 1'000'000);
+  const std::vector<Bytes> resized{1'000'000, 1'000'000, 1'500'000, 1'500'000};
+  for (const CcKind cc : {CcKind::kDcqcn, CcKind::kHpcc}) {
+    const Phases full = full_run(cc, equal);
+    PacketParams steady_only = memo_params(cc, true);
+    steady_only.fast_forward.whole_life = false;
+    const Phases plain = phases(steady_only, equal);
+    const Phases life = phases(memo_params(cc, true), equal);
+    std::printf("%s: whole lives: worst FCT error %.4f%%, events %llu -> %llu (without %llu), hits %llu, stored %llu\n",
+                std::string(to_string(cc)).c_str(), 100 * worst_error(full.done, life.done),
+                static_cast<unsigned long long>(full.events), static_cast<unsigned long long>(life.events),
+                static_cast<unsigned long long>(plain.events), static_cast<unsigned long long>(life.counters.life_hits),
+                static_cast<unsigned long long>(life.counters.life_stored));
+    EXPECT_EQ(plain.counters.skips, 0u) << to_string(cc);  // too short to be found steady
+    EXPECT_EQ(plain.done, full.done) << to_string(cc);
+    EXPECT_GE(life.counters.life_vouched, 1u) << to_string(cc);
+    EXPECT_GE(life.counters.life_hits, 2u) << to_string(cc);
+    EXPECT_LT(life.events, full.events * 3 / 4) << to_string(cc);
+    EXPECT_LT(worst_error(full.done, life.done), 0.005) << to_string(cc);
+    // Phases 2 and 3 have other sizes: stored anew, not replayed.
+    const Phases other = phases(memo_params(cc, true), resized);
+    std::printf("%s: other sizes: stored %llu, vouched %llu, disputed %llu\n", std::string(to_string(cc)).c_str(),
+                static_cast<unsigned long long>(other.counters.life_stored),
+                static_cast<unsigned long long>(other.counters.life_vouched),
+                static_cast<unsigned long long>(other.counters.life_disputed));
+    EXPECT_EQ(other.counters.life_hits, 0u) << to_string(cc);
+    EXPECT_EQ(other.counters.life_stored, 2u) << to_string(cc);  // the 1 MB and the 1.5 MB pattern
+    EXPECT_LT(worst_error(full_run(cc, resized).done, other.done), 0.005) << to_string(cc);
+  }
+}
+
+// A whole life recorded under one congestion control is not replayed under another: the
+// memo file of another context is not loaded.
+TEST(FastForwardMemo, AWholeLifeOfAnotherCongestionControlMisses) {
+  const fs::path dir = fresh_dir("life");
+  const std::vector<Bytes> twice(2, 1'000'000);
+  phases(memo_params(CcKind::kHpcc, true, dir), twice);  // stored and vouched for
+  const Phases same = phases(memo_params(CcKind::kHpcc, true, dir), twice);
+  EXPECT_GE(same.counters.life_hits, 2u);
+  const Phases other = phases(memo_params(CcKind::kDcqcn, true, dir), twice);
+  EXPECT_EQ(other.counters.memo_loaded, 0u);
+  EXPECT_EQ(other.counters.life_hits, 0u);
+  fs::remove_all(dir);
+  PacketParams without_memo = memo_params(CcKind::kHpcc, false);
+  without_memo.fast_forward.whole_life = true;
+  EXPECT_THROW(check_packet_params(without_memo), UserError);
 }
 
 std::string read_bytes(const fs::path& file) {

@@ -105,6 +105,7 @@ TEST(FastForwardTwins, AFlowJoiningAFollowerReleasesItWithItsLeadersProgress) {
 TEST(FastForwardTwins, NeedTheMemo) {
   PacketParams p = twin_params(CcKind::kHpcc, true, true);
   p.fast_forward.memo = false;
+  p.fast_forward.whole_life = false;
   EXPECT_THROW(check_packet_params(p), UserError);
 }
 

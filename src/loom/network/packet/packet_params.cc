@@ -171,6 +171,9 @@ void check_packet_params(const PacketParams& params) {
   if (params.fast_forward.twins && !params.fast_forward.memo) {
     fail("fast_forward.twins", "true", "false with fast_forward.memo off: a twin follows a transient the memo records");
   }
+  if (params.fast_forward.whole_life && !params.fast_forward.memo) {
+    fail("fast_forward.whole_life", "true", "false with fast_forward.memo off: whole lives are memo entries");
+  }
   if (params.monitor.max_rows < 1) fail("monitor.max_rows", "0", "at least 1 row per file");
 }
 

@@ -48,6 +48,7 @@ FastForward::FastForward(Simulator& simulator, Fabric& fabric, const PacketParam
     memo_ = std::make_unique<TransientMemo>(memo_context(params), threshold_);
     memo_dir_ = params.fast_forward.memo_dir;
     twins_ = params.fast_forward.twins;
+    whole_life_ = params.fast_forward.whole_life;
     if (!memo_dir_.empty()) counters_.memo_loaded = memo_->load(memo_dir_);
   }
 }
@@ -86,6 +87,7 @@ void FastForward::on_finished(QpId qp) {
   if (!partitions_.contains(qp)) return;
   count_finished(qp);
   const PartitionId id = partitions_.partition_of(qp);
+  record_life(id);
   release_followers(id);
   if (skipping(id)) end_skip(id);
   partitions_.remove(qp, touched_);
@@ -332,6 +334,11 @@ std::vector<Statistic> FastForward::statistics() const {
           {"fast_forward.memo_loaded", counters_.memo_loaded},
           {"fast_forward.memo_size", memo_ ? memo_->size() : 0},
           {"fast_forward.memo_replayed_time_ps", counters_.memo_replayed_ps},
+          {"fast_forward.life_hits", counters_.life_hits},
+          {"fast_forward.life_unusable", counters_.life_unusable},
+          {"fast_forward.life_stored", counters_.life_stored},
+          {"fast_forward.life_vouched", counters_.life_vouched},
+          {"fast_forward.life_disputed", counters_.life_disputed},
           {"fast_forward.twins_followed", counters_.twins_followed},
           {"fast_forward.twins_replayed", counters_.twins_replayed},
           {"fast_forward.twins_released", counters_.twins_released},

@@ -43,6 +43,13 @@
 // microseconds earlier is mid-way through its own transient, and how two flows sharing a path
 // split it depends on their stagger (HPCC pulls them to fair shares slowly).
 //
+// Whole lives (fast_forward.whole_life, fast_forward_life.cc): a transient not replayed is
+// also keyed with its QPs' remaining sizes; checkpoints every `interval` from its start
+// snapshot its QPs' progress and CC state, and when a QP completes before the partition is
+// found steady or changes, the last checkpoint is stored. A vouched-for entry jumps the
+// partition to that checkpoint, each QP credited what it had sent (capped to leave a packet),
+// and the tail to the completion is simulated.
+//
 // Twins (fast_forward.twins, fast_forward_twins.cc): partitions that began the same pattern
 // at the same instant (a collective's rails and DP groups) and, at the next sample, have
 // made the same progress with the same CC state, would go on alike. One of them (the leader)
@@ -71,6 +78,7 @@
 #include "loom/core/simulator.h"
 #include "loom/network/network_mode.h"
 #include "loom/network/packet/fabric.h"
+#include "loom/network/packet/fastforward/conflict_graph.h"
 #include "loom/network/packet/fastforward/fabric_skipper.h"
 #include "loom/network/packet/fastforward/port_partitions.h"
 #include "loom/network/packet/fastforward/steady_detector.h"
@@ -95,6 +103,11 @@ struct FastForwardCounters {
   std::uint64_t memo_stored = 0;         // transients recorded by this run
   std::uint64_t memo_loaded = 0;         // entries read from the memo file
   std::uint64_t memo_replayed_ps = 0;    // transient time replayed, summed over partitions
+  std::uint64_t life_hits = 0;           // whole lives replayed (not in memo_hits)
+  std::uint64_t life_unusable = 0;       // ... found vouched for, but a QP lacked room or state
+  std::uint64_t life_stored = 0;         // whole lives recorded by this run
+  std::uint64_t life_vouched = 0;        // ... that vouched for an entry
+  std::uint64_t life_disputed = 0;       // ... that disagreed with one (replaced)
   std::uint64_t twins_followed = 0;      // partitions parked to follow a twin (twins below)
   std::uint64_t twins_replayed = 0;      // ... that took their leader's transient and skipped on
   std::uint64_t twins_released = 0;      // ... that took their leader's progress and were simulated on
@@ -161,10 +174,18 @@ class FastForward {
     std::vector<QpId> leader_qps;
     std::vector<std::uint64_t> leader_sent, leader_received;
   };
-  // A transient being simulated, to be recorded when its partition is found steady.
+  // A transient being simulated, to be recorded when its partition is found steady, or as a
+  // whole life when one of its QPs completes first.
   struct Transient {
     bool open = false;
     PatternDigest digest{};
+    bool life = false;             // recorded as a whole life if a QP completes first
+    PatternDigest life_digest{};   // the key with the QPs' remaining sizes
+    std::vector<std::uint32_t> life_order;  // positions in `qps`, in the life key's canonical order
+    // The life's last checkpoint (every `interval` from its start; QPs in the life order):
+    // what is recorded, and the point a replay jumps to.
+    TransientOutcome checkpoint;
+    Time next_checkpoint;
     Time start;
     std::vector<QpId> qps;            // canonical order
     std::vector<std::uint64_t> sent;      // each QP's bytes sent at the start
@@ -187,6 +208,25 @@ class FastForward {
   // fast_forward_memo.cc: a transient starts in partition `id` (replayed on a hit).
   void begin_transient(PartitionId id);
   std::int64_t transient_credit(const FlowOutcome& flow) const;
+  // The canonical pattern of partition `id`; `sized`: each QP's remaining size (size_class)
+  // is part of its colour, as whole lives are keyed.
+  CanonicalPattern pattern_of(PartitionId id, bool sized) const;
+  // qp's remaining size in the whole-life key: unsent bytes rounded to kSizeBits significant
+  // bits (and to whole MTUs).
+  std::uint64_t size_class(QpId qp) const;
+  // Looks up and replays the whole life of partition `id`, or marks t (its transient, just
+  // looked up as a steady one, QPs in steady_order) to be recorded as one. True when replayed.
+  bool begin_life(PartitionId id, std::span<const std::uint32_t> steady_order, Transient& t);
+  // Jumps partition `id` over a recorded whole life to its last checkpoint before its first
+  // completion.
+  bool replay_life(PartitionId id, std::span<const QpId> qps, const TransientOutcome& life);
+  // Whether `qps` can take a replay of `outcome` now (state, quiet ports, capacity).
+  bool replayable(PartitionId id, std::span<const QpId> qps, const TransientOutcome& outcome);
+  // A QP of partition `id` completes: its open transient's last checkpoint is recorded as
+  // its whole life.
+  void record_life(PartitionId id);
+  void on_checkpoint(std::uint64_t partition);
+  void count_stored(TransientMemo::Stored stored, bool life);
   // qp's age in the memo key: 0 when it starts now, else 1 + floor(log2(age / (interval /
   // 16))), capped at the class of one window (l intervals): QPs older than that look alike.
   std::uint64_t age_class(QpId qp) const;
@@ -237,6 +277,7 @@ class FastForward {
   std::string memo_dir_;
   std::vector<Transient> transients_;  // by partition id
   bool twins_ = false;                 // params.fast_forward.twins
+  bool whole_life_ = false;            // params.fast_forward.whole_life
   std::vector<std::vector<PartitionId>> followers_;  // by partition id: its parked twins
   std::vector<std::uint8_t> judged_;   // by QP: its window filled, or it was skipped, since it started
   std::vector<PartitionId> touched_;  // scratch

@@ -100,39 +100,67 @@ std::uint64_t FastForward::age_class(QpId qp) const {
   return 1 + std::min<std::uint64_t>(std::bit_width(static_cast<std::uint64_t>(age) / unit), cap);
 }
 
+CanonicalPattern FastForward::pattern_of(PartitionId id, bool sized) const {
+  const Partition& partition = partitions_.partition(id);
+  std::vector<FlowVertex> flows;
+  for (const QpId q : partition.qps) {
+    std::uint64_t colour = mix(skipper_.qp_colour(q), age_class(q));
+    if (sized) colour = mix(colour, size_class(q));
+    flows.push_back({colour, fabric_.qp_path(q, true), fabric_.qp_path(q, false)});
+  }
+  std::vector<std::uint64_t> port_colours;
+  for (const LinkId l : partition.ports) port_colours.push_back(skipper_.port_colour(l));
+  return canonical_pattern(flows, partition.ports, port_colours);
+}
+
 void FastForward::begin_transient(PartitionId id) {
   if (!memo_) return;
   Transient& t = transients_[id];
   t.open = false;
+  t.life = false;
   const Partition& partition = partitions_.partition(id);
   if (partition.qps.empty() || partition.qps.size() > kMaxMemoQps) return;
-  std::vector<FlowVertex> flows;
-  for (const QpId q : partition.qps) {
-    flows.push_back({mix(skipper_.qp_colour(q), age_class(q)), fabric_.qp_path(q, true), fabric_.qp_path(q, false)});
-  }
-  std::vector<std::uint64_t> port_colours;
-  for (const LinkId l : partition.ports) port_colours.push_back(skipper_.port_colour(l));
-  const CanonicalPattern pattern = canonical_pattern(flows, partition.ports, port_colours);
+  const CanonicalPattern pattern = pattern_of(id, false);
   std::vector<QpId> ordered;
   for (const std::uint32_t i : pattern.order) ordered.push_back(partition.qps[i]);
-  if (const TransientOutcome* outcome = memo_->find(pattern.digest); outcome != nullptr && outcome->vouched) {
+  const TransientOutcome* outcome = memo_->find(pattern.digest);
+  const bool known = outcome != nullptr && outcome->vouched;
+  if (known) {
     if (replay(id, ordered, *outcome)) {
       ++counters_.memo_hits;
-    } else {
-      ++counters_.memo_unusable;
+      return;
     }
-    return;
+    ++counters_.memo_unusable;
+  } else {
+    ++counters_.memo_misses;
   }
-  ++counters_.memo_misses;
-  t.open = true;
   t.digest = pattern.digest;
   t.start = simulator_.now();
   t.qps = std::move(ordered);
+  if (whole_life_ && begin_life(id, pattern.order, t)) return;
+  if (known && !t.life) return;  // nothing to record
+  t.open = true;
   t.sent.clear();
   t.received.clear();
   for (const QpId q : t.qps) {
     t.sent.push_back(skipper_.sent(q));
     t.received.push_back(skipper_.received(q));
+  }
+}
+
+void FastForward::count_stored(TransientMemo::Stored stored, bool life) {
+  switch (stored) {
+    case TransientMemo::Stored::kNew:
+      ++(life ? counters_.life_stored : counters_.memo_stored);
+      break;
+    case TransientMemo::Stored::kVouched:
+      ++(life ? counters_.life_vouched : counters_.memo_vouched);
+      break;
+    case TransientMemo::Stored::kReplaced:
+      ++(life ? counters_.life_disputed : counters_.memo_disputed);
+      break;
+    case TransientMemo::Stored::kKnown:
+      break;
   }
 }
 
@@ -149,19 +177,7 @@ void FastForward::record_transient(PartitionId id) {
     outcome.flows.push_back({(skipper_.sent(q) - t.sent[i]) / mtu * mtu, skipper_.received(q) - t.received[i],
                              steady_rate(q), skipper_.cc_snapshot(q)});
   }
-  switch (memo_->store(t.digest, std::move(outcome))) {
-    case TransientMemo::Stored::kNew:
-      ++counters_.memo_stored;
-      break;
-    case TransientMemo::Stored::kVouched:
-      ++counters_.memo_vouched;
-      break;
-    case TransientMemo::Stored::kReplaced:
-      ++counters_.memo_disputed;
-      break;
-    case TransientMemo::Stored::kKnown:
-      break;
-  }
+  count_stored(memo_->store(t.digest, std::move(outcome)), false);
 }
 
 bool FastForward::within_capacity(std::span<const QpId> qps, const TransientOutcome& outcome) {
@@ -186,15 +202,18 @@ bool FastForward::within_capacity(std::span<const QpId> qps, const TransientOutc
   return true;
 }
 
-bool FastForward::replay(PartitionId id, std::span<const QpId> qps, const TransientOutcome& outcome) {
-  const Partition& partition = partitions_.partition(id);
+bool FastForward::replayable(PartitionId id, std::span<const QpId> qps, const TransientOutcome& outcome) {
   for (std::size_t i = 0; i < qps.size(); ++i) {
     if (!skipper_.can_skip(qps[i]) || (skipper_.dcqcn_started(qps[i]) && !outcome.flows[i].cc.dcqcn_started)) return false;
   }
-  for (const LinkId l : partition.ports) {
+  for (const LinkId l : partitions_.partition(id).ports) {
     if (!skipper_.port_quiet(l)) return false;
   }
-  if (!within_capacity(qps, outcome)) return false;
+  return within_capacity(qps, outcome);
+}
+
+bool FastForward::replay(PartitionId id, std::span<const QpId> qps, const TransientOutcome& outcome) {
+  if (!replayable(id, qps, outcome)) return false;
   // After the transient, steady at the memo's rates until the margin before the earliest completion.
   double steady_s = std::numeric_limits<double>::infinity();
   for (std::size_t i = 0; i < qps.size(); ++i) {

@@ -22,6 +22,9 @@ void visit_fast_forward(FastForwardParams& p, ParamVisitor& v) {
   v.flag("twins", p.twins,
          "a partition that begins a transient in the same state at the same instant as an isomorphic one follows it "
          "instead of being simulated (needs memo)");
+  v.flag("whole_life", p.whole_life,
+         "memoize a partition's life up to its first completion when it ends before the partition is found steady, "
+         "keyed by its flows' remaining sizes, and replay it to just before that completion (needs memo)");
   v.flag("memo", p.memo, "replay a partition's transient when an isomorphic one was simulated before (--memo DIR keeps them)");
 }
 

@@ -26,6 +26,11 @@ struct FastForwardParams {
   // A partition beginning the same transient at the same instant as another, in the same
   // state, follows it instead of being simulated (fast_forward.h: twins); needs the memo.
   bool twins = false;
+  // A partition whose transient ends in a completion before it is found steady is memoized
+  // whole, up to that completion (its QPs' remaining sizes in the key), and replayed to just
+  // before it (fast_forward.h: whole lives); needs the memo. Off by default: on MoE/64 it
+  // moves other flows' FCTs (README, Whole lives).
+  bool whole_life = false;
   // Not a key: where the memo persists across runs (`loom run --memo DIR`); empty: in memory only.
   std::string memo_dir;
 };
