@@ -83,7 +83,9 @@ int run_command(const RunArguments& args) {
   if (args.memo) use_memo(loaded, *args.memo);
   for (const std::string& warning : loaded.warnings) fmt::print(stderr, "loom: warning: {}\n", warning);
   ProgressLine progress(stderr, isatty(fileno(stderr)) != 0,
-                        args.progress ? std::chrono::seconds(0) : std::chrono::seconds(2));
+                        args.progress ? std::chrono::seconds(0) : std::chrono::seconds(2),
+                        std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                            std::chrono::duration<double>(args.progress_every)));
   const experiment::Outcome outcome = experiment::run(loaded, [&](const system::RunProgress& p) {
     if (!args.quiet) progress.update(p);
     return !InterruptGuard::requested();

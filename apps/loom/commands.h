@@ -19,6 +19,7 @@ struct RunArguments {
   std::optional<std::string> max_memory;       // memory budget ("8GiB"); none: MemoryBudget::of_machine()
   bool quiet = false;                          // no progress line (progress.h)
   bool progress = false;                       // progress from the start, not after 2 s
+  double progress_every = 0;                   // s between logged lines off a terminal (0: only the final one)
   std::optional<std::string> memo;             // packet fast-forward's memo directory
 };
 

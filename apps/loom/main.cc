@@ -39,7 +39,7 @@ constexpr const char* kExamples = R"(Examples:
   loom version
 
 Progress: a run longer than 2 s shows a progress line on stderr (live on a terminal, one final line
-otherwise; --quiet silences it). Ctrl-C stops a run: the results so far are written, summary.json says
+otherwise, and a line every S seconds with --progress-every S; --quiet silences it). Ctrl-C stops a run: the results so far are written, summary.json says
 "complete": false, and the exit code is 130; a second Ctrl-C kills at once. A run whose simulated clock
 stands still for system.watchdog (300 s) of wall time stops the same way, with exit code 2.
 
@@ -104,6 +104,10 @@ int main(int argc, char** argv) {
                   "Directory of packet fast-forward's memoized transients, read before and merged into after the run");
   run->add_flag("-q,--quiet", run_args.quiet, "No progress line on stderr");
   run->add_flag("--progress", run_args.progress, "Show progress from the start (default: runs longer than 2 s)");
+  run->add_option("--progress-every", run_args.progress_every,
+                  "Off a terminal (a pipe, a log file), also write a progress line every this many seconds "
+                  "(default: only the final line)")
+      ->check(CLI::PositiveNumber);
   CLI::App* list = app.add_subcommand("list", "List blueprints, their parameters and defaults, and model names.");
   CLI::App* version = app.add_subcommand("version", "Print Loom's version and git revision.");
   const loom::app::CollectiveCommand collective(app);

@@ -16,8 +16,9 @@ std::string rate(double per_second) {
 }
 }  // namespace
 
-ProgressLine::ProgressLine(std::FILE* out, bool live, std::chrono::steady_clock::duration delay)
-    : out_(out), live_(live), delay_(delay), start_(std::chrono::steady_clock::now()) {}
+ProgressLine::ProgressLine(std::FILE* out, bool live, std::chrono::steady_clock::duration delay,
+                           std::chrono::steady_clock::duration log_every)
+    : out_(out), live_(live), delay_(delay), log_every_(log_every), start_(std::chrono::steady_clock::now()) {}
 
 double ProgressLine::wall_seconds() const {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
@@ -36,8 +37,18 @@ std::string ProgressLine::describe(const system::RunProgress& p, double wall, bo
 
 void ProgressLine::update(const system::RunProgress& p) {
   last_ = p;
-  if (!live_) return;
   const auto now = std::chrono::steady_clock::now();
+  if (!live_) {
+    // A log gets whole lines, one per log_every_ (counted from the start).
+    if (log_every_ <= std::chrono::steady_clock::duration::zero() || now - start_ < std::max(delay_, log_every_) ||
+        now - std::max(last_print_, start_) < log_every_) {
+      return;
+    }
+    last_print_ = now;
+    fmt::print(out_, "loom: {}\n", describe(p, wall_seconds(), true));
+    std::fflush(out_);
+    return;
+  }
   if (now - start_ < delay_ || now - last_print_ < kRefresh) return;
   last_print_ = now;
   const std::string line = "loom: " + describe(p, wall_seconds(), true);

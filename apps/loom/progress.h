@@ -2,7 +2,7 @@
 // time, one line rewritten in place with '\r' (simulated time, share of the workload's
 // operations done, events per second, wall time, estimated time left), closed by a final line;
 // elsewhere (a pipe, a file) only the final line, for runs that took at least `delay`, so logs
-// hold no control characters. Updates come from the simulator's periodic check
+// hold no control characters, and with a positive `log_every` a plain line that often before it. Updates come from the simulator's periodic check
 // (system::RunWatcher), at most every 100 ms of wall time.
 #pragma once
 
@@ -17,7 +17,8 @@ namespace loom::app {
 
 class ProgressLine {
  public:
-  ProgressLine(std::FILE* out, bool live, std::chrono::steady_clock::duration delay);
+  ProgressLine(std::FILE* out, bool live, std::chrono::steady_clock::duration delay,
+               std::chrono::steady_clock::duration log_every = {});
 
   // Shows `p` when due.
   void update(const system::RunProgress& p);
@@ -34,6 +35,7 @@ class ProgressLine {
   std::FILE* out_;
   bool live_;
   std::chrono::steady_clock::duration delay_;
+  std::chrono::steady_clock::duration log_every_;
   std::chrono::steady_clock::time_point start_;
   std::chrono::steady_clock::time_point last_print_{};
   std::size_t printed_width_ = 0;  // of the live line on screen; 0: none

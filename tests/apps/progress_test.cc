@@ -47,6 +47,20 @@ TEST(Progress, PipedOutputIsOnePlainFinalLine) {
   }
 }
 
+TEST(Progress, ALogGetsALineEveryProgressEverySeconds) {
+  const fs::path out = scratch() / "progress_log";
+  // A run of about 2 s (more on a loaded machine: more lines), a line every 0.3 s.
+  const Result r = run_loom("run examples/gpt13b_training_flow.yaml --set output.flows=false --set output.timeline=false "
+                            "--set workload.iterations=3 --progress --progress-every 0.3 --out " + out.string(),
+                            "cd " LOOM_SOURCE_DIR " && ");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_GE(std::count(r.err.begin(), r.err.end(), '\n'), 3) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("% of operations ("));
+  EXPECT_THAT(r.err, HasSubstr("\nloom: done: "));
+  EXPECT_EQ(r.err.find('\r'), std::string::npos) << r.err;
+  EXPECT_NE(run_loom("run --progress-every 0 --out " + out.string()).exit_code, 0);
+}
+
 TEST(Progress, QuietSilencesIt) {
   const fs::path out = scratch() / "progress_quiet";
   const Result r = run_loom("run --progress --quiet --out " + out.string());
