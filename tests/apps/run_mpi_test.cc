@@ -12,13 +12,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "apps/loom_binary.h"
+#include "apps/mpi_support.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 using cli_support::Result;
-using cli_support::run_loom;
 using cli_support::scratch;
 using cli_support::slurp;
 
@@ -48,13 +47,7 @@ fs::path experiment_file() {
 
 // `loom run FILE ARGS -q` under `mpirun -np ranks` (0: one process, without mpirun).
 Result run(int ranks, const std::string& args) {
-  std::string before;
-#ifdef LOOM_MPIEXEC
-  if (ranks > 0) before = std::string(LOOM_MPIEXEC) + " --allow-run-as-root --oversubscribe -np " + std::to_string(ranks) + " ";
-#else
-  static_cast<void>(ranks);
-#endif
-  return run_loom("run " + experiment_file().string() + " -q " + args, before);
+  return cli_support::run_loom_on_ranks(ranks, "run " + experiment_file().string() + " -q " + args);
 }
 
 nlohmann::json summary_of(const fs::path& dir) { return nlohmann::json::parse(slurp(dir / "summary.json")); }
@@ -126,11 +119,7 @@ TEST_F(RunOverMpi, RefusesWhatItCannotSplitOnceWithExitTwo) {
       {"--set network.packet.lp_delay_threshold=1us", "so some rank would run none"},
   };
   for (const Case& c : cases) {
-    const Result r = run(2, out + " " + c.args);
-    EXPECT_EQ(r.exit_code, 2) << c.args << "\n" << r.err;
-    const std::size_t at = r.err.find(c.message);
-    ASSERT_NE(at, std::string::npos) << c.args << "\n" << r.err;
-    EXPECT_EQ(r.err.find(c.message, at + 1), std::string::npos) << "said twice: " << r.err;
+    cli_support::expect_refused_once(run(2, out + " " + c.args), c.message, c.args);
   }
 }
 
