@@ -121,6 +121,9 @@ TEST_F(RunOverMpi, RefusesWhatItCannotSplitOnceWithExitTwo) {
   for (const Case& c : cases) {
     cli_support::expect_refused_once(run(2, out + " " + c.args), c.message, c.args);
   }
+  const std::string cluster = std::string(LOOM_SOURCE_DIR) + "/examples/cluster_jobs.yaml";
+  cli_support::expect_refused_once(cli_support::run_loom_on_ranks(2, "run " + cluster + " -q " + out),
+                                   "a cluster experiment over 2 MPI ranks", cluster);
 }
 
 }  // namespace
