@@ -13,12 +13,15 @@
 #include "cluster_command.h"
 #include "default_experiment.h"
 #include "interrupt.h"
+#include "mpi_world.h"
 #include "progress.h"
 #include "loom/config/document.h"
 #include "loom/core/build_info.h"
 #include "loom/experiment/cluster_experiment.h"
 #include "loom/experiment/experiment.h"
 #include "loom/experiment/system_section.h"
+#include "loom/network/packet/parallel/mpi_rank_exchange.h"
+#include "loom/report/output_file.h"
 #include "loom/report/summary.h"
 #include "loom/collective/gpu_model.h"
 #include "loom/collective/protocol.h"
@@ -66,14 +69,50 @@ MemoryBudget memory_budget(const RunArguments& args) {
   return MemoryBudget(bytes, "--max-memory " + *args.max_memory);
 }
 
-int run_command(const RunArguments& args) {
-  if (!args.experiment_file) {
+namespace {
+
+// Under mpirun with several ranks: the packet simulation's LPs split over them
+// (network/packet/parallel/README.md, "loom run over MPI ranks"). Every rank checks the same
+// inputs here, so that a refusal is every rank's, before the run.
+std::unique_ptr<network::packet::parallel::RankExchange> join_ranks(const MpiWorld& world, experiment::Experiment& e) {
+  if (world.size() == 1) return nullptr;
+  const bool lead = world.rank() == 0;
+  const auto ranks = static_cast<std::uint32_t>(world.size());
+  network::check_rank_run(e.network.params, e.topology, ranks);
+  report::check_output_dir(e.output.dir);
+  if (e.runtime.watchdog != std::chrono::nanoseconds::zero()) {
+    // Each rank's wall clock would stop the run at a different event.
+    e.runtime.watchdog = std::chrono::nanoseconds::zero();
+    // Said on stderr only: the summary stays the one-process run's.
+    if (lead) {
+      fmt::print(stderr, "loom: warning: system.watchdog is not checked over {} MPI ranks (each rank's wall clock "
+                         "would stop the run at another event); Ctrl-C still stops it\n", ranks);
+    }
+  }
+  return network::packet::parallel::make_mpi_rank_exchange();
+}
+
+// Whether every rank goes on: the watcher is called at the same event on every rank (each runs
+// the runtime alike), so a stop asked on any rank stops all of them there.
+bool all_go_on(network::packet::parallel::RankExchange& ranks, bool go_on) {
+  bool all = true;
+  for (const std::string& answer : ranks.all_gather(std::string(1, go_on ? '1' : '0'))) all = all && answer == "1";
+  return all;
+}
+
+int run_experiment(const RunArguments& args, MpiWorld& world, bool& running) {
+  const bool lead = world.rank() == 0;
+  if (!args.experiment_file && lead) {
     fmt::print("loom: no experiment file given; running the built-in default experiment ({})\n",
                kDefaultExperimentName);
   }
   config::Document document = experiment_document(args);
   const MemoryBudget budget = memory_budget(args);
   if (experiment::is_cluster_experiment(document)) {
+    if (world.size() > 1) {
+      throw UserError(fmt::format("a cluster experiment over {} MPI ranks: cluster runs are not split over ranks; "
+                                  "run it as one process", world.size()));
+    }
     if (args.memo) throw UserError("--memo: cluster experiments do not run packet fast-forward's memo");
     return run_cluster_command(document, args.quiet, budget);
   }
@@ -81,27 +120,47 @@ int run_command(const RunArguments& args) {
   const InterruptGuard interrupt;
   experiment::Experiment loaded = experiment::load(document, budget);
   if (args.memo) use_memo(loaded, *args.memo);
-  for (const std::string& warning : loaded.warnings) fmt::print(stderr, "loom: warning: {}\n", warning);
+  std::unique_ptr<network::packet::parallel::RankExchange> ranks = join_ranks(world, loaded);
+  if (lead) {
+    for (const std::string& warning : loaded.warnings) fmt::print(stderr, "loom: warning: {}\n", warning);
+  }
+  running = true;
   ProgressLine progress(stderr, isatty(fileno(stderr)) != 0,
                         args.progress ? std::chrono::seconds(0) : std::chrono::seconds(2),
                         std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                             std::chrono::duration<double>(args.progress_every)));
-  const experiment::Outcome outcome = experiment::run(loaded, [&](const system::RunProgress& p) {
-    if (!args.quiet) progress.update(p);
-    return !InterruptGuard::requested();
-  });
-  if (!args.quiet) progress.finish(outcome.result, loaded.workload.node_count());
+  const bool show_progress = !args.quiet && lead;
+  const experiment::Outcome outcome = experiment::run(
+      loaded,
+      [&](const system::RunProgress& p) {
+        if (show_progress) progress.update(p);
+        const bool go_on = !InterruptGuard::requested();
+        return ranks ? all_go_on(*ranks, go_on) : go_on;
+      },
+      lead ? experiment::RunMode::kWriteFiles : experiment::RunMode::kInMemory, ranks.get());
+  ranks.reset();
+  world.leave();
+  const bool by_watchdog = !outcome.result.complete && outcome.result.stop_reason != "interrupted";
+  const int exit_code = outcome.result.complete ? 0 : by_watchdog ? kStalledExitCode : kInterruptedExitCode;
+  if (!lead) return exit_code;
+  if (show_progress) progress.finish(outcome.result, loaded.workload.node_count());
   for (const std::string& warning : outcome.run_warnings) fmt::print(stderr, "loom: warning: {}\n", warning);
   report::print_table(std::cout, outcome.entries, outcome.result);
   fmt::print("wrote {}\n", outcome.summary_path.string());
   if (!outcome.result.complete) {
-    const bool by_watchdog = outcome.result.stop_reason != "interrupted";
     fmt::print(stderr, "loom: {} at {} simulated: the results so far are in {}, and summary.json says \"complete\": false\n",
                by_watchdog ? outcome.result.stop_reason : "interrupted (Ctrl-C)", outcome.result.makespan,
                loaded.output.dir.string());
-    return by_watchdog ? kStalledExitCode : kInterruptedExitCode;
   }
-  return 0;
+  return exit_code;
+}
+
+}  // namespace
+
+int run_command(const RunArguments& args) {
+  // Under mpirun, a packet run split over the ranks (rank 0 writes and prints).
+  MpiWorld world;
+  return run_on_ranks(world, [&](bool& running) { return run_experiment(args, world, running); });
 }
 
 std::string version_text() { return fmt::format("loom {} ({})", kVersion, kGitSha); }

@@ -242,28 +242,7 @@ int run_hpcc_command(const HpccArguments& args, std::ostream& out, MpiWorld& wor
 int hpcc_command(const HpccArguments& args, std::ostream& out) {
   // Under mpirun, one windowed run split over the ranks (rank 0 writes and prints).
   MpiWorld world;
-  bool running = false;
-  try {
-    return run_hpcc_command(args, out, world, running);
-  } catch (const std::exception& e) {
-    if (world.size() == 1) throw;
-    if (running) {
-      // One rank failed during the run: the others wait for it, so the job ends (MpiWorld aborts).
-      fmt::print(stderr, "loom: MPI rank {}: {}\n", world.rank(), e.what());
-      throw;
-    }
-    // Every rank read and checked the same inputs, so every rank stops here: rank 0 says why.
-    // It says so before leaving: MPI_Finalize waits for every rank, so no rank's non-zero exit
-    // (on which mpirun kills the job) comes before the message.
-    const auto* user_error = dynamic_cast<const UserError*>(&e);
-    if (world.rank() == 0 && user_error != nullptr) {
-      fmt::print(stderr, "loom: {}\n", user_error->what());
-      std::fflush(stderr);
-    }
-    world.leave();
-    if (world.rank() == 0 && user_error == nullptr) throw;
-    return 2;
-  }
+  return run_on_ranks(world, [&](bool& running) { return run_hpcc_command(args, out, world, running); });
 }
 
 CLI::App* add_hpcc_command(CLI::App& app, HpccArguments& args) {

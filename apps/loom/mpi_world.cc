@@ -1,5 +1,6 @@
 #include "mpi_world.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <exception>
 #include <string_view>
@@ -91,6 +92,29 @@ std::vector<std::string> MpiWorld::gather(const std::string& text) const {
 #else
   return {text};
 #endif
+}
+
+int run_on_ranks(MpiWorld& world, const std::function<int(bool& running)>& command) {
+  bool running = false;
+  try {
+    return command(running);
+  } catch (const std::exception& e) {
+    if (world.size() == 1) throw;
+    if (running) {
+      fmt::print(stderr, "loom: MPI rank {}: {}\n", world.rank(), e.what());
+      throw;
+    }
+    // Rank 0 says why before leaving: MPI_Finalize waits for every rank, so no rank's non-zero
+    // exit (on which mpirun kills the job) comes before the message.
+    const auto* user_error = dynamic_cast<const UserError*>(&e);
+    if (world.rank() == 0 && user_error != nullptr) {
+      fmt::print(stderr, "loom: {}\n", user_error->what());
+      std::fflush(stderr);
+    }
+    world.leave();
+    if (world.rank() == 0 && user_error == nullptr) throw;
+    return 2;
+  }
 }
 
 }  // namespace loom::app

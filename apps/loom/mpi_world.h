@@ -9,6 +9,7 @@
 // Thread-safety: one MpiWorld per process, used from the thread that made it.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -48,5 +49,13 @@ class MpiWorld {
   int local_size_ = 1;
   bool joined_ = false;
 };
+
+// Runs `command` on this rank of `world` and returns its exit code. `command` sets `running`
+// once its setup (reading and checking the inputs, alike on every rank) is done. An exception
+// before that is every rank's: rank 0 says why once (a UserError) and every rank returns 2
+// (rank 0 rethrows any other error). During the run it is this rank's alone: it says so and
+// rethrows, and MpiWorld aborts the job, whose other ranks would wait for this one forever.
+// In a world of one rank the exception simply leaves.
+int run_on_ranks(MpiWorld& world, const std::function<int(bool& running)>& command);
 
 }  // namespace loom::app

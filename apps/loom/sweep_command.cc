@@ -9,6 +9,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <string_view>
 #include <thread>
 
 #include <CLI/CLI.hpp>
@@ -112,8 +113,16 @@ pid_t spawn(const std::vector<std::string>& argv, const fs::path& log) {
   std::vector<char*> pointers;
   for (const std::string& a : argv) pointers.push_back(const_cast<char*>(a.c_str()));
   pointers.push_back(nullptr);
+  // A variant is one process of its own: without the launcher's world size, which would make
+  // its `loom run` join this rank's MPI job (mpi_world.h).
+  std::vector<char*> environment;
+  for (char** entry = environ; *entry != nullptr; ++entry) {
+    const std::string_view text(*entry);
+    if (!text.starts_with("OMPI_COMM_WORLD_SIZE=") && !text.starts_with("PMI_SIZE=")) environment.push_back(*entry);
+  }
+  environment.push_back(nullptr);
   pid_t pid = 0;
-  const int failed = posix_spawn(&pid, pointers[0], &actions, nullptr, pointers.data(), environ);
+  const int failed = posix_spawn(&pid, pointers[0], &actions, nullptr, pointers.data(), environment.data());
   posix_spawn_file_actions_destroy(&actions);
   if (failed != 0) throw UserError(fmt::format("sweep: cannot start '{}': {}", argv[0], std::strerror(failed)));
   return pid;

@@ -7,29 +7,20 @@
 #include <filesystem>
 #include <string>
 
-#include "apps/loom_binary.h"
+#include "apps/mpi_support.h"
 #include "fixtures.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 using cli_support::Result;
-using cli_support::run_loom;
 using cli_support::scratch;
 using cli_support::slurp;
 
 const fs::path kFat320 = loom::testing::fixture_path("hpcc/inputs/fat320");
 
 // `loom hpcc ARGS` under `mpirun -np ranks` (0: one process, without mpirun).
-Result hpcc(int ranks, const std::string& args) {
-  std::string before;
-#ifdef LOOM_MPIEXEC
-  if (ranks > 0) before = std::string(LOOM_MPIEXEC) + " --allow-run-as-root --oversubscribe -np " + std::to_string(ranks) + " ";
-#else
-  static_cast<void>(ranks);
-#endif
-  return run_loom("hpcc " + args, before);
-}
+Result hpcc(int ranks, const std::string& args) { return cli_support::run_loom_on_ranks(ranks, "hpcc " + args); }
 
 // The lines of a run's summary that depend on the simulation: events and hops, PFC, drops, ECN.
 std::string totals(const std::string& out) {
@@ -91,11 +82,7 @@ TEST_F(HpccOverMpi, RefusesWhatItCannotSplitOnceWithExitTwo) {
       {" --lp-delay-threshold 3us --windowed", "the fabric has 1 LPs (delay < 3us), so some rank would run none"},
   };
   for (const Case& c : cases) {
-    const Result r = hpcc(2, config + out + c.args);
-    EXPECT_EQ(r.exit_code, 2) << c.args << "\n" << r.err;
-    const std::size_t at = r.err.find(c.message);
-    ASSERT_NE(at, std::string::npos) << c.args << "\n" << r.err;
-    EXPECT_EQ(r.err.find(c.message, at + 1), std::string::npos) << "said twice: " << r.err;
+    cli_support::expect_refused_once(hpcc(2, config + out + c.args), c.message, c.args);
   }
 }
 

@@ -184,9 +184,10 @@ struct Simulation {
   std::optional<network::PxnRelay> pxn;
 };
 
-std::unique_ptr<Simulation> prepare(const Experiment& e, topology::Routing& routing) {
+std::unique_ptr<Simulation> prepare(const Experiment& e, topology::Routing& routing,
+                                    network::packet::parallel::RankExchange* ranks) {
   auto sim = std::make_unique<Simulation>();
-  sim->backend = network::make_backend(sim->simulator, e.topology, routing, e.network.params);
+  sim->backend = network::make_backend(sim->simulator, e.topology, routing, e.network.params, ranks);
   network::Backend& backend = *sim->backend;
   for (const LinkChange& change : e.network.link_changes) {
     backend.schedule_link_change(change.at, change.link, change.up, routing);
@@ -221,12 +222,13 @@ system::RunResult simulate(const Experiment& e, Simulation& sim, const system::R
 }
 }  // namespace
 
-Outcome run(const Experiment& e, const system::RunWatcher& watcher, RunMode mode) {
+Outcome run(const Experiment& e, const system::RunWatcher& watcher, RunMode mode,
+            network::packet::parallel::RankExchange* ranks) {
   const bool write = mode == RunMode::kWriteFiles;
   if (write) report::check_output_dir(e.output.dir);
   topology::Routing routing(e.topology);
   SymmetryChoice symmetry = choose_symmetry(e);
-  std::unique_ptr<Simulation> sim = prepare(e, routing);
+  std::unique_ptr<Simulation> sim = prepare(e, routing, ranks);
   Outcome outcome;
   outcome.warnings = e.warnings;
   std::vector<bool> closed_form_skips;
@@ -251,7 +253,7 @@ Outcome run(const Experiment& e, const system::RunWatcher& watcher, RunMode mode
     }
     outcome.result = {};  // the previous attempt's state goes before the next one's is built
     sim.reset();
-    sim = prepare(e, routing);
+    sim = prepare(e, routing, ranks);
     outcome.result = simulate(e, *sim, watcher, symmetry.classes.get(), closed_form_skips);
     take_refined_classes(symmetry, outcome.result);
   }

@@ -99,7 +99,11 @@ enum class RunMode { kWriteFiles, kInMemory };
 // files, not a Loom result, is refused before the run; report/output_file.h). `watcher` sees
 // the run's progress and may stop it (system::Runtime::run): the results so far are written
 // then, with Outcome::result.complete false and summary.json's "complete" false.
+// With `ranks` (MPI ranks; network/models/backend_factory.h, check_rank_run), the packet
+// simulation is split over them: every rank runs the workload alike and gets the same Outcome;
+// the caller lets one of them write (the others run kInMemory). `watcher` must then answer
+// alike on every rank: it is called at the same events everywhere.
 Outcome run(const Experiment& experiment, const system::RunWatcher& watcher = {},
-            RunMode mode = RunMode::kWriteFiles);
+            RunMode mode = RunMode::kWriteFiles, network::packet::parallel::RankExchange* ranks = nullptr);
 
 }  // namespace loom::experiment

@@ -155,21 +155,13 @@ class Driver final : public FabricListener {
 
 // Sums what each rank's LPs counted (events, events handed over, per-LP events) into every
 // rank's result; the drivers' events (`global_events`) ran on every rank and count once.
-void gather_counts(network::packet::parallel::RankExchange& ranks, HpccRunResult& result, std::uint64_t global_events) {
-  network::packet::parallel::WindowStats& w = *result.windows;
+void gather_counts(network::packet::parallel::RankSync& sync, HpccRunResult& result, std::uint64_t global_events) {
+  sync.sum_window_stats(*result.windows);
   network::packet::parallel::ByteWriter mine;
   mine.put(result.events - global_events);
-  mine.put(w.handed_over);
-  mine.put_all(w.lp_events);
   result.events = global_events;
-  w.handed_over = 0;
-  std::fill(w.lp_events.begin(), w.lp_events.end(), 0);
-  for (const std::string& message : ranks.all_gather(mine.bytes())) {
-    network::packet::parallel::ByteReader in(message);
-    result.events += in.get<std::uint64_t>();
-    w.handed_over += in.get<std::uint64_t>();
-    const auto lp_events = in.get_all<std::uint64_t>();
-    for (std::size_t lp = 0; lp < lp_events.size(); ++lp) w.lp_events[lp] += lp_events[lp];
+  for (const std::string& message : sync.exchange().all_gather(mine.bytes())) {
+    result.events += network::packet::parallel::ByteReader(message).get<std::uint64_t>();
   }
 }
 
@@ -237,7 +229,7 @@ HpccRunResult run_hpcc(const HpccConfig& config, const topology::Topology& topol
   result.peak_memory_bytes = fabric.memory_bytes();
   result.events = executor ? executor->events_processed() : simulator.events_processed();
   if (sync) {
-    gather_counts(*ranks, result, simulator.events_processed());
+    gather_counts(*sync, result, simulator.events_processed());
     result.rank_stats = sync->gather_stats();
   }
   result.monitor_files = backend->write_monitors(monitor_dir);

@@ -1,7 +1,7 @@
 // The fabric split over ranks (processes) of one packet simulation (parallel/rank_sync.h): each
 // rank runs its LPs' nodes; events held for LPs of other ranks travel as messages between
 // windows, packets with them (their record and telemetry: a packet's id is local to a rank's
-// pool); QP bookkeeping that spans nodes (a packet released away from its sender, a freed slot,
+// pool, and a packet that may complete its QP joins the receiving rank's completion bound); QP bookkeeping that spans nodes (a packet released away from its sender, a freed slot,
 // an ended QP) travels as notes.
 #include <algorithm>
 #include <functional>
@@ -76,6 +76,10 @@ std::uint64_t Fabric::export_to_ranks(std::vector<std::string>& outbox) {
       if (!arrival) continue;
       const auto id = static_cast<PacketId>(h.arg);
       const Packet& packet = pool_[id];
+      // A packet that may complete its QP is tracked on the receiving rank from now on.
+      if (bound_completions_ && (packet.flags & kMayComplete) != 0) {
+        std::erase_if(lane.finals_out, [id](const FinalCopy& copy) { return copy.id == id; });
+      }
       out.put(packet);
       for (std::uint32_t i = 0; i < packet.int_hops; ++i) out.put(pool_.telemetry(id)[i]);
       pool_.release(id, lane.id);  // moved, not lost: its QP still counts it
@@ -108,6 +112,9 @@ void Fabric::import_from_rank(std::string_view message) {
       for (std::uint32_t i = 0; i < packet.int_hops; ++i) pool_.telemetry(id)[i] = in.get<IntHop>();
       h.arg = id;
       h.fn = &detail::call_member<&Fabric::on_arrive, Fabric>;
+      if (bound_completions_ && (packet.flags & kMayComplete) != 0) {
+        lanes_[held.from_lp].finals_out.push_back(FinalCopy{id, held.to_lp, false, held.when});
+      }
     }
     Lane& from = lanes_[held.from_lp];
     from.handoffs.push_back(h);

@@ -166,7 +166,7 @@ std::vector<Statistic> PacketBackend::statistics() const {
   if (executor_) {
     // windows.threads.* depends on the threads (how evenly they shared the windows' work); the
     // rest does not.
-    const parallel::WindowStats w = executor_->stats();
+    const parallel::WindowStats w = *window_stats();
     std::uint64_t lp_events = 0;
     for (const std::uint64_t e : w.lp_events) lp_events += e;
     out.insert(out.end(), {{"windows.lps", partition_->lp_count},
@@ -177,6 +177,11 @@ std::vector<Statistic> PacketBackend::statistics() const {
                            {"windows.threads.count", w.threads},
                            {"windows.threads.imbalance_permille", static_cast<std::uint64_t>(std::lround(w.window_imbalance * 1000))},
                            {"windows.threads.rebalances", w.rebalances}});
+    if (rank_stats_) {
+      out.insert(out.end(), {{"windows.ranks.count", rank_stats_->ranks}, {"windows.ranks.rounds", rank_stats_->rounds},
+                             {"windows.ranks.events_sent", rank_stats_->events_sent},
+                             {"windows.ranks.bytes_sent", rank_stats_->bytes_sent}});
+    }
   }
   return out;
 }

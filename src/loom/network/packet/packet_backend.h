@@ -54,6 +54,7 @@
 #include "loom/network/packet/monitor.h"
 #include "loom/network/packet/parallel/event_stamp.h"
 #include "loom/network/packet/parallel/lp_partition.h"
+#include "loom/network/packet/parallel/rank_sync.h"
 #include "loom/network/packet/parallel/windowed_executor.h"
 #include "loom/network/packet/scale_up_flow.h"
 #include "loom/network/packet/packet_params.h"
@@ -107,11 +108,17 @@ class PacketBackend final : public Backend, private FabricListener, private para
   // params.lp_racks, merged into params.lp_groups) on params.threads threads
   // from now on (see the top of this file). Before any transfer starts; UserError when the
   // threshold makes one LP, or a zero-delay cable lies between LPs.
-  void use_windows();
+  // With `ranks` (parallel/rank_sync.h; params.threads 1, no monitors), this process runs only
+  // its rank's LPs: every rank runs the driver alike, told of every rank's completions, and
+  // after run() the counters and windows' measures are every rank's summed (UserError when
+  // there are more ranks than LPs).
+  void use_windows(parallel::RankExchange* ranks = nullptr);
   // Runs the simulator and, when windowed, the fabric's LPs with it.
   void run(Simulator& simulator) override;
   // When windowed: the executor's measures (windows, handed-over events, imbalance).
   std::optional<parallel::WindowStats> window_stats() const;
+  // Over ranks, after run(): their exchanges.
+  std::optional<parallel::RankStats> rank_stats() const { return rank_stats_; }
 
   // Starts a queue pair of the caller's own (its paths, tag, class, base RTT and window as
   // `spec` gives them) instead of a transfer: `listener` is told of its end, monitors sample it,
@@ -147,6 +154,8 @@ class PacketBackend final : public Backend, private FabricListener, private para
   void note_completion(QpId qp, std::uint32_t id);
   // Event: tells `handler` (a CompletionHandler) that the transfer of `cookie` completed.
   static void deliver(void* handler, std::uint64_t cookie);
+  // Over ranks: every rank's completions of the window that ended, in rank order.
+  void gather_completions();
   // Event: the completions of this instant, each as a zero-delay event.
   static void tell_completions(void* self, std::uint64_t unused);
 
@@ -186,7 +195,10 @@ class PacketBackend final : public Backend, private FabricListener, private para
   std::uint32_t lp_groups_ = 0;
   std::uint32_t threads_ = 1;
   std::optional<parallel::LpPartition> partition_;
+  std::unique_ptr<parallel::RankSync> ranks_;  // over ranks; before executor_, which uses it
   std::unique_ptr<parallel::WindowedExecutor> executor_;
+  std::optional<parallel::WindowStats> summed_windows_;  // over ranks, after run()
+  std::optional<parallel::RankStats> rank_stats_;
   std::vector<Completion> completed_;   // this window's, in any order
   std::deque<ToTell> to_tell_;          // in serial order
 

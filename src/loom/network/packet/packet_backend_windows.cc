@@ -16,12 +16,17 @@ constexpr std::uint32_t kAfterDrivers = std::numeric_limits<std::uint32_t>::max(
 
 }  // namespace
 
-void PacketBackend::use_windows() {
+void PacketBackend::use_windows(parallel::RankExchange* ranks) {
   LOOM_ASSERT(!executor_ && transfers_.live() == 0, "windows set up twice, or after transfers started");
   partition_ = parallel::partition_for(fabric_.topology(), lp_delay_threshold_, lp_racks_, lp_groups_);
+  if (ranks != nullptr) {
+    LOOM_ASSERT(threads_ == 1 && !monitor_, "a packet run over ranks with threads or monitors");
+    ranks_ = std::make_unique<parallel::RankSync>(*ranks, *partition_);
+  }
   fabric_.bound_completions();
   parallel::WindowListener& listener = *this;
-  executor_ = std::make_unique<parallel::WindowedExecutor>(simulator_, fabric_, *partition_, threads_, &listener);
+  executor_ = std::make_unique<parallel::WindowedExecutor>(simulator_, fabric_, *partition_, threads_, &listener,
+                                                           ranks_.get());
 }
 
 void PacketBackend::run(Simulator& simulator) {
@@ -31,11 +36,18 @@ void PacketBackend::run(Simulator& simulator) {
     return;
   }
   executor_->run_until(Time::max());
+  if (!ranks_) return;
+  // Every rank ran the driver alike (it saw every completion); the fabric's counters and the
+  // windows' measures are each rank's part.
+  fabric_.gather_from_ranks(ranks_->exchange());
+  summed_windows_ = executor_->stats();
+  ranks_->sum_window_stats(*summed_windows_);
+  rank_stats_ = ranks_->gather_stats();
 }
 
 std::optional<parallel::WindowStats> PacketBackend::window_stats() const {
   if (!executor_) return std::nullopt;
-  return executor_->stats();
+  return summed_windows_ ? *summed_windows_ : executor_->stats();
 }
 
 Time PacketBackend::reaction_horizon(Time start) {
@@ -51,7 +63,20 @@ void PacketBackend::note_completion(QpId qp, std::uint32_t id) {
   completed_.push_back({parallel::stamp_of(fabric_.simulator_at(receiver)), id});
 }
 
+void PacketBackend::gather_completions() {
+  parallel::ByteWriter mine;
+  mine.put_all(completed_);
+  completed_.clear();
+  for (const std::string& message : ranks_->exchange().all_gather(mine.bytes())) {
+    const std::vector<Completion> theirs = parallel::ByteReader(message).get_all<Completion>();
+    completed_.insert(completed_.end(), theirs.begin(), theirs.end());
+  }
+}
+
 void PacketBackend::window_ended(Time end) {
+  // A rank's completions are in its LPs' order, and simultaneous ones of one order key come
+  // from one node, so one rank: the stable sort below puts them in the serial order.
+  if (ranks_) gather_completions();
   if (completed_.empty()) return;
   // Simultaneous completions of one order key come from one node, in its order: stable.
   std::stable_sort(completed_.begin(), completed_.end(),

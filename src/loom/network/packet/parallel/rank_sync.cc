@@ -67,6 +67,36 @@ Time RankSync::agree_next(Fabric& fabric, Time local_next) {
   return next;
 }
 
+void RankSync::settle_window(Fabric& fabric) {
+  exchange_held(fabric);
+  agree_next(fabric, Time::max());
+}
+
+Time RankSync::agree_min(Time local) {
+  const Stopwatch watch(exchange_seconds_);
+  ByteWriter mine;
+  mine.put(local);
+  Time earliest = Time::max();
+  for (const std::string& message : exchange_.all_gather(mine.bytes())) {
+    earliest = std::min(earliest, ByteReader(message).get<Time>());
+  }
+  return earliest;
+}
+
+void RankSync::sum_window_stats(WindowStats& stats) {
+  ByteWriter mine;
+  mine.put(stats.handed_over);
+  mine.put_all(stats.lp_events);
+  stats.handed_over = 0;
+  std::fill(stats.lp_events.begin(), stats.lp_events.end(), 0);
+  for (const std::string& message : exchange_.all_gather(mine.bytes())) {
+    ByteReader in(message);
+    stats.handed_over += in.get<std::uint64_t>();
+    const auto lp_events = in.get_all<std::uint64_t>();
+    for (std::size_t lp = 0; lp < lp_events.size(); ++lp) stats.lp_events[lp] += lp_events[lp];
+  }
+}
+
 RankStats RankSync::gather_stats() {
   ByteWriter mine;
   mine.put(stats_.bytes_sent);

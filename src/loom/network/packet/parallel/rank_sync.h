@@ -20,6 +20,7 @@
 #include "loom/core/time.h"
 #include "loom/network/packet/parallel/lp_partition.h"
 #include "loom/network/packet/parallel/rank_exchange.h"
+#include "loom/network/packet/parallel/windowed_executor.h"
 
 namespace loom::network::packet {
 class Fabric;
@@ -59,8 +60,17 @@ class RankSync {
   // event); applies every rank's freed QP slots and ended QPs to the fabric first.
   Time agree_next(Fabric& fabric, Time local_next);
 
+  // Collective, between windows of a run whose driver reacts to completions: hands the held
+  // events over and applies every rank's freed QP slots and ended QPs, as a window's end does on
+  // one process, so that what the driver starts next takes the same slots everywhere.
+  void settle_window(Fabric& fabric);
+  // Collective: the earliest of every rank's `local` (the driver's reaction horizon).
+  Time agree_min(Time local);
+
   // Collective: this rank's counts summed over ranks.
   RankStats gather_stats();
+  // Collective: the events handed over and per-LP events that each rank's LPs counted, summed.
+  void sum_window_stats(WindowStats& stats);
 
  private:
   RankExchange& exchange_;

@@ -112,6 +112,8 @@ bool WindowedExecutor::next_window(Time limit) {
     ++windows_;
     measure_window();
     lp_clock_ = window_end_ - Time::ps(1);
+    // Over ranks, the listener's reactions start QPs: every rank frees the window's slots first.
+    if (listener_ != nullptr && ranks_ != nullptr) ranks_->settle_window(fabric_);
     if (listener_ != nullptr) listener_->window_ended(window_end_);
     // Catching up: the global events the listener posted inside the window (they do not touch
     // the fabric, so the LPs' being past them changes nothing).
@@ -148,7 +150,8 @@ bool WindowedExecutor::next_window(Time limit) {
     end = std::min(end, global_next);
     if (limit < Time::max()) end = std::min(end, limit + Time::ps(1));
     if (listener_ != nullptr) {
-      const Time horizon = listener_->reaction_horizon(start);
+      Time horizon = listener_->reaction_horizon(start);
+      if (ranks_ != nullptr) horizon = ranks_->agree_min(horizon);
       LOOM_ASSERT(horizon >= start, "a reaction horizon before the window's start");
       if (horizon < end - Time::ps(1)) {
         end = horizon + Time::ps(1);

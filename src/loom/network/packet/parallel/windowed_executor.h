@@ -76,11 +76,13 @@ struct WindowStats {
 class WindowListener {
  public:
   // The window that ran every LP's events before `end` is over (held events handed over, logs
-  // merged). Events posted on the global simulator now at times before `end` run next.
+  // merged). Events posted on the global simulator now at times before `end` run next. Over
+  // ranks (rank_sync.h) every rank's listener is told, after the ranks settled the window, and
+  // must tell its driver what every rank's LPs did (the listener gathers it).
   virtual void window_ended(Time end) = 0;
   // Before a window starting at `start` (>= start; Time::max() for none): the earliest instant
   // at which an event of the window could lead the listener to touch the fabric. The window
-  // ends right after it.
+  // ends right after it. Over ranks, each rank's answer covers its LPs; the earliest counts.
   virtual Time reaction_horizon(Time start) = 0;
 
  protected:
