@@ -20,7 +20,7 @@ LOOM="$loom" "$root/bench/run_symmetry.sh" "$scenario"
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 status=0
-/usr/bin/time -f '%U %M' -o "$out/time" timeout --preserve-status -s INT "$limit" "$loom" run "$scenario" --quiet --out "$out/flow" \
+/usr/bin/time -f '%U %M' -o "$out/time" timeout --foreground --preserve-status -s INT "$limit" "$loom" run "$scenario" --quiet --out "$out/flow" \
   --set network.mode=flow --set system.symmetry=false --set output.links=false > "$out/log" 2>&1 || status=$?
 if [[ $status -ne 0 && $status -ne 130 ]]; then
   echo "run_simai9216: flow mode failed (exit $status):" >&2

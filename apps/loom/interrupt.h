@@ -1,6 +1,8 @@
 // Ctrl-C during `loom run`: the first SIGINT asks the run to stop at its next check (the
-// simulation ends there and the results so far are written, marked incomplete); the handler
-// then reverts to the default action, so a second Ctrl-C kills the process at once.
+// simulation ends there and the results so far are written, marked incomplete); a second Ctrl-C
+// kills the process at once, unless it comes within about a second of the first (1-2 s: whole
+// seconds of the monotonic clock), which is taken for the same request delivered twice, as
+// `timeout -s INT` does.
 #pragma once
 
 namespace loom::app {

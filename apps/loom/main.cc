@@ -40,7 +40,7 @@ constexpr const char* kExamples = R"(Examples:
 
 Progress: a run longer than 2 s shows a progress line on stderr (live on a terminal, one final line
 otherwise, and a line every S seconds with --progress-every S; --quiet silences it). Ctrl-C stops a run: the results so far are written, summary.json says
-"complete": false, and the exit code is 130; a second Ctrl-C kills at once. A run whose simulated clock
+"complete": false, and the exit code is 130; a second Ctrl-C (a second or two later) kills at once. A run whose simulated clock
 stands still for system.watchdog (300 s) of wall time stops the same way, with exit code 2.
 
 Exit codes: 0 success, 1 a plan check found a violation, 2 bad arguments or input, or out of memory

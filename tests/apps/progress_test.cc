@@ -73,10 +73,12 @@ TEST(Progress, CtrlCStopsARunWritesItsResultsAndMarksThemIncomplete) {
   const fs::path out = scratch() / "progress_sigint";
   fs::remove_all(out);
   // 20 iterations of GPT-13B take tens of seconds; SIGINT comes after 2 (a Ctrl-C while loading
-  // stops the run at its first check just the same).
+  // stops the run at its first check just the same). --foreground: without it `timeout` sends
+  // the signal to loom and again to its own process group, and that second SIGINT is the
+  // "second Ctrl-C" that kills at once whenever the first has been handled in between.
   const Result r = run_loom("run examples/gpt13b_training_flow.yaml --set workload.iterations=20 --set output.flows=false "
                             "--set output.timeline=false --out " + out.string(),
-                            "cd " LOOM_SOURCE_DIR " && timeout --preserve-status -s INT 2 ");
+                            "cd " LOOM_SOURCE_DIR " && timeout --foreground --preserve-status -s INT 2 ");
   EXPECT_EQ(r.exit_code, 130) << r.err;
   EXPECT_THAT(r.err, HasSubstr("loom: interrupted (Ctrl-C) at "));
   ASSERT_TRUE(fs::exists(out / "summary.json"));
@@ -86,6 +88,21 @@ TEST(Progress, CtrlCStopsARunWritesItsResultsAndMarksThemIncomplete) {
   EXPECT_LT(summary["totals"]["makespan_us"].get<double>(), 2e6);
   EXPECT_TRUE(fs::exists(out / "ranks.csv"));
   EXPECT_TRUE(fs::exists(out / "collectives.csv"));
+}
+
+TEST(Progress, ASecondSigintWithinASecondIsTheSameCtrlC) {
+  const fs::path out = scratch() / "progress_double_sigint", err = scratch() / "double_sigint_err.txt";
+  fs::remove_all(out);
+  // As `timeout -s INT` delivers it: to loom, and again to the process group holding it.
+  const std::string command = "cd " LOOM_SOURCE_DIR " && (" + std::string(LOOM_BINARY) +
+                              " run examples/gpt13b_training_flow.yaml --set workload.iterations=20 "
+                              "--set output.flows=false --set output.timeline=false --out " + out.string() +
+                              " > /dev/null 2> " + err.string() +
+                              " & pid=$!; sleep 2; kill -INT $pid; sleep 0.2; kill -INT $pid; wait $pid)";
+  std::system(command.c_str());
+  EXPECT_THAT(slurp(err), HasSubstr("loom: interrupted (Ctrl-C) at "));
+  ASSERT_TRUE(fs::exists(out / "summary.json"));
+  EXPECT_EQ(nlohmann::json::parse(slurp(out / "summary.json"))["complete"], false);
 }
 
 }  // namespace
