@@ -107,7 +107,15 @@ int main(int argc, char** argv) {
   run->add_option("--progress-every", run_args.progress_every,
                   "Off a terminal (a pipe, a log file), also write a progress line every this many seconds "
                   "(default: only the final line)")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Validator(
+          [](const std::string& text) -> std::string {
+            double seconds = 0;
+            if (!CLI::detail::lexical_cast(text, seconds) || !(seconds >= 0.1 && seconds <= 86400)) {
+              return "expected seconds from 0.1 to 86400 (a day), not " + text;
+            }
+            return {};
+          },
+          "SECONDS"));
   CLI::App* list = app.add_subcommand("list", "List blueprints, their parameters and defaults, and model names.");
   CLI::App* version = app.add_subcommand("version", "Print Loom's version and git revision.");
   const loom::app::CollectiveCommand collective(app);

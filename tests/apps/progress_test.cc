@@ -58,7 +58,11 @@ TEST(Progress, ALogGetsALineEveryProgressEverySeconds) {
   EXPECT_THAT(r.err, HasSubstr("% of operations ("));
   EXPECT_THAT(r.err, HasSubstr("\nloom: done: "));
   EXPECT_EQ(r.err.find('\r'), std::string::npos) << r.err;
-  EXPECT_NE(run_loom("run --progress-every 0 --out " + out.string()).exit_code, 0);
+  for (const char* bad : {"0", "0.01", "1e300", "soon"}) {
+    const Result refused = run_loom(std::string("run --progress-every ") + bad + " --out " + out.string());
+    EXPECT_EQ(refused.exit_code, 2) << bad;
+    EXPECT_THAT(refused.err, HasSubstr("--progress-every: expected seconds from 0.1 to 86400")) << refused.err;
+  }
 }
 
 TEST(Progress, QuietSilencesIt) {
