@@ -41,16 +41,7 @@ Bounded run_bounded(const PacketParams& params, std::uint32_t senders, Bytes byt
   Deliveries deliveries;
   deliveries.simulator = &star.simulator;
   fabric.set_listener(&deliveries);
-  for (std::uint32_t i = 0; i < senders; ++i) {
-    std::vector<topology::LinkId> forward, reverse;
-    star.routing->route(star.senders[i], star.receiver, i, forward);
-    star.routing->route(star.receiver, star.senders[i], i, reverse);
-    QpSpec spec;
-    spec.forward = forward;
-    spec.reverse = reverse;
-    spec.bytes = bytes;
-    fabric.add_qp(spec);
-  }
+  for (std::uint32_t i = 0; i < senders; ++i) star.add_qp_to_receiver(fabric, i, bytes);
   Bounded out;
   for (Time at = star.simulator.next_event_time(); at != Time::max(); at = star.simulator.next_event_time()) {
     out.bounds.emplace_back(at, fabric.earliest_completion(at));

@@ -188,16 +188,7 @@ IncastResult long_incast(const PacketParams& params, std::uint32_t senders, Time
   Star star(senders, params);
   Fabric fabric(star.simulator, star.topo, params);
   std::vector<QpId> qps;
-  for (std::uint32_t i = 0; i < senders; ++i) {
-    std::vector<topology::LinkId> forward, reverse;
-    star.routing->route(star.senders[i], star.receiver, i, forward);
-    star.routing->route(star.receiver, star.senders[i], i, reverse);
-    QpSpec spec;
-    spec.forward = forward;
-    spec.reverse = reverse;
-    spec.bytes = 1'000'000'000;
-    qps.push_back(fabric.add_qp(spec));
-  }
+  for (std::uint32_t i = 0; i < senders; ++i) qps.push_back(star.add_qp_to_receiver(fabric, i, 1'000'000'000));
   star.simulator.run_until(from);
   std::vector<std::uint64_t> before;
   for (const QpId q : qps) before.push_back(fabric.qp_received(q));

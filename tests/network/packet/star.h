@@ -12,6 +12,7 @@
 #include "loom/core/simulator.h"
 #include "loom/network/packet/fastforward/fast_forward.h"
 #include "loom/network/packet/packet_backend.h"
+#include "loom/network/packet/fabric.h"
 #include "loom/topology/routing.h"
 
 namespace loom::network::packet::testing {
@@ -36,6 +37,19 @@ struct Star {
     Simulator* simulator = nullptr;
     std::vector<Time> done;
   };
+
+  // Adds to `fabric` (driven directly, without the backend) a QP of `bytes` from sender `i` to
+  // the receiver, its routes hashed by `i`.
+  QpId add_qp_to_receiver(Fabric& fabric, std::uint32_t i, std::uint64_t bytes) const {
+    std::vector<topology::LinkId> forward, reverse;
+    routing->route(senders[i], receiver, i, forward);
+    routing->route(receiver, senders[i], i, reverse);
+    QpSpec spec;
+    spec.forward = forward;
+    spec.reverse = reverse;
+    spec.bytes = bytes;
+    return fabric.add_qp(spec);
+  }
 
   // Every sender sends `bytes` to the receiver at time zero; returns completion times.
   std::vector<Time> incast(Bytes bytes) {
