@@ -71,33 +71,27 @@ MemoryBudget memory_budget(const RunArguments& args) {
 
 namespace {
 
-// Under mpirun with several ranks: the packet simulation's LPs split over them
-// (network/packet/parallel/README.md, "loom run over MPI ranks"). Every rank checks the same
-// inputs here, so that a refusal is every rank's, before the run.
-std::unique_ptr<network::packet::parallel::RankExchange> join_ranks(const MpiWorld& world, experiment::Experiment& e) {
-  if (world.size() == 1) return nullptr;
-  const bool lead = world.rank() == 0;
-  const auto ranks = static_cast<std::uint32_t>(world.size());
-  network::check_rank_run(e.network.params, e.topology, ranks);
-  report::check_output_dir(e.output.dir);
-  if (e.runtime.watchdog != std::chrono::nanoseconds::zero()) {
-    // Each rank's wall clock would stop the run at a different event.
-    e.runtime.watchdog = std::chrono::nanoseconds::zero();
-    // Said on stderr only: the summary stays the one-process run's.
-    if (lead) {
-      fmt::print(stderr, "loom: warning: system.watchdog is not checked over {} MPI ranks (each rank's wall clock "
-                         "would stop the run at another event); Ctrl-C still stops it\n", ranks);
-    }
-  }
-  return network::packet::parallel::make_mpi_rank_exchange();
-}
-
 // Whether every rank goes on: the watcher is called at the same event on every rank (each runs
 // the runtime alike), so a stop asked on any rank stops all of them there.
 bool all_go_on(network::packet::parallel::RankExchange& ranks, bool go_on) {
   bool all = true;
   for (const std::string& answer : ranks.all_gather(std::string(1, go_on ? '1' : '0'))) all = all && answer == "1";
   return all;
+}
+
+// Under mpirun with several ranks: the packet simulation's LPs split over them
+// (network/packet/parallel/README.md, "loom run over MPI ranks"). Every rank checks the same
+// inputs here, so that a refusal is every rank's, before the run.
+std::unique_ptr<network::packet::parallel::RankExchange> join_ranks(const MpiWorld& world, experiment::Experiment& e) {
+  if (world.size() == 1) return nullptr;
+  network::check_rank_run(e.network.params, e.topology, static_cast<std::uint32_t>(world.size()));
+  report::check_output_dir(e.output.dir);
+  std::unique_ptr<network::packet::parallel::RankExchange> ranks = network::packet::parallel::make_mpi_rank_exchange();
+  // Every rank checks its watchdog at the same event; a stall seen by any rank stops them all there.
+  e.runtime.stall_agreement = [exchange = ranks.get()](bool stalled_here) {
+    return !all_go_on(*exchange, !stalled_here);
+  };
+  return ranks;
 }
 
 int run_experiment(const RunArguments& args, MpiWorld& world, bool& running) {

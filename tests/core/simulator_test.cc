@@ -248,6 +248,45 @@ TEST(Simulator, WatchdogLetsAnAdvancingClockRun) {
   EXPECT_EQ(sim.events_processed(), 3 * Simulator::kWatchdogEvents + 1);
 }
 
+// Over MPI ranks each process's verdict goes through an agreement; what it returns is what
+// every process does, whatever its own clock says.
+struct Verdicts {
+  std::vector<bool> seen;  // this process's verdict at each check
+  std::size_t stall_at = 0;  // the agreement says "stalled" at this check (1-based; 0 = never)
+  static bool agree(void* context, bool stalled_here) {
+    auto* v = static_cast<Verdicts*>(context);
+    v->seen.push_back(stalled_here);
+    return v->seen.size() == v->stall_at;
+  }
+};
+
+TEST(Simulator, AStallAgreedElsewhereStopsARunWhoseOwnClockAdvances) {
+  Simulator sim;
+  Repeater ticking{&sim, Time::ps(1), 10 * Simulator::kWatchdogEvents};
+  sim.schedule_at<&Repeater::fire>(Time::zero(), &ticking);
+  sim.set_watchdog(std::chrono::hours(1));
+  Verdicts verdicts{{}, 2};
+  sim.set_stall_agreement(&Verdicts::agree, &verdicts);
+  sim.run();
+  EXPECT_TRUE(sim.stalled());
+  EXPECT_EQ(verdicts.seen, (std::vector<bool>{false, false}));
+  EXPECT_EQ(sim.events_processed(), 2 * Simulator::kWatchdogEvents);
+}
+
+TEST(Simulator, AStallNotAgreedDoesNotStopTheRun) {
+  Simulator sim;
+  Repeater stuck{&sim, Time::zero(), 3 * Simulator::kWatchdogEvents};
+  sim.schedule_at<&Repeater::fire>(5_ns, &stuck);
+  sim.set_watchdog(std::chrono::nanoseconds(1));
+  Verdicts verdicts;  // never agrees
+  sim.set_stall_agreement(&Verdicts::agree, &verdicts);
+  sim.run();
+  EXPECT_FALSE(sim.stalled());
+  // This process saw its clock stand still at every check after the first.
+  EXPECT_EQ(verdicts.seen, (std::vector<bool>{false, true, true}));
+  EXPECT_EQ(sim.events_processed(), 3 * Simulator::kWatchdogEvents + 1);
+}
+
 TEST(Simulator, CheckHookSeesEveryWindowAndCanStopTheRun) {
   constexpr std::uint64_t k = Simulator::kWatchdogEvents;
   Simulator sim;

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+#include <utility>
+#include <vector>
+
 #include "loom/core/error.h"
 #include "system/dag_builder.h"
 #include "system/fabric_fixture.h"
@@ -163,7 +167,7 @@ class SpinningBackend final : public network::Backend {
 
 // A compute of 3 us, then a send over a backend that never delivers: the clock stands still at
 // 3 us while events keep coming, and a 1 ns watchdog stops the run.
-RunResult run_stalled(bool keep_stalled_run) {
+RunResult run_stalled(bool keep_stalled_run, std::function<bool(bool)> stall_agreement = {}) {
   const StarFabric fabric(2);
   DagBuilder dag(2);
   const workload::NodeId work = dag.compute(0, 3_us);
@@ -174,6 +178,7 @@ RunResult run_stalled(bool keep_stalled_run) {
   RuntimeOptions options;
   options.watchdog = std::chrono::nanoseconds(1);
   options.keep_stalled_run = keep_stalled_run;
+  options.stall_agreement = std::move(stall_agreement);
   Runtime runtime(simulator, fabric.topology, dag.workload(), backend, options);
   return runtime.run();
 }
@@ -201,6 +206,19 @@ TEST(Runtime, AStalledRunCanKeepWhatRanUntilTheWatchdogStoppedIt) {
   // The send never finished: it ends at the stop, and no transfer is listed as done.
   EXPECT_EQ(result.nodes[1].end, 3_us);
   EXPECT_TRUE(result.transfer_log.empty());
+}
+
+// Over MPI ranks the verdict is the one all ranks agree on: here the other ranks see the stall
+// one check later than this one.
+TEST(Runtime, AStalledRunStopsWhereTheRanksAgree) {
+  std::vector<bool> verdicts;
+  const RunResult result = run_stalled(true, [&verdicts](bool stalled_here) {
+    verdicts.push_back(stalled_here);
+    return verdicts.size() == 3;
+  });
+  EXPECT_EQ(verdicts, (std::vector<bool>{false, true, true}));
+  EXPECT_EQ(result.stop_reason, "no progress: simulated time stayed at 3us for 1ns of wall time (196608 events "
+                                "processed, 1 of 3 operations done); stopped by the watchdog (system.watchdog)");
 }
 
 TEST(Runtime, MoreRanksThanGpusIsAUserError) {

@@ -30,10 +30,15 @@ void Simulator::check_progress() {
   }
   if (watchdog_limit_ == std::chrono::nanoseconds::zero()) return;
   const auto wall = std::chrono::steady_clock::now();
+  bool stalled = false;
   if (now_ != watched_time_) {
     watched_time_ = now_;
     watched_at_ = wall;
-  } else if (wall - watched_at_ >= watchdog_limit_) {
+  } else {
+    stalled = wall - watched_at_ >= watchdog_limit_;
+  }
+  if (stall_agreement_ != nullptr) stalled = stall_agreement_(stall_context_, stalled);
+  if (stalled) {
     stalled_ = true;
     stop_requested_ = true;
   }

@@ -141,6 +141,15 @@ class Simulator {
   static constexpr std::uint64_t kWatchdogEvents = std::uint64_t{1} << 16;
   void set_watchdog(std::chrono::nanoseconds limit) { watchdog_limit_ = limit; }
   bool stalled() const { return stalled_; }
+  // Over processes that run one simulation in step (MPI ranks, each checking at the same event),
+  // each process's wall clock would stop the run at another check. An agreement, called at every
+  // check on every process alike with this process's verdict, returns the verdict all of them
+  // take (a collective call); null (the default) is none.
+  using StallAgreement = bool (*)(void* context, bool stalled_here);
+  void set_stall_agreement(StallAgreement agreement, void* context) {
+    stall_agreement_ = agreement;
+    stall_context_ = context;
+  }
 
   // A hook called at the watchdog's check, every kWatchdogEvents events and never in between (so
   // it costs nothing per event): for a progress display, or to stop on the user's request.
@@ -192,6 +201,8 @@ class Simulator {
   Time watched_time_;                                 // now() at the last check that saw it move
   std::chrono::steady_clock::time_point watched_at_;  // wall time of that check
   bool stalled_ = false;
+  StallAgreement stall_agreement_ = nullptr;
+  void* stall_context_ = nullptr;
   CheckHook check_hook_ = nullptr;
   void* check_context_ = nullptr;
   bool interrupted_ = false;

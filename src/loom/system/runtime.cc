@@ -184,10 +184,12 @@ RunResult Runtime::run(const RunWatcher& watcher) {
     if (node_state_[id].pending == 0) node_ready(id, kNoNode);
   }
   simulator_.set_watchdog(options_.watchdog);
+  if (options_.stall_agreement) simulator_.set_stall_agreement(&Runtime::agree_on_stall, this);
   watcher_ = watcher ? &watcher : nullptr;
   if (watcher_ != nullptr) simulator_.set_check_hook(&Runtime::check_watcher, this);
   backend_.run(simulator_);
   simulator_.set_check_hook(nullptr, nullptr);
+  simulator_.set_stall_agreement(nullptr, nullptr);
   watcher_ = nullptr;
   if (simulator_.interrupted()) {
     close_interrupted_run();
@@ -232,6 +234,10 @@ bool Runtime::check_watcher(void* self) {
   return (*runtime->watcher_)({sim.now(), sim.events_processed(), runtime->nodes_done_, runtime->nodes_to_run_});
 }
 
+bool Runtime::agree_on_stall(void* self, bool stalled_here) {
+  return static_cast<const Runtime*>(self)->options_.stall_agreement(stalled_here);
+}
+
 void Runtime::close_interrupted_run() {
   result_.complete = false;
   const Time now = simulator_.now();
@@ -239,6 +245,11 @@ void Runtime::close_interrupted_run() {
   for (const Stream& stream : streams_) {
     if (stream.busy) result_.nodes[stream.queue[stream.head - 1]].end = now;
   }
+  // Receives posted and still waiting (eager ones are on no stream).
+  for (const auto& [key, channel] : channels_) {
+    for (NodeId recv : channel.recvs) result_.nodes[recv].end = now;
+  }
+  for (const auto& [send, recv] : eager_receivers_) result_.nodes[recv].end = now;
   for (NodeTiming& t : result_.nodes) t.end = std::max(t.end, t.start);
   if (!options_.record_transfers) return;
   std::vector<bool> free(in_flight_.size(), false);
@@ -268,9 +279,18 @@ void Runtime::node_ready(NodeId id, NodeId cause) {
   // The ready time and its cause, until the node starts.
   result_.nodes[id].start = simulator_.now();
   result_.nodes[id].enabler = cause;
+  if (off_stream(id)) {
+    start_node(id);
+    return;
+  }
   Stream& stream = stream_of(id);
   stream.queue.push_back(id);
   if (!stream.busy) start_next(stream);
+}
+
+bool Runtime::off_stream(NodeId id) const {
+  return static_cast<NodeKind>(node_state_[id].kind) == NodeKind::kRecv &&
+         workload_.point_to_point() == workload::PointToPoint::kEager;
 }
 
 void Runtime::start_next(Stream& stream) {
@@ -330,8 +350,10 @@ void Runtime::node_done(NodeId id) {
   Stream& stream = streams_[stream_index];
   Time& rank_finish = result_.rank_finish[stream.rank];
   rank_finish = std::max(rank_finish, simulator_.now());
-  stream.busy = false;
-  stream.last = id;
+  if (!off_stream(id)) {
+    stream.busy = false;
+    stream.last = id;
+  }
   for (std::uint32_t i = node_state_[id].first_dependent; i < node_state_[id + 1].first_dependent; ++i) {
     const NodeId next = dependents_[i];
     if (--node_state_[next].pending == 0) node_ready(next, id);

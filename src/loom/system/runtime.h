@@ -97,6 +97,9 @@ struct RuntimeOptions {
   // What run() does when the watchdog stops it: throw UserError (false), or return what happened
   // until then, as for a stop by the watcher, with RunResult::stop_reason saying why (true).
   bool keep_stalled_run = false;
+  // Over MPI ranks running one simulation in step: given this rank's watchdog verdict at a check,
+  // the verdict every rank takes (Simulator::set_stall_agreement; empty = this rank's own).
+  std::function<bool(bool stalled_here)> stall_agreement;
   // Rank classes to reduce (rank_symmetry.h; null = none): only representatives' nodes are
   // stepped. A mirrored rank's collective and point-to-point nodes join their operations when
   // its representative's node at the same program position starts, so every operation still
@@ -192,6 +195,9 @@ class Runtime final : private network::CompletionHandler {
   void prefetch_next_completion() const;
   Stream& stream_of(workload::NodeId id);
   void start_next(Stream& stream);
+  // An eager receive (Chakra traces) occupies no stream: ASTRA-sim's hardware model lets a
+  // posted receive wait beside the send or collective its rank runs, one at a time.
+  bool off_stream(workload::NodeId id) const;
   void start_node(workload::NodeId id);
   void arrive(workload::NodeId id);
   void start_instance(std::uint32_t instance);
@@ -234,6 +240,7 @@ class Runtime final : private network::CompletionHandler {
   collective::CollectiveSpec spec_for(const CollectiveRecord& record, workload::CommunicatorId comm);
   [[noreturn]] void report_stall() const;
   static bool check_watcher(void* self);
+  static bool agree_on_stall(void* self, bool stalled_here);
   void close_interrupted_run();
   // Rank symmetry (runtime_mirrors.cc): the mirrored nodes of `id` join their operations; a
   // mirrored node's part ends; after the run, mirrored nodes take their representative's timing.
