@@ -75,6 +75,27 @@ TEST(WindowBarrier, MoreThreadsThanCoresSleepAtOnce) {
   EXPECT_GT(barrier.sleeps(), 0u);
 }
 
+TEST(WindowBarrier, TheSpinShrinksWhenWaitsOutlastIt) {
+  if (std::thread::hardware_concurrency() < 2) GTEST_SKIP() << "needs two cores";
+  const auto max = std::chrono::microseconds(100);
+  WindowBarrier barrier(2, max);
+  // Thread 1 arrives 20 ms late three times: thread 0's waits spin out and halve the budget
+  // (down to max / 8 unless thread 0 itself was held up 20 ms on a busy machine).
+  const auto body = [&](std::uint32_t t) {
+    for (int i = 0; i < 3; ++i) {
+      if (t == 1) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      barrier.arrive_and_wait([]() noexcept {});
+    }
+  };
+  {
+    std::jthread other(body, 1);
+    body(0);
+  }
+  EXPECT_GE(barrier.sleeps(), 1u);
+  EXPECT_LT(barrier.spin_budget(), max);
+  EXPECT_GE(barrier.spin_budget(), WindowBarrier::kMinSpin);
+}
+
 TEST(WindowBarrier, ASpinLongerThanTheWaitNeverSleeps) {
   if (std::thread::hardware_concurrency() < 2) GTEST_SKIP() << "needs two cores";
   // The waiter spins through the other thread's 50 us pauses without sleeping.

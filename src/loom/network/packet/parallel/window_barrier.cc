@@ -1,5 +1,6 @@
 #include "loom/network/packet/parallel/window_barrier.h"
 
+#include <algorithm>
 #include <thread>
 
 #include "loom/core/error.h"
@@ -25,7 +26,9 @@ constexpr int kPausesPerClockRead = 64;
 }  // namespace
 
 WindowBarrier::WindowBarrier(std::uint32_t threads, std::chrono::nanoseconds spin)
-    : threads_(threads), spin_(threads <= std::thread::hardware_concurrency() ? spin : std::chrono::nanoseconds::zero()) {
+    : threads_(threads),
+      spin_(threads <= std::thread::hardware_concurrency() ? spin : std::chrono::nanoseconds::zero()),
+      budget_ns_(spin_.count()) {
   LOOM_ASSERT(threads >= 1, "a barrier for no thread");
 }
 
@@ -37,15 +40,20 @@ void WindowBarrier::release() {
 }
 
 void WindowBarrier::wait(std::uint32_t phase) {
-  if (spin_.count() > 0) {
-    const auto deadline = std::chrono::steady_clock::now() + spin_;
+  const std::int64_t budget = budget_ns_.load(std::memory_order_relaxed);
+  if (budget > 0) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::nanoseconds(budget);
     for (;;) {
       for (int i = 0; i < kPausesPerClockRead; ++i) {
-        if (phase_.load(std::memory_order_acquire) != phase) return;
+        if (phase_.load(std::memory_order_acquire) != phase) {
+          budget_ns_.store(std::min(budget * 2, spin_.count()), std::memory_order_relaxed);
+          return;
+        }
         pause();
       }
       if (std::chrono::steady_clock::now() >= deadline) break;
     }
+    budget_ns_.store(std::max(budget / 2, kMinSpin.count()), std::memory_order_relaxed);
   }
   sleepers_.fetch_add(1, std::memory_order_seq_cst);
   sleeps_.fetch_add(1, std::memory_order_relaxed);
