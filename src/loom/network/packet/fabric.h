@@ -167,7 +167,13 @@ class Fabric {
   // aside for the LPs that `thread_of` puts on `thread`, lowering next[lp] to each one's time.
   // `start`: the window's start, before which none may be due.
   void take_handoffs(std::span<const std::uint32_t> thread_of, std::uint32_t thread, Time start, std::span<Time> next);
-  // Events handed between LPs since use_lp_simulators.
+  // Between windows: which thread runs each LP (~0u: none of this process's). An event for
+  // another LP of the same thread goes straight into that LP's queue instead of being held:
+  // the thread runs both LPs, and the event, a lookahead or more away, falls after the window.
+  // Simultaneous events of one order key come from one node, in its order, either way, so the
+  // outputs do not change; only the work of holding and posting it later is saved.
+  void use_lp_threads(std::span<const std::uint32_t> thread_of_lp);
+  // Events handed between LPs since use_lp_simulators (held or posted straight on one thread).
   std::uint64_t handed_over() const { return handed_over_; }
   // Ranks (parallel/rank_sync.h): this process runs only the LPs whose rank_of_lp is `rank`,
   // after use_lp_simulators. Every rank starts every QP (its id, paths and receiver state); only
@@ -317,6 +323,7 @@ class Fabric {
     std::vector<HandOff> handoffs;  // held in this window or global step
     std::vector<HandOff> inbound;   // held before this window, posted by the threads in it
     Time earliest_handoff = Time::max();  // of `handoffs`
+    std::uint64_t posted_across = 0;      // events posted straight to another LP of its thread
     std::vector<PfcEvent> pfc;            // windowed: this window's entries
     std::vector<IngressQueue> resumable;  // scratch
     // Windowed: QPs whose packets this lane released but whose sender is in another lane (one
@@ -375,7 +382,14 @@ class Fabric {
   Lane& dst_lane(topology::LinkId link) const { return *dst_lane_[link]; }
   Lane& sender_lane(QpId qp) const { return *src_lane_[paths_.forward(qp)[0]]; }
   // Schedules fn at `lp` (another LP than the caller's) once the window ends.
-  static void hand_over(Lane& lane, std::uint32_t lp, Time when, EventFn fn, std::uint64_t arg, std::uint32_t order) {
+  // Or, when `lp` runs on the same thread (on_thread), posts it on `there` at once.
+  void hand_over(Lane& lane, bool on_thread, Simulator& there, std::uint32_t lp, Time when, EventFn fn,
+                 std::uint64_t arg, std::uint32_t order) {
+    if (on_thread) {
+      there.post_at(when, fn, this, arg, order);
+      ++lane.posted_across;
+      return;
+    }
     lane.handoffs.push_back(HandOff{when, arg, fn, lp, order});
     lane.earliest_handoff = std::min(lane.earliest_handoff, when);
   }
@@ -402,6 +416,8 @@ class Fabric {
   // kSameLp (always, in a serial run).
   static constexpr std::uint32_t kSameLp = ~0u;
   std::vector<std::uint32_t> far_lp_, near_lp_;  // ... and of its source, for PFC frames
+  // Windowed: by link id, 1 when its ends are in two LPs that one thread runs (use_lp_threads).
+  std::vector<std::uint8_t> lps_on_thread_;
   std::vector<Simulator*> lp_sim_;
   std::vector<Lane> lanes_ = std::vector<Lane>(1);  // by LP (one in a serial run)
   std::vector<Lane*> src_lane_, dst_lane_;          // by link id: its source's, its destination's

@@ -62,7 +62,8 @@ void Fabric::transmit(LinkId link, PacketId id) {
   if (far_lp_[link] == kSameLp) [[likely]] {
     at_dst(link).post_at<&Fabric::on_arrive>(arrival, this, id, key);
   } else {
-    hand_over(lane, far_lp_[link], arrival, &detail::call_member<&Fabric::on_arrive, Fabric>, id, key);
+    hand_over(lane, lps_on_thread_[link] != 0, at_dst(link), far_lp_[link], arrival,
+              &detail::call_member<&Fabric::on_arrive, Fabric>, id, key);
   }
   // A NIC may have more data for its QPs; a switch port only if packets wait.
   if (!port.wake_pending && (port.nic != kNoNic || port.bytes != 0)) {
@@ -196,7 +197,8 @@ void Fabric::send_pfc(LinkId link, std::uint32_t priority, bool pause) {
   if (near_lp_[link] == kSameLp) {
     at_src(link).post_at<&Fabric::on_pfc>(when, this, frame, key);
   } else {
-    hand_over(dst_lane(link), near_lp_[link], when, &detail::call_member<&Fabric::on_pfc, Fabric>, frame, key);
+    hand_over(dst_lane(link), lps_on_thread_[link] != 0, at_src(link), near_lp_[link], when,
+              &detail::call_member<&Fabric::on_pfc, Fabric>, frame, key);
   }
 }
 

@@ -29,7 +29,18 @@ void Fabric::use_lp_simulators(std::span<Simulator* const> by_lp, std::span<cons
     far_lp_[l] = src == dst ? kSameLp : dst;
     near_lp_[l] = src == dst ? kSameLp : src;
   }
+  lps_on_thread_.assign(topology_.link_count(), 0);
   windowed_ = true;
+}
+
+void Fabric::use_lp_threads(std::span<const std::uint32_t> thread_of_lp) {
+  LOOM_ASSERT(windowed_ && !window_open_, "LPs change threads only between windows of a windowed run");
+  LOOM_ASSERT(thread_of_lp.size() == lanes_.size(), "a thread for each LP expected");
+  constexpr std::uint32_t kNone = ~0u;
+  for (LinkId l = 0; l < topology_.link_count(); ++l) {
+    const std::uint32_t near = near_lp_[l], far = far_lp_[l];  // both kSameLp inside an LP
+    lps_on_thread_[l] = near != kSameLp && thread_of_lp[near] != kNone && thread_of_lp[near] == thread_of_lp[far];
+  }
 }
 
 Time Fabric::earliest_handoff() const {
@@ -46,7 +57,8 @@ void Fabric::begin_window() {
     lane.inbound.clear();
     std::swap(lane.inbound, lane.handoffs);
     lane.earliest_handoff = Time::max();
-    handed_over_ += lane.inbound.size();
+    handed_over_ += lane.inbound.size() + lane.posted_across;
+    lane.posted_across = 0;
   }
 }
 

@@ -1,7 +1,6 @@
 #include "loom/network/packet/parallel/windowed_executor.h"
 
 #include <algorithm>
-#include <barrier>
 #include <thread>
 
 #include <fmt/format.h>
@@ -10,6 +9,7 @@
 #include "loom/network/packet/fabric.h"
 #include "loom/network/packet/parallel/lp_placement.h"
 #include "loom/network/packet/parallel/rank_sync.h"
+#include "loom/network/packet/parallel/window_barrier.h"
 
 namespace loom::network::packet::parallel {
 
@@ -41,6 +41,7 @@ WindowedExecutor::WindowedExecutor(Simulator& global, Fabric& fabric, const LpPa
     fabric_.use_ranks(ranks_->rank_of_lp(), ranks_->rank());
     for (LpId lp = 0; lp < partition.lp_count; ++lp) thread_of_[lp] = ranks_->runs(lp) ? 0 : kOtherRank;
     std::erase_if(lps_of_thread_[0], [&](LpId lp) { return !ranks_->runs(lp); });
+    fabric_.use_lp_threads(thread_of_);
   }
   thread_events_.assign(threads_, 0);
 }
@@ -49,6 +50,7 @@ void WindowedExecutor::place(const std::vector<std::uint32_t>& thread_of) {
   thread_of_ = thread_of;
   lps_of_thread_.assign(threads_, {});
   for (LpId lp = 0; lp < thread_of_.size(); ++lp) lps_of_thread_[thread_of_[lp]].push_back(lp);
+  fabric_.use_lp_threads(thread_of_);
 }
 
 Time WindowedExecutor::next_lp_event() {
@@ -68,13 +70,14 @@ Time WindowedExecutor::next_lp_event() {
 
 void WindowedExecutor::run_lps_of(std::uint32_t thread) {
   fabric_.take_handoffs(thread_of_, thread, window_start_, next_);
+  // next_ counts the events taken; events that LPs of this thread post straight to each other
+  // below (Fabric::use_lp_threads) change an LP's pending count, so that next_lp_event looks
+  // its next event up again. They fall after the window: none makes an LP skipped here due.
+  for (const LpId lp : lps_of_thread_[thread]) pending_[lp] = lps_[lp]->pending();
   const Time last = window_end_ - Time::ps(1);
   for (const LpId lp : lps_of_thread_[thread]) {
     Simulator& sim = *lps_[lp];
-    if (next_[lp] >= window_end_) {
-      pending_[lp] = sim.pending();
-      continue;
-    }
+    if (next_[lp] >= window_end_) continue;
     sim.run_until(last);
     next_[lp] = sim.next_event_time();
     pending_[lp] = sim.pending();
@@ -190,7 +193,7 @@ void WindowedExecutor::run_threads(Time limit) {
       done = true;
     }
   };
-  std::barrier sync(static_cast<std::ptrdiff_t>(threads_), between_windows);
+  WindowBarrier sync(threads_);
   const auto work = [&](std::uint32_t thread) {
     while (!done) {
       try {
@@ -198,7 +201,7 @@ void WindowedExecutor::run_threads(Time limit) {
       } catch (...) {
         failures_[thread] = std::current_exception();
       }
-      sync.arrive_and_wait();
+      sync.arrive_and_wait(between_windows);
     }
   };
   {

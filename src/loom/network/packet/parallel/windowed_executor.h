@@ -30,8 +30,10 @@
 // fabric's PFC log at each window's end (Fabric::end_window), a driver's own log by
 // (time, Simulator::current_order) of the LP event that wrote it.
 //
-// Threads: each owns a set of LPs, posts the events other LPs held for them in the last window
-// (Fabric::take_handoffs) and runs their events of a window; a barrier ends the window, and its
+// Threads: each owns a set of LPs, posts the events other threads' LPs held for them in the
+// last window (Fabric::take_handoffs; its own LPs post to each other at once,
+// Fabric::use_lp_threads) and runs their events of a window; a barrier (window_barrier.h) ends
+// the window, and its
 // completion (one thread, while the others wait) merges the logs, runs global steps and opens
 // the next window. LPs are placed on threads by longest
 // processing time first, first by their node counts, then by the events they ran: every
