@@ -393,7 +393,7 @@ TEST(SimaiAnalyticalParity, LoomTakesTheBandwidthTermAndDiffersOnlyBySimaisRules
 TEST(SimaiAnalyticalParity, TheExamplesExpertAllToAllReachesTheNicBoundWithEveryPeerInFlight) {
   const auto time_us = [](const std::string& algorithm) {
     std::string ranks;
-    for (int k = 0; k < 16; ++k) ranks += (k > 0 ? "," : "") + std::to_string(2 * k);
+    for (int k = 0; k < 16; ++k) ranks += std::string(k > 0 ? "," : "") + std::to_string(2 * k);  // not const char* + string: GCC 12 -O3 -Wrestrict
     ParityCase c{"", "", 32, 48.5, 0};
     std::string text = experiment_text(c);
     text = text.substr(0, text.find("workload:")) + "workload: {type: microbenchmark, groups: {ep: {ranks: [" + ranks +
