@@ -14,9 +14,16 @@
 # one thread, and a check that every windowed run wrote the serial run's CSV files
 # (TRAINING=0 skips it).
 #
+# FAST_FORWARD=1 runs only the training, each run with packet fast-forward on and DCQCN's window
+# (network.packet.fast_forward.enabled, network.packet.window: rate-only DCQCN's training traffic
+# is not skipped, src/loom/network/packet/fastforward/README.md), prints each run's skips, skipped
+# packets and simulated events, and checks that every windowed run's fast-forward statistics and
+# CSV files are the serial fast-forward run's.
+#
 #   bench/run_windowed_threads.sh            # DCQCN
 #   CC=hpcc bench/run_windowed_threads.sh
 #   THREADS="1 2 4" bench/run_windowed_threads.sh
+#   FAST_FORWARD=1 bench/run_windowed_threads.sh
 #
 # BENCH defaults to build/bench/loom_bench, LOOM to build/apps/loom/loom.
 set -euo pipefail
@@ -26,15 +33,11 @@ bench="${BENCH:-$root/build/bench/loom_bench}"
 cc="${CC:-dcqcn}"
 load="${LOAD:-websearch30_fat320_3ms}"
 threads="${THREADS:-1 2}"
-[[ -x "$bench" ]] || { echo "run_windowed_threads: no $bench (build the loom_bench target)" >&2; exit 2; }
+fast_forward="${FAST_FORWARD:-0}"
 cores="$(nproc)"
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 
-names=(serial)
-for t in $threads; do
-  if [[ "$t" == 1 ]]; then names+=(racks_1_thread); else names+=("racks_${t}_threads"); fi
-done
 # Runs the command after NAME (its output in $out/NAME.log), noting the load average before and
 # after it in $out/NAME.load.
 timed() {
@@ -46,6 +49,12 @@ timed() {
   echo "$before $(cut -d' ' -f1 /proc/loadavg)" > "$out/$name.load"
 }
 
+if [[ "$fast_forward" != 1 ]]; then
+[[ -x "$bench" ]] || { echo "run_windowed_threads: no $bench (build the loom_bench target)" >&2; exit 2; }
+names=(serial)
+for t in $threads; do
+  if [[ "$t" == 1 ]]; then names+=(racks_1_thread); else names+=("racks_${t}_threads"); fi
+done
 for name in "${names[@]}"; do
   timed "$name" "$bench" --benchmark_filter="packet/windowed/$load/$cc/$name/" \
     --benchmark_out="$out/$name.json" --benchmark_out_format=json
@@ -76,6 +85,7 @@ for name in names:
                  f"{b['user_s'] / one['user_s']:.2f}x of 1 thread's")
     print(line)
 PY
+fi
 
 [[ "${TRAINING:-1}" == 0 ]] && exit 0
 loom="${LOOM:-$root/build/apps/loom/loom}"
@@ -84,10 +94,12 @@ scenario="$root/bench/scenarios/windowed/gpt13b_128_packet.yaml"
 echo "training: $(basename "$scenario")"
 runs=(serial)
 for t in $threads; do runs+=("$t"); done
+ff_args=()
+[[ "$fast_forward" == 1 ]] && ff_args=(--set network.packet.fast_forward.enabled=true --set network.packet.window=true)
 for run in "${runs[@]}"; do
   if [[ "$run" == serial ]]; then set_args=(--set network.packet.lp_delay_threshold=0s); else set_args=(--set "network.packet.threads=$run"); fi
   timed "train_$run" /usr/bin/time -f "%U %e" -o "$out/train_$run.time" "$loom" run "$scenario" --out "$out/train_$run" \
-    --quiet "${set_args[@]}"
+    --quiet "${set_args[@]}" "${ff_args[@]}"
 done
 python3 - "$out" "$cores" "${runs[@]}" <<'PY'
 import json, sys
@@ -108,6 +120,12 @@ for run in runs:
                  f"{t['imbalance_permille'] / 1000:.3f}  rebalances {t['rebalances']}")
     else:
         line += f"  events {s['totals']['events']:,}"
+    ff = s["network"].get("fast_forward")
+    if ff:
+        line += (f"  fast-forward: skips {ff['skips']:,}  skipped packets {ff['skipped_data_packets']:,}  "
+                 f"events simulated {ff['events_simulated']:,}  memo hits {ff['memo_hits']:,}")
+        if ff != json.load(open(f"{out}/train_serial/summary.json"))["network"]["fast_forward"]:
+            sys.exit(f"run_windowed_threads: {run} thread(s) reported other fast-forward statistics than the serial run")
     print(line)
 windowed = [r for r in runs if r != "serial"]
 for r in windowed:

@@ -115,6 +115,7 @@ TEST_F(RunOverMpi, RefusesWhatItCannotSplitOnceWithExitTwo) {
       {"--set network.packet.lp_delay_threshold=0s", "expected network.mode packet with network.packet.lp_delay_threshold"},
       {"--set network.packet.threads=2", "network.packet.threads 2 over 2 MPI ranks"},
       {"--set network.packet.monitor.queues=true", "network.packet.monitor over MPI ranks"},
+      {"--set network.packet.fast_forward.enabled=true", "network.packet.fast_forward.enabled over MPI ranks"},
       // Every cable is at most 500 ns: below 1 us the whole fabric is one LP.
       {"--set network.packet.lp_delay_threshold=1us", "so some rank would run none"},
   };

@@ -131,6 +131,28 @@ TEST(WindowedPacketRun, TrainingWithAFailedCableEqualsTheSerialRunOnOneTwoAndFou
   expect_same_files(serial, grouped, "3 groups on 2 threads");
 }
 
+// Fast-forward on (DCQCN with its window, as the fast-forward tests run it; a wider model, so
+// that the gradient all-reduces' flows run long enough to be skipped): its samples, skips and
+// memo replays run as global steps between windows, and the files, the fast-forward statistics
+// among them, are the serial fast-forward run's on 1, 2 and 4 threads.
+TEST(WindowedPacketRun, TrainingWithFastForwardEqualsTheSerialFastForwardRun) {
+  const std::vector<std::string> fast_forward = {"network.packet.fast_forward.enabled=true", "network.packet.window=true",
+                                                 "workload.model.hidden=2048", "workload.model.ffn_hidden=8192"};
+  std::vector<std::string> serial_keys = fast_forward;
+  serial_keys.push_back("network.packet.lp_delay_threshold=0s");
+  const RunFiles serial = run_with(kTraining, serial_keys);
+  ASSERT_TRUE(serial.outcome.result.complete);
+  EXPECT_GT(statistic(serial.outcome, "fast_forward", "skips"), 5u);
+  EXPECT_GT(statistic(serial.outcome, "fast_forward", "skipped_data_packets"), 10'000u);
+  for (const std::uint32_t threads : {1u, 2u, 4u}) {
+    std::vector<std::string> keys = fast_forward;
+    keys.push_back("network.packet.threads=" + std::to_string(threads));
+    const RunFiles windowed = run_with(kTraining, keys);
+    EXPECT_GT(statistic(windowed.outcome, "windows", "handed_over"), 1000u);
+    expect_same_files(serial, windowed, std::to_string(threads) + " threads with fast-forward");
+  }
+}
+
 // A ring all-reduce's next send follows its protocol hop latency (NCCL's, microseconds: past
 // the lookahead of 500 ns at ζ = 400 ns and 250 ns at 200 ns) or, without it, the completion at
 // once; either way the windowed run on two threads writes the serial run's files.

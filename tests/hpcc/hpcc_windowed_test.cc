@@ -1,6 +1,7 @@
 // The windowed executor on `loom hpcc`'s runs of the fat320 fixtures (60-to-1 incast; DCQCN with
 // PFC, HPCC), and of the DCQCN configuration under every other CC, on 1, 2 and 4 threads at two
 // delay thresholds: fct.txt and pfc.txt byte for byte, counters and events as a serial run's.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -15,6 +16,7 @@
 #include "loom/hpcc/hpcc_run.h"
 #include "loom/network/packet/monitor_csv.h"
 #include "fixtures.h"
+#include "user_error.h"
 
 namespace loom::hpcc {
 namespace {
@@ -103,6 +105,33 @@ TEST(HpccWindowed, MonitorFilesEqualSerial) {
   EXPECT_EQ(with_rows, 5u);
   EXPECT_EQ(text_of(serial), text_of(windowed));
   std::filesystem::remove_all(out);
+}
+
+// Packet fast-forward on the shipped example (a star, two long flows, skipped ten-fold): its
+// samples and skips are global steps, so fct.txt, counters and events equal the serial
+// fast-forward run's on 1 and 2 threads. Over MPI ranks it is refused.
+TEST(HpccWindowed, FastForwardEqualsSerialFastForward) {
+  const std::string dir = loom::testing::fixture_path("hpcc/inputs/shipped_star66/").string();
+  LOOM_SKIP_WITHOUT_FIXTURE(dir);
+  const topology::Topology topo = parse_hpcc_topology(read_text_file(dir + "topology.txt", "topology"), dir + "topology.txt");
+  const std::vector<HpccFlow> flows = parse_hpcc_flows(read_text_file(dir + "flow.txt", "flows"), dir + "flow.txt", topo);
+  for (const char* name : {"config_shipped_hpcc_notrace.txt", "config_shipped_dcqcn_notrace.txt"}) {
+    HpccConfig config = parse_hpcc_config(read_text_file(dir + name, "config"), dir + name);
+    config.params.fast_forward.enabled = true;
+    const HpccRunResult serial = run_hpcc(config, topo, flows);
+    ASSERT_EQ(serial.fct.size(), flows.size()) << name;
+    config.params.lp_delay_threshold = Time::ps(1);
+    for (const std::uint32_t threads : {1u, 2u}) {
+      config.params.threads = threads;
+      const HpccRunResult windowed = run_hpcc(config, topo, flows);
+      ASSERT_TRUE(windowed.windows) << name;
+      EXPECT_GT(windowed.windows->windows, 100u) << name;
+      EXPECT_EQ(text_of(serial), text_of(windowed)) << name << " threads " << threads;
+    }
+    config.params.threads = 1;
+    EXPECT_THAT(loom::testing::user_error_of([&] { check_rank_run(config, topo, 2); }),
+                ::testing::HasSubstr("fast-forward of a packet simulation over MPI ranks: not supported yet"));
+  }
 }
 
 }  // namespace

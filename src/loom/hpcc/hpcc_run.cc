@@ -177,6 +177,10 @@ void check_rank_run(const HpccConfig& config, const topology::Topology& topology
     throw UserError("monitors of a packet simulation over MPI ranks: not supported yet (they sample every port, "
                     "which each rank holds only in part); expected a run without monitors, or one process");
   }
+  if (p.fast_forward.enabled) {
+    throw UserError("fast-forward of a packet simulation over MPI ranks: not supported yet (a skip moves a "
+                    "partition's state, which each rank holds only in part); expected it off, or one process");
+  }
   network::packet::parallel::check_rank_count(
       ranks, network::packet::parallel::partition_for(topology, p.lp_delay_threshold, p.lp_racks));
 }

@@ -60,7 +60,7 @@ struct HpccRunResult {
 // over those ranks (parallel/rank_sync.h), each running its LPs; every rank returns the whole
 // run's result (completions, PFC log, counters, events, windows), the same as on one process.
 // UserError when the run cannot be split over `ranks` MPI ranks: not windowed, more than one
-// thread, monitors on, more ranks than LPs.
+// thread, monitors or fast-forward on, more ranks than LPs.
 void check_rank_run(const HpccConfig& config, const topology::Topology& topology, std::uint32_t ranks);
 
 HpccRunResult run_hpcc(const HpccConfig& config, const topology::Topology& topology,

@@ -145,7 +145,7 @@ TEST(FastForward, SamplesEvery625KilobytesOfLineRateUnlessSet) {
   Star star(2, params_for(CcKind::kDcqcn, true, 0.05));
   std::uint64_t interval = 0;
   std::uint64_t window = 0;
-  for (const Statistic& s : star.backend->fast_forward()->statistics()) {
+  for (const Statistic& s : star.backend->fast_forward()->statistics(0)) {
     if (s.key == "fast_forward.interval_ps") interval = s.value;
     if (s.key == "fast_forward.window_samples") window = s.value;
   }

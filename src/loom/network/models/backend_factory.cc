@@ -25,6 +25,11 @@ void check_rank_run(const NetworkParams& params, const topology::Topology& topol
     throw UserError("network.packet.monitor over MPI ranks: not supported yet (monitors sample every port, which "
                     "each rank holds only in part); expected every monitor off, or one process");
   }
+  if (p.fast_forward.enabled) {
+    throw UserError("network.packet.fast_forward.enabled over MPI ranks: not supported yet (a skip moves a "
+                    "partition's state and events, which each rank holds only in part); expected false, or one "
+                    "process (network.packet.threads runs fast-forward in windows)");
+  }
   packet::parallel::check_rank_count(ranks, packet::parallel::partition_for(topology, p.lp_delay_threshold,
                                                                             p.lp_racks, p.lp_groups));
 }

@@ -39,7 +39,8 @@ std::unique_ptr<Backend> make_backend(Simulator& simulator, const topology::Topo
 
 // UserError, naming the key, unless a run with these parameters can be split over `ranks` MPI
 // ranks: packet mode, windowed (network.packet.lp_delay_threshold > 0), one thread per rank,
-// no monitors (they sample every port, which each rank holds only in part), at least as many
+// no monitors (they sample every port, which each rank holds only in part), no fast-forward
+// (a skip moves a partition's state, which each rank holds only in part), at least as many
 // LPs as ranks.
 void check_rank_run(const NetworkParams& params, const topology::Topology& topology, std::uint32_t ranks);
 

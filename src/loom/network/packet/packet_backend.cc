@@ -82,7 +82,7 @@ void PacketBackend::start(const TransferRequest& request, CompletionHandler& han
     spec.priority = priority;
     if (fast_forward_) fast_forward_->before_start(forward_, reverse_);
     const QpId qp = fabric_.add_qp(spec);
-    set_origin(qp, QpOrigin{hash, nullptr});
+    set_origin(qp, QpOrigin{hash, nullptr, request.src});
     if (fast_forward_) fast_forward_->on_started(qp);
   }
 }
@@ -91,7 +91,7 @@ QpId PacketBackend::start_queue_pair(const QpSpec& spec, FabricListener& listene
   if (monitor_) monitor_->start();
   if (fast_forward_) fast_forward_->before_start(spec.forward, spec.reverse);
   const QpId qp = fabric_.add_qp(spec);
-  set_origin(qp, QpOrigin{0, &listener});
+  set_origin(qp, QpOrigin{0, &listener, fabric_.topology().link(spec.forward.front()).src});
   if (fast_forward_) fast_forward_->on_started(qp);
   return qp;
 }
@@ -143,13 +143,17 @@ void PacketBackend::on_qp_delivered(QpId qp, std::uint64_t tag) {
     note_completion(qp, static_cast<std::uint32_t>(tag));
     return;
   }
-  simulator_.schedule_in(Time::zero(), &PacketBackend::deliver, transfer.handler, transfer.cookie);
+  simulator_.post_in(Time::zero(), &PacketBackend::deliver, transfer.handler, transfer.cookie, kAfterDrivers);
   transfer.handler = nullptr;
   transfers_.release(static_cast<std::uint32_t>(tag));
 }
 
 void PacketBackend::on_qp_acked(QpId qp, std::uint64_t tag) {
-  if (fast_forward_) fast_forward_->on_finished(qp);
+  if (fast_forward_) {
+    // The sender's clock and the order key of the ACK's arrival: the end's place in a serial run.
+    const parallel::EventStamp stamp = parallel::stamp_of(fabric_.simulator_at(qp_origin_[qp].sender));
+    fast_forward_->on_finished(qp, stamp.time, stamp.order);
+  }
   if (FabricListener* owner = qp_origin_[qp].owner) owner->on_qp_acked(qp, tag);
 }
 
@@ -161,7 +165,11 @@ std::vector<Statistic> PacketBackend::statistics() const {
           {"packets.ecn_marks", c.ecn_marks}, {"packets.cnps", c.cnps}, {"packets.nacks", c.nacks},
           {"packets.timeouts", c.timeouts}, {"packets.pauses", c.pauses}, {"packets.resumes", c.resumes}};
   if (fast_forward_) {
-    for (Statistic& s : fast_forward_->statistics()) out.push_back(std::move(s));
+    // The serial run's count: windowed, every LP's events and the drivers', less the events
+    // that tell completions between windows.
+    const std::uint64_t events =
+        executor_ ? executor_->events_processed() - tell_events_ : simulator_.events_processed();
+    for (Statistic& s : fast_forward_->statistics(events)) out.push_back(std::move(s));
   }
   if (executor_) {
     // windows.threads.* depends on the threads (how evenly they shared the windows' work); the

@@ -40,6 +40,7 @@
 #include <cstdint>
 #include <deque>
 #include <filesystem>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -143,6 +144,12 @@ class PacketBackend final : public Backend, private FabricListener, private para
     std::uint32_t pending = 0;  // QPs whose bytes have not all arrived
   };
 
+  // Completions are told after every other event of their instant (the drivers' of order key
+  // 0 and the fabric's), serial or windowed: a driver's reaction (a QP start, which with
+  // fast-forward may replay a transient and move the partition's events) sees the instant's
+  // fabric events all run, as a windowed run can only show it.
+  static constexpr std::uint32_t kAfterDrivers = std::numeric_limits<std::uint32_t>::max();
+
   void on_qp_delivered(QpId qp, std::uint64_t tag) override;
   static void on_link_change(void* self, topology::LinkId link, bool up);
   static void on_link_rate(void* self, topology::LinkId link, Bandwidth rate);
@@ -171,10 +178,12 @@ class PacketBackend final : public Backend, private FabricListener, private para
   std::optional<FabricMonitor> monitor_;
   std::unique_ptr<ScaleUpFlow> scale_up_;  // params.scale_up_flow: transfers inside a host
   std::unique_ptr<fastforward::FastForward> fast_forward_;  // params.fast_forward.enabled
-  // What started a QP: a transfer (owner null), routed with `hash`, or a caller's own QP.
+  // What started a QP: a transfer (owner null), routed with `hash`, or a caller's own QP; and
+  // its sender (whose clock is the QP's end's, when its last ACK arrives).
   struct QpOrigin {
     std::uint64_t hash = 0;
     FabricListener* owner = nullptr;
+    topology::NodeId sender = 0;
   };
   // Records `origin` for `qp` (ids are reused).
   void set_origin(QpId qp, QpOrigin origin);
@@ -201,6 +210,7 @@ class PacketBackend final : public Backend, private FabricListener, private para
   std::optional<parallel::RankStats> rank_stats_;
   std::vector<Completion> completed_;   // this window's, in any order
   std::deque<ToTell> to_tell_;          // in serial order
+  std::uint64_t tell_events_ = 0;       // tell_completions events posted (a serial run has none)
 
   SlotVector<Transfer> transfers_;
   std::vector<QpOrigin> qp_origin_;  // by QP id

@@ -1,20 +1,11 @@
 // PacketBackend over logical processes: the fabric's windows on threads, the driver told of
 // completions between windows in the serial run's order (packet_backend.h, "Windowed").
 #include <algorithm>
-#include <limits>
 
 #include "loom/core/error.h"
 #include "loom/network/packet/packet_backend.h"
 
 namespace loom::network::packet {
-
-namespace {
-
-// After the drivers' events pending at an instant (order key 0), as the fabric's events that
-// delivered the last bytes come after them in a serial run.
-constexpr std::uint32_t kAfterDrivers = std::numeric_limits<std::uint32_t>::max();
-
-}  // namespace
 
 void PacketBackend::use_windows(parallel::RankExchange* ranks) {
   LOOM_ASSERT(!executor_ && transfers_.live() == 0, "windows set up twice, or after transfers started");
@@ -84,7 +75,10 @@ void PacketBackend::window_ended(Time end) {
   Time last = Time::max();
   for (const Completion& c : completed_) {
     LOOM_ASSERT(c.stamp.time < end, "a completion after its window's end");
-    if (c.stamp.time != last) simulator_.post_at(c.stamp.time, &PacketBackend::tell_completions, this, 0, kAfterDrivers);
+    if (c.stamp.time != last) {
+      simulator_.post_at(c.stamp.time, &PacketBackend::tell_completions, this, 0, kAfterDrivers);
+      ++tell_events_;
+    }
     last = c.stamp.time;
     // Slots are freed in the serial run's order too (monitors name QPs by their transfer's slot).
     Transfer& transfer = transfers_[c.transfer];

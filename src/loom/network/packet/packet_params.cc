@@ -164,10 +164,6 @@ void check_packet_params(const PacketParams& params) {
     fail("lp_groups", std::to_string(params.lp_groups), "0 without lp_delay_threshold: groups merge the LPs the threshold makes");
   }
   if (params.lp_groups == 1) fail("lp_groups", "1", "0 (every LP kept) or at least 2: one group leaves nothing to run in windows");
-  if (params.lp_delay_threshold > Time::zero() && params.fast_forward.enabled) {
-    fail("lp_delay_threshold", to_string(params.lp_delay_threshold),
-         "0 with fast_forward on: a skip moves a partition spanning logical processes, which windows do not support yet");
-  }
   if (params.fast_forward.twins && !params.fast_forward.memo) {
     fail("fast_forward.twins", "true", "false with fast_forward.memo off: a twin follows a transient the memo records");
   }

@@ -49,11 +49,13 @@ void FabricSkipper::shift(std::span<const QpId> qps, std::span<const std::int64_
     const Qp& qp = f.qps_[q];
     for (std::uint32_t h = 0; h < qp.forward_len; ++h) port_credit_[f.paths_.forward(q)[h]] += packets * data_wire;
     for (std::uint32_t h = 0; h < qp.reverse_len; ++h) port_credit_[f.paths_.reverse(q)[h]] += acks * ack_wire;
-    // Fast-forward runs serially (refused with windows): one lane counts everything.
-    add(f.lanes_[0].counters.data_packets, packets);
-    add(f.lanes_[0].counters.data_packet_hops, packets * qp.forward_len);
-    add(f.lanes_[0].counters.control_packets, acks);
-    add(f.lanes_[0].counters.delivered_bytes, credits[i]);
+    // The fabric's totals are its lanes' sums: lane 0 takes every skip's (a skip runs between
+    // windows, when no LP writes its lane).
+    FabricCounters& counters = f.lanes_[0].counters;
+    add(counters.data_packets, packets);
+    add(counters.data_packet_hops, packets * qp.forward_len);
+    add(counters.control_packets, acks);
+    add(counters.delivered_bytes, credits[i]);
   }
   for (std::size_t i = 0; i < qps.size(); ++i) {
     const QpId q = qps[i];
@@ -92,7 +94,31 @@ void FabricSkipper::shift(std::span<const QpId> qps, std::span<const std::int64_
       for (PacketId id = queue.head; id != kNoPacket; id = f.pool_[id].next) shift_packet(id);
     }
   }
-  f.simulator_.shift_events(delta, &FabricSkipper::owned, this);
+  shift_events();
+}
+
+void FabricSkipper::shift_events() {
+  Fabric& f = fabric_;
+  if (!f.windowed_) {
+    f.simulator_.shift_events(delta_, &FabricSkipper::owned, this);
+    return;
+  }
+  // Windowed: the partition's events are in the queues of the LPs of its nodes, or held in a
+  // lane for another LP until the next window (Fabric::hand_over). Its packets that may
+  // complete their QP are tracked with their arrival times (Fabric::earliest_completion).
+  for (Simulator* lp : f.lp_sim_) lp->shift_events(delta_, &FabricSkipper::owned, this);
+  for (Fabric::Lane& lane : f.lanes_) {
+    lane.earliest_handoff = Time::max();
+    for (Fabric::HandOff& h : lane.handoffs) {
+      if (owned(this, EventQueue::Fired{h.when, h.fn, &f, h.arg, h.order})) h.when += delta_;
+      lane.earliest_handoff = std::min(lane.earliest_handoff, h.when);
+    }
+    for (std::vector<Fabric::FinalCopy>* copies : {&lane.finals, &lane.finals_out}) {
+      for (Fabric::FinalCopy& copy : *copies) {
+        if (!copy.queued && qp_in(f.pool_[copy.id].qp)) copy.arrival += delta_;
+      }
+    }
+  }
 }
 
 void FabricSkipper::shift_packet(PacketId id) {

@@ -14,7 +14,11 @@
 //    (data on the forward paths, ACKs on the reverse ones), HPCC's telemetry samples of those
 //    counters (in the CC state and in the packets), the fabric's totals;
 //  - the partition's pending events (packet arrivals, transmit-done, NIC wake-ups, PFC frames,
-//    CC and retransmission timers) move by delta, keeping their ids (Simulator::shift_events).
+//    CC and retransmission timers) move by delta, keeping their ids (Simulator::shift_events);
+//    windowed (Fabric::use_lp_simulators), in every LP's queue and in the lanes' events held
+//    for another LP, and so do the arrival times of its packets tracked as final
+//    (Fabric::bound_completions). A shift runs between windows (a global step: the drivers'
+//    event, with every LP's clock at its time), so events shifted later keep the lookahead.
 // Queued bytes, the shared buffer, PFC state and the CC's rates, alpha and windows stay as
 // they were. A negative delta with negative credits takes part of an earlier shift back
 // (every event of the partition lies beyond the earlier skip's end, so none lands in the past).
@@ -89,6 +93,8 @@ class FabricSkipper {
 
  private:
   static bool owned(void* self, const EventQueue::Fired& event);
+  // Moves the partition's pending events by delta_ (see the header comment).
+  void shift_events();
   void shift_packet(PacketId id);
   bool qp_in(QpId qp) const { return qp < qp_credit_.size() && qp_member_[qp] != 0; }
 

@@ -51,8 +51,8 @@ void FabricSkipper::restore_cc(QpId q, const CcSnapshot& m, Time now) {
   Qp& qp = fabric_.qps_[q];
   CcState& s = qp.cc;
   if (!m.dcqcn_started && s.dcqcn_started) {
-    fabric_.simulator_.cancel(qp.increase);
-    fabric_.simulator_.cancel(qp.decrease);
+    fabric_.at_sender(q).cancel(qp.increase);
+    fabric_.at_sender(q).cancel(qp.decrease);
     s.dcqcn_started = false;
     s.decrease_armed = false;
   } else if (m.dcqcn_started && !s.dcqcn_started) {

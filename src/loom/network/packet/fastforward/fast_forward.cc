@@ -54,6 +54,7 @@ FastForward::FastForward(Simulator& simulator, Fabric& fabric, const PacketParam
 }
 
 void FastForward::before_start(std::span<const LinkId> forward, std::span<const LinkId> reverse) {
+  settle_finished();
   ports_.assign(forward.begin(), forward.end());
   ports_.insert(ports_.end(), reverse.begin(), reverse.end());
   partitions_.touching(ports_, touched_);
@@ -83,20 +84,38 @@ void FastForward::on_started(QpId qp) {
   ensure_sampling();
 }
 
-void FastForward::on_finished(QpId qp) {
+void FastForward::on_finished(QpId qp, Time when, std::uint32_t order) { finished_.push_back({when, order, qp}); }
+
+void FastForward::settle_finished() {
+  if (finished_.empty()) return;
+  // Simultaneous ends of one order key come from one node, so one LP, in its order: stable.
+  std::stable_sort(finished_.begin(), finished_.end(), [](const Finished& a, const Finished& b) {
+    return std::pair{a.when, a.order} < std::pair{b.when, b.order};
+  });
+  // Every QP ended since the last step leaves first; then the parts left begin anew, so that no
+  // part is looked up in the memo with a QP that has ended.
+  parts_.clear();
+  for (const Finished& f : finished_) leave(f.qp, f.when);
+  finished_.clear();
+  std::sort(parts_.begin(), parts_.end());
+  parts_.erase(std::unique(parts_.begin(), parts_.end()), parts_.end());
+  for (const PartitionId id : parts_) {
+    if (!partitions_.live(id)) continue;
+    restart_windows(id);
+    begin_transient(id);
+  }
+}
+
+void FastForward::leave(QpId qp, Time when) {
   if (!partitions_.contains(qp)) return;
-  count_finished(qp);
+  count_finished(qp, when);
   const PartitionId id = partitions_.partition_of(qp);
   record_life(id);
   release_followers(id);
   if (skipping(id)) end_skip(id);
   partitions_.remove(qp, touched_);
-  const std::vector<PartitionId> touched = touched_;
-  for (const PartitionId t : touched) {
-    grow(t);
-    restart_windows(t);
-    begin_transient(t);
-  }
+  for (const PartitionId t : touched_) grow(t);
+  parts_.insert(parts_.end(), touched_.begin(), touched_.end());
 }
 
 void FastForward::grow(PartitionId id) {
@@ -106,16 +125,17 @@ void FastForward::grow(PartitionId id) {
   followers_.resize(id + 1);
 }
 
-void FastForward::count_finished(QpId qp) {
+void FastForward::count_finished(QpId qp, Time when) {
   const std::uint64_t bytes = skipper_.size(qp);
   counters_.finished_bytes += bytes;
   if (judged_[qp] != 0) return;
   const Time window = interval_ * static_cast<std::int64_t>(samples_for(qp) + 1);  // + the baseline sample
-  (simulator_.now() - skipper_.started(qp) < window ? counters_.unjudged_short_bytes : counters_.unjudged_disturbed_bytes) +=
+  (when - skipper_.started(qp) < window ? counters_.unjudged_short_bytes : counters_.unjudged_disturbed_bytes) +=
       bytes;
 }
 
 void FastForward::before_link_change() {
+  settle_finished();
   for (PartitionId id = 0; id < skips_.size(); ++id) release_followers(id);
   for (PartitionId id = 0; id < skips_.size(); ++id) {
     if (skipping(id)) end_skip(id);
@@ -148,6 +168,7 @@ void FastForward::ensure_sampling() {
 }
 
 void FastForward::on_sample() {
+  settle_finished();
   ++counters_.samples;
   if (twins_) follow_twins();
   const Time now = simulator_.now();
@@ -265,6 +286,7 @@ double FastForward::steady_rate(QpId qp) const {
 }
 
 void FastForward::on_skip_end(std::uint64_t partition) {
+  settle_finished();
   end_skip(static_cast<PartitionId>(partition));
 }
 
@@ -308,9 +330,8 @@ void FastForward::end_skip(PartitionId id) {
   ensure_sampling();
 }
 
-std::vector<Statistic> FastForward::statistics() const {
+std::vector<Statistic> FastForward::statistics(std::uint64_t events) const {
   const FabricCounters& fabric = fabric_.counters();
-  const std::uint64_t events = simulator_.events_processed();
   const std::uint64_t simulated_hops = fabric.data_packet_hops - counters_.skipped_packet_hops;
   // Events the skipped packets would have cost, at the run's own events per simulated hop.
   const double per_hop = simulated_hops == 0 ? 0 : static_cast<double>(events) / static_cast<double>(simulated_hops);

@@ -137,8 +137,11 @@ class FastForward {
   void before_start(std::span<const topology::LinkId> forward, std::span<const topology::LinkId> reverse);
   // After it started (Fabric::add_qp returned `qp`).
   void on_started(QpId qp);
-  // The QP's sender finished (its id may be reused afterwards).
-  void on_finished(QpId qp);
+  // The QP's sender finished at `when`, in the event of order key `order` (Simulator::
+  // current_order of its sender's simulator). Noted only: the partitions learn of it at the
+  // next fast-forward step (settle_finished). Windowed, an LP's thread calls it under the
+  // fabric's listener lock.
+  void on_finished(QpId qp, Time when, std::uint32_t order);
   // Before a cable goes down or up, or a link changes rate: every skip ends now.
   void before_link_change();
   // After a link change re-routed QPs: partitions are rebuilt from the QPs' paths now.
@@ -148,8 +151,9 @@ class FastForward {
   const PortPartitions& partitions() const { return partitions_; }
   bool skipping(PartitionId id) const { return id < skips_.size() && skips_[id].active; }
   std::uint32_t window_samples() const { return detector_.length(); }
-  // fast_forward.* statistics for the run record.
-  std::vector<Statistic> statistics() const;
+  // fast_forward.* statistics for the run record; `events` is what the run's simulators
+  // (the drivers' and, windowed, every LP's) processed.
+  std::vector<Statistic> statistics(std::uint64_t events) const;
   // The run is over: merges the memo into its file when params.memo_dir is set.
   void finish();
   const TransientMemo* memo() const { return memo_.get(); }
@@ -192,6 +196,19 @@ class FastForward {
     std::vector<std::uint64_t> received;  // ... and received
   };
 
+  // A QP's end noted by on_finished.
+  struct Finished {
+    Time when;
+    std::uint32_t order = 0;
+    QpId qp = 0;
+  };
+  // Applies the QP ends noted since the last step, in the serial run's order. Every step (a
+  // sample, a skip's end, a life checkpoint, a QP start, a link change, the run's end) calls it
+  // first: steps are the drivers' events (global steps between windows, with every LP at their
+  // time), so the fabric is read and moved only where one thread sees all of it.
+  void settle_finished();
+  // QP `qp` ended at `when`: it leaves its partition, whose parts are added to parts_.
+  void leave(QpId qp, Time when);
   void on_sample();
   void on_skip_end(std::uint64_t partition);
   void try_skip(PartitionId id);
@@ -253,7 +270,7 @@ class FastForward {
   void add_qp(QpId qp);
   // qp finished: its bytes into finished_bytes, and into an unjudged_* counter when it was
   // never judged.
-  void count_finished(QpId qp);
+  void count_finished(QpId qp, Time when);
   // Samples qp's steadiness is judged over.
   std::uint32_t samples_for(QpId qp) const;
   // qp's steady rate (bit/s), the rate a skip credits it at; 0 when it is not steady.
@@ -279,8 +296,10 @@ class FastForward {
   bool twins_ = false;                 // params.fast_forward.twins
   bool whole_life_ = false;            // params.fast_forward.whole_life
   std::vector<std::vector<PartitionId>> followers_;  // by partition id: its parked twins
+  std::vector<Finished> finished_;     // noted since the last step, in any order
   std::vector<std::uint8_t> judged_;   // by QP: its window filled, or it was skipped, since it started
   std::vector<PartitionId> touched_;  // scratch
+  std::vector<PartitionId> parts_;    // scratch: settle_finished
   std::vector<topology::LinkId> ports_;  // scratch
   std::vector<std::pair<double, double>> port_load_;  // scratch, by link id: within_capacity
   FastForwardCounters counters_;

@@ -87,6 +87,7 @@ bool FastForward::replay_life(PartitionId id, std::span<const QpId> qps, const T
 }
 
 void FastForward::on_checkpoint(std::uint64_t partition) {
+  settle_finished();
   const auto id = static_cast<PartitionId>(partition);
   Transient& t = transients_[id];
   const Time now = simulator_.now();

@@ -248,6 +248,7 @@ bool FastForward::replay(PartitionId id, std::span<const QpId> qps, const Transi
 }
 
 void FastForward::finish() {
+  settle_finished();
   if (memo_ && !memo_dir_.empty()) memo_->save(memo_dir_);
 }
 

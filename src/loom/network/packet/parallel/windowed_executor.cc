@@ -122,6 +122,9 @@ bool WindowedExecutor::next_window(Time limit) {
     // the fabric, so the LPs' being past them changes nothing).
     if (global_.next_event_time() < window_end_) {
       global_.run_until(window_end_ - Time::ps(1));
+      // A reaction may have moved LPs' events without changing their counts (fast-forward
+      // replaying a transient at a QP start): every LP's next event is looked up again.
+      std::fill(stale_.begin(), stale_.end(), 1);
       if (global_.interrupted() || global_.stalled()) stopped_ = true;
     }
   }
