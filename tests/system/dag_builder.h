@@ -20,7 +20,7 @@ class DagBuilder {
   workload::CommunicatorId communicator(std::vector<std::uint32_t> ranks,
                                         workload::CommunicatorKind kind = workload::CommunicatorKind::kWorld,
                                         std::string name = "") {
-    if (name.empty()) name = "c" + std::to_string(workload_.communicator_count());
+    if (name.empty()) name = "c", name += std::to_string(workload_.communicator_count());  // GCC 12 -Wrestrict on "c" + ...
     return workload_.add_communicator({name, name, std::move(ranks), kind});
   }
   workload::NodeId compute(std::uint32_t rank, Time duration, std::initializer_list<workload::NodeId> deps = {},
