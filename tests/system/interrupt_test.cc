@@ -50,7 +50,8 @@ TEST(RuntimeInterrupt, AStoppedRunReturnsWhatHappenedUntilTheStop) {
     EXPECT_LE(t.start, t.end);
     EXPECT_LE(t.end, r.makespan);
   }
-  for (const NodeTiming& t : r.nodes) {
+  for (workload::NodeId id = 0; id < r.nodes.size(); ++id) {
+    const NodeTiming t = r.nodes[id];
     EXPECT_LE(t.start, t.end);
     EXPECT_LE(t.end, r.makespan);
   }

@@ -154,5 +154,50 @@ TEST(Metrics, IterationTimesAreGapsBetweenIterationEnds) {
   EXPECT_EQ(m.iteration_times, (std::vector<Time>{10_us, 7_us}));
 }
 
+void expect_same_metrics(const Metrics& a, const Metrics& b) {
+  ASSERT_EQ(a.ranks.size(), b.ranks.size());
+  for (std::size_t r = 0; r < a.ranks.size(); ++r) {
+    EXPECT_EQ(a.ranks[r].finish, b.ranks[r].finish) << r;
+    EXPECT_EQ(a.ranks[r].compute, b.ranks[r].compute) << r;
+    EXPECT_EQ(a.ranks[r].comm, b.ranks[r].comm) << r;
+    EXPECT_EQ(a.ranks[r].exposed, b.ranks[r].exposed) << r;
+    EXPECT_EQ(a.ranks[r].comm_total, b.ranks[r].comm_total) << r;
+    EXPECT_EQ(a.ranks[r].exposed_total, b.ranks[r].exposed_total) << r;
+    EXPECT_EQ(a.ranks[r].sync_wait, b.ranks[r].sync_wait) << r;
+    EXPECT_EQ(a.ranks[r].idle, b.ranks[r].idle) << r;
+  }
+  EXPECT_EQ(a.iteration_times, b.iteration_times);
+  ASSERT_EQ(a.critical_path.size(), b.critical_path.size());
+  for (std::size_t i = 0; i < a.critical_path.size(); ++i) {
+    EXPECT_EQ(a.critical_path[i].node, b.critical_path[i].node) << i;
+    EXPECT_EQ(a.critical_path[i].start, b.critical_path[i].start) << i;
+  }
+}
+
+// Ranks laid out one after another are taken in batches of a bounded number of intervals; the
+// metrics are those of one batch holding every rank, whatever the bound (one rank per batch
+// when a rank alone exceeds it). Ranks laid out interleaved form one batch.
+TEST(Metrics, BatchesOfRanksGiveTheSameMetrics) {
+  DagBuilder dag(4);
+  const auto dp = dag.communicator({0, 1, 2, 3}, CommunicatorKind::kData);
+  for (std::uint32_t rank = 0; rank < 4; ++rank) {
+    NodeId previous = system::kNoNode;
+    for (std::uint32_t chunk = 0; chunk < 3; ++chunk) {
+      const Time length = Time::us(50 + 10 * ((rank + chunk) % 3));
+      const NodeId compute = previous == system::kNoNode ? dag.compute(rank, length, {}, chunk / 2)
+                                                         : dag.compute(rank, length, {previous}, chunk / 2);
+      dag.collective(rank, dp, 4 * 4096, {compute});
+      previous = compute;
+    }
+  }
+  const RunResult r = run_on_star(dag, 4);
+  const Metrics whole = compute_metrics(dag.workload(), r);
+  EXPECT_GT(whole.ranks[0].sync_wait + whole.ranks[1].sync_wait, Time::zero());
+  for (const std::size_t batch : {std::size_t{1}, std::size_t{6}, std::size_t{13}}) {
+    SCOPED_TRACE(batch);
+    expect_same_metrics(compute_metrics(dag.workload(), r, batch), whole);
+  }
+}
+
 }  // namespace
 }  // namespace loom::system

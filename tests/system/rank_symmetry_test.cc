@@ -65,6 +65,11 @@ TEST(RankSymmetry, AReducedRunHasEveryNodesTimingOfTheFullRun) {
   const RankSymmetry s = RankSymmetry::find(dag.workload());
   const RunResult reduced = testing::run_reduced(fabric.topology, fabric.routing, dag.workload(), s);
   EXPECT_TRUE(reduced.symmetry_mismatch.empty()) << reduced.symmetry_mismatch;
+  // Mirrored ranks 1 and 2 hold no record for their two compute nodes each: those read as rank
+  // 0's, with enablers mapped to their own ranks (compared with the full run's below).
+  EXPECT_EQ(reduced.nodes.held_count(), 12u - 4u);
+  EXPECT_FALSE(reduced.nodes.is_held(5));
+  EXPECT_TRUE(reduced.nodes.is_held(4));
   testing::expect_same_run(reduced, testing::run_analytical(fabric.topology, fabric.routing, dag.workload()));
 }
 

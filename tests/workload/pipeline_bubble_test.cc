@@ -119,7 +119,7 @@ TEST(SynthesisedSteps, RunToCompletionOnTheRuntime) {
   const system::RunResult result = runtime.run();
   EXPECT_GE(result.makespan, critical_path_length(w));
   ASSERT_EQ(result.nodes.size(), w.node_count());
-  for (const auto& timing : result.nodes) EXPECT_GE(timing.end, timing.start);
+  for (NodeId id = 0; id < result.nodes.size(); ++id) EXPECT_GE(result.nodes[id].end, result.nodes[id].start);
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 #include <algorithm>
 #include <set>
 #include <tuple>
+
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "loom/workload/synthesis/pipeline_schedule.h"
@@ -13,8 +15,9 @@ std::string render(const std::vector<PipelineStep>& steps) {
   std::string out;
   for (const PipelineStep& s : steps) {
     if (!out.empty()) out += ' ';
-    out += (s.forward ? "F" : "B") + std::to_string(s.micro_batch);
-    if (s.chunk > 0) out += "c" + std::to_string(s.chunk);
+    // fmt, not "F" + std::to_string(...): GCC 12 warns falsely (-Wrestrict) on that inlined.
+    out += fmt::format("{}{}", s.forward ? "F" : "B", s.micro_batch);
+    if (s.chunk > 0) out += fmt::format("c{}", s.chunk);
   }
   return out;
 }

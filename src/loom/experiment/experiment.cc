@@ -137,9 +137,7 @@ void warn_of_unused_collective_settings(const Experiment& e, const system::RunRe
                                         std::vector<std::string>& warnings) {
   const auto& plans = e.runtime.custom_plans;
   for (std::uint32_t p = 0; p < plans.size(); ++p) {
-    const bool ran = std::any_of(result.collectives.begin(), result.collectives.end(),
-                                 [p](const system::CollectiveRecord& r) { return r.plan == p; });
-    if (!ran) {
+    if (!result.collective_tally.ran_plan(p)) {
       const auto& program = *plans[p].program;
       warnings.push_back(fmt::format(
           "collective.plans: plan '{}' ({} on {} ranks) matched no collective of the workload (same operation and "
@@ -147,10 +145,7 @@ void warn_of_unused_collective_settings(const Experiment& e, const system::RunRe
           plans[p].name, program.plan().collective, program.ranks()));
     }
   }
-  const bool direct = std::any_of(result.collectives.begin(), result.collectives.end(), [](const auto& r) {
-    return r.plan == system::kNoPlan && r.algorithm == collective::Algorithm::kDirect;
-  });
-  if (e.runtime.direct_window != 1 && !direct) {
+  if (e.runtime.direct_window != 1 && !result.collective_tally.ran_direct()) {
     warnings.push_back(fmt::format("collective.direct_window: {} has no effect: no collective ran the direct algorithm",
                                    e.runtime.direct_window));
   }
@@ -217,6 +212,8 @@ system::RunResult simulate(const Experiment& e, Simulation& sim, const system::R
   options.flow_closed_form = options.closed_form && !sim.links;
   options.closed_form_skips = closed_form_skips;
   options.keep_stalled_run = true;  // what ran until the watchdog stopped it is written, as for Ctrl-C
+  // The summary's entries come from the run's tally: a record per operation only for collectives.csv.
+  options.keep_collective_records = e.output.collectives;
   system::Runtime runtime(sim.simulator, e.topology, e.workload, carrier, options);
   return runtime.run(watcher);
 }

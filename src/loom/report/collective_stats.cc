@@ -1,7 +1,6 @@
 #include "loom/report/collective_stats.h"
 
 #include <algorithm>
-#include <map>
 #include <string_view>
 #include <tuple>
 
@@ -24,39 +23,32 @@ std::string algorithm_name(const system::CollectiveRecord& r, const system::RunR
 }
 
 std::vector<EntryStats> entry_stats(const workload::Workload& workload, const system::RunResult& result) {
-  struct Accumulator {
-    EntryStats stats;
-    __extension__ __int128 total_ps = 0;
+  // In label (id) order, then by group, operation, size and members.
+  std::vector<const system::CollectiveTally::Entry*> entries;
+  for (const system::CollectiveTally::Entry& e : result.collective_tally.entries()) entries.push_back(&e);
+  const auto key = [&](const system::CollectiveRecord& r) {
+    return std::tuple<workload::LabelId, std::string_view, collective::CollectiveOp, Bytes, std::uint32_t>(
+        r.label, workload.communicator(r.communicator).group, r.op, r.bytes, r.members);
   };
-  using Key = std::tuple<workload::LabelId, std::string_view, collective::CollectiveOp, Bytes, std::uint32_t>;
-  std::map<Key, Accumulator> by_entry;
-  for (const system::CollectiveRecord& r : result.collectives) {
-    const std::string_view group = workload.communicator(r.communicator).group;
-    auto [it, fresh] = by_entry.try_emplace(Key{r.label, group, r.op, r.bytes, r.members});
-    EntryStats& s = it->second.stats;
-    if (fresh) {
-      s.label = std::string(workload.label(r.label));
-      s.group = std::string(group);
-      s.op = r.op;
-      s.algorithm = r.algorithm;
-      s.algorithm_name = algorithm_name(r, result);
-      s.protocol = r.protocol;
-      s.channels = r.channels;
-      s.chunks = r.chunks;
-      s.bytes = r.bytes;
-      s.members = r.members;
-      s.min_time = r.duration();
-      s.max_time = r.duration();
-    }
-    s.instances += 1;
-    s.min_time = std::min(s.min_time, r.duration());
-    s.max_time = std::max(s.max_time, r.duration());
-    it->second.total_ps += r.duration().picoseconds();
-  }
+  std::sort(entries.begin(), entries.end(), [&](const auto* a, const auto* b) { return key(a->first) < key(b->first); });
   std::vector<EntryStats> out;
-  for (auto& [key, acc] : by_entry) {
-    EntryStats& s = acc.stats;
-    s.mean_time = Time::ps(static_cast<std::int64_t>(acc.total_ps / static_cast<std::int64_t>(s.instances)));
+  for (const system::CollectiveTally::Entry* e : entries) {
+    const system::CollectiveRecord& r = e->first;
+    EntryStats s;
+    s.label = std::string(workload.label(r.label));
+    s.group = workload.communicator(r.communicator).group;
+    s.op = r.op;
+    s.algorithm = r.algorithm;
+    s.algorithm_name = algorithm_name(r, result);
+    s.protocol = r.protocol;
+    s.channels = r.channels;
+    s.chunks = r.chunks;
+    s.bytes = r.bytes;
+    s.members = r.members;
+    s.instances = e->operations;
+    s.min_time = e->min_time;
+    s.max_time = e->max_time;
+    s.mean_time = Time::ps(static_cast<std::int64_t>(e->total_ps / static_cast<std::int64_t>(e->operations)));
     s.mean_bandwidth = bandwidths_for(s.op, s.members, s.bytes, s.mean_time);
     out.push_back(std::move(s));
   }

@@ -4,6 +4,8 @@
 // An "entry" is every instance sharing a workload label (one line of a microbenchmark, say) and
 // what it moves: its group, operation, size and member count, so a label whose line runs several
 // collectives (a SimAI layer line) gets a row for each. Reported in label order, then by those.
+// Taken from the run's tally (system/collective_tally.h), so whether or not it kept a record
+// per operation (output.collectives).
 #pragma once
 
 #include <string>

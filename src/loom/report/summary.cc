@@ -114,7 +114,7 @@ nlohmann::json make_summary(const RunInfo& info, const workload::Workload& workl
        {{"makespan_ps", result.makespan.picoseconds()},
         {"makespan_us", result.makespan.microseconds()},
         {"nodes", workload.node_count()},
-        {"collectives", result.collectives.size()},
+        {"collectives", result.collective_tally.operations()},
         {"transfers", result.transfers},
         {"bytes_moved", result.bytes_moved},
         {"events", result.events}}},
@@ -152,7 +152,7 @@ void print_table(std::ostream& out, const std::vector<EntryStats>& entries, cons
                s.mean_time.microseconds(), s.mean_bandwidth.algbw_gbytes_per_s, s.mean_bandwidth.busbw_gbytes_per_s);
   }
   fmt::print(out, "makespan {} | {} collectives, {} transfers, {} moved, {} events\n", result.makespan,
-             result.collectives.size(), result.transfers, format_size(result.bytes_moved), result.events);
+             result.collective_tally.operations(), result.transfers, format_size(result.bytes_moved), result.events);
 }
 
 }  // namespace loom::report

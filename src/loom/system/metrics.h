@@ -56,7 +56,12 @@ struct Metrics {
   std::array<Time, kCommKinds> critical_comm{};  // ... communicating, per kind
 };
 
-Metrics compute_metrics(const workload::Workload& workload, const RunResult& result);
+// Per-rank intervals are held for a batch of ranks at a time, of at most `batch_intervals`
+// intervals where the workload lays ranks out one after another (16 bytes each); the metrics do
+// not depend on it.
+inline constexpr std::size_t kMetricsBatchIntervals = std::size_t{1} << 22;
+Metrics compute_metrics(const workload::Workload& workload, const RunResult& result,
+                        std::size_t batch_intervals = kMetricsBatchIntervals);
 
 // The comm kind index of a communication node (its communicator's kind, or p2p).
 std::size_t comm_kind_of(const workload::Workload& workload, const workload::Node& node);

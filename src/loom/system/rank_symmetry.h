@@ -69,6 +69,15 @@ class RankSymmetry {
   // True when some class has more than one member.
   bool reduces() const { return declined_.empty() && class_count() < rank_count(); }
 
+  // Each rank's nodes in program order, shared by every refinement of these classes (and by
+  // the run's NodeTimings, which map mirrored nodes with them after the classes are gone).
+  struct Programs {
+    std::vector<std::uint32_t> rank_first;  // CSR over ranks into program
+    std::vector<workload::NodeId> program;  // each rank's nodes in id order
+    std::vector<std::uint32_t> position;    // per node: its index in its rank's program
+  };
+  const std::shared_ptr<const Programs>& programs() const { return programs_; }
+
  private:
   // Classes, members and images from representative_.
   void build_classes();
@@ -79,12 +88,6 @@ class RankSymmetry {
   std::vector<std::uint32_t> class_reps_;      // per class
   std::vector<std::uint32_t> member_first_;    // CSR over classes into members_
   std::vector<std::uint32_t> members_;
-  // Each rank's nodes in program order, shared by every refinement of these classes.
-  struct Programs {
-    std::vector<std::uint32_t> rank_first;  // CSR over ranks into program
-    std::vector<workload::NodeId> program;  // each rank's nodes in id order
-    std::vector<std::uint32_t> position;    // per node: its index in its rank's program
-  };
   std::shared_ptr<const Programs> programs_;
   std::vector<workload::NodeId> image_;        // per node
   std::uint64_t mirrored_nodes_ = 0;

@@ -10,37 +10,13 @@
 #include "loom/collective/collective.h"
 #include "loom/core/time.h"
 #include "loom/core/units.h"
+#include "loom/system/collective_record.h"
+#include "loom/system/collective_tally.h"
+#include "loom/system/node_timings.h"
 #include "loom/topology/topology.h"
 #include "loom/workload/workload.h"
 
 namespace loom::system {
-
-inline constexpr workload::NodeId kNoNode = 0xffffffffu;
-class RankSymmetry;  // rank_symmetry.h
-
-// One collective instance: the parts of all its members matched together.
-inline constexpr std::uint32_t kNoPlan = 0xffffffffu;
-
-struct CollectiveRecord {
-  workload::CommunicatorId communicator = 0;
-  std::uint32_t sequence = 0;       // the k-th collective on this communicator
-  workload::LabelId label = 0;      // the workload's label of the first member's node
-  collective::CollectiveOp op = collective::CollectiveOp::kAllReduce;
-  collective::Algorithm algorithm = collective::Algorithm::kRing;
-  collective::Protocol protocol = collective::Protocol::kSimple;
-  std::uint32_t channels = 1;
-  std::uint32_t chunks = 1;
-  std::uint32_t members = 0;
-  Bytes bytes = 0;                  // nccl-tests size
-  Time first_arrival;               // the first member became ready
-  Time start;                       // the last member became ready (the rendezvous)
-  Time end;                         // the last member finished its part
-  std::uint64_t transfers = 0;
-  Bytes bytes_moved = 0;            // sum over its transfers
-  std::uint32_t plan = kNoPlan;     // the custom plan it ran (RunResult::plan_names), if any
-
-  Time duration() const { return end - start; }
-};
 
 // One point-to-point transfer the runtime handed to the backend (collective steps and sends).
 struct TransferRecord {
@@ -62,23 +38,13 @@ struct TransferRecord {
 };
 inline constexpr std::uint32_t kPointToPoint = 0xffffffffu;
 
-// When each node ran and why it started when it did.
-struct NodeTiming {
-  Time start;                       // began on its stream (communication: arrived at its rendezvous)
-  Time end;
-  // What let it start at `start`: the dependency whose completion made it ready, or the node
-  // before it on the same stream; kNoNode when it started at time zero.
-  workload::NodeId enabler = kNoNode;
-  // Communication nodes: the member whose arrival completed the rendezvous (itself if it came
-  // last). The operation could not begin before that member's start.
-  workload::NodeId rendezvous = kNoNode;
-};
-
 struct RunResult {
   Time makespan;                          // when the last node of any rank finished
   std::vector<Time> rank_finish;          // per rank
-  std::vector<NodeTiming> nodes;          // per workload node
-  std::vector<CollectiveRecord> collectives;  // ordered by (start, communicator, sequence)
+  NodeTimings nodes;                      // per workload node (node_timings.h)
+  // Ordered by (start, communicator, sequence); empty unless RuntimeOptions::keep_collective_records.
+  std::vector<CollectiveRecord> collectives;
+  CollectiveTally collective_tally;       // every operation, as it ended (collective_tally.h)
   // When recorded (RuntimeOptions): ordered by start, then source and destination rank and
   // node, bytes, end and ideal time (transfers starting together in a canonical order).
   std::vector<TransferRecord> transfer_log;

@@ -54,7 +54,6 @@ Runtime::Runtime(Simulator& simulator, const topology::Topology& topology, const
   choose_classes();
   const std::uint32_t n = workload.node_count();
   node_state_.resize(std::size_t{n} + 1);
-  result_.nodes.resize(n);
   if (std::uint64_t{workload.rank_count()} * (1 + options.comm_streams) >= kMaxStreams) {
     throw UserError(fmt::format("{} ranks x {} streams: expected fewer than {} streams in all", workload.rank_count(),
                                 1 + options.comm_streams, kMaxStreams));
@@ -85,6 +84,14 @@ Runtime::Runtime(Simulator& simulator, const topology::Topology& topology, const
     ++nodes_to_run_;
     for (NodeId dep : workload.deps(id)) ++node_state_[dep + 1].first_dependent;
   }
+  if (options_.symmetry != nullptr) {
+    // Mirrored ranks' compute nodes never run: their timings are read from their representatives'.
+    result_.nodes.hold_representatives(*options_.symmetry, [this](NodeId id) {
+      return static_cast<NodeKind>(node_state_[id].kind) != NodeKind::kCompute;
+    });
+  } else {
+    result_.nodes.hold_all(n);
+  }
   for (NodeId id = 0; id < n; ++id) node_state_[id + 1].first_dependent += node_state_[id].first_dependent;
   dependents_.resize(node_state_[n].first_dependent);
   std::vector<std::uint32_t> fill(n);
@@ -102,7 +109,8 @@ Runtime::Runtime(Simulator& simulator, const topology::Topology& topology, const
     const std::uint64_t members = workload.communicator(c).ranks.size();
     if (members > 0) instances += (collective_nodes[c] + members - 1) / members;
   }
-  result_.collectives.reserve(instances);
+  if (options_.keep_collective_records) result_.collectives.reserve(instances);
+  result_.collective_tally = CollectiveTally(workload);
   next_sequence_.resize(workload.communicator_count());
   open_instances_.resize(workload.communicator_count());
   for (workload::CommunicatorId c = 0; c < workload.communicator_count(); ++c) {
@@ -243,14 +251,14 @@ void Runtime::close_interrupted_run() {
   const Time now = simulator_.now();
   // A node has end < start while it waits or runs; the one at the head of a busy stream runs.
   for (const Stream& stream : streams_) {
-    if (stream.busy) result_.nodes[stream.queue[stream.head - 1]].end = now;
+    if (stream.busy) result_.nodes.held(stream.queue[stream.head - 1]).end = now;
   }
   // Receives posted and still waiting (eager ones are on no stream).
   for (const auto& [key, channel] : channels_) {
-    for (NodeId recv : channel.recvs) result_.nodes[recv].end = now;
+    for (NodeId recv : channel.recvs) result_.nodes.held(recv).end = now;
   }
-  for (const auto& [send, recv] : eager_receivers_) result_.nodes[recv].end = now;
-  for (NodeTiming& t : result_.nodes) t.end = std::max(t.end, t.start);
+  for (const auto& [send, recv] : eager_receivers_) result_.nodes.held(recv).end = now;
+  for (NodeTiming& t : result_.nodes.held_records()) t.end = std::max(t.end, t.start);
   if (!options_.record_transfers) return;
   std::vector<bool> free(in_flight_.size(), false);
   for (std::uint32_t slot : free_in_flight_) free[slot] = true;
@@ -277,8 +285,8 @@ Runtime::Stream& Runtime::stream_of(NodeId id) { return streams_[node_state_[id]
 
 void Runtime::node_ready(NodeId id, NodeId cause) {
   // The ready time and its cause, until the node starts.
-  result_.nodes[id].start = simulator_.now();
-  result_.nodes[id].enabler = cause;
+  result_.nodes.held(id).start = simulator_.now();
+  result_.nodes.held(id).enabler = cause;
   if (off_stream(id)) {
     start_node(id);
     return;
@@ -301,7 +309,7 @@ void Runtime::start_next(Stream& stream) {
   }
   const NodeId id = stream.queue[stream.head++];
   stream.busy = true;
-  NodeTiming& timing = result_.nodes[id];
+  NodeTiming& timing = result_.nodes.held(id);
   // Ready earlier and waited: the stream's previous node let it go; otherwise its dependency
   // (node_ready recorded it).
   if (timing.start < simulator_.now()) timing.enabler = stream.last;
@@ -331,10 +339,9 @@ void Runtime::start_node(NodeId id) {
 // often, the ones this rank runs next; at 10^7 nodes their records are far out of cache, and
 // fetching them now, while other ranks' events run, hides the misses. It changes no state.
 void Runtime::prefetch_after(NodeId id) const {
-  const std::size_t n = result_.nodes.size();
-  const std::size_t state = std::min<std::size_t>(std::size_t{id} + kPrefetchStates, n);
+  const std::size_t state = std::min<std::size_t>(std::size_t{id} + kPrefetchStates, result_.nodes.size());
   __builtin_prefetch(&node_state_[state]);
-  __builtin_prefetch(&result_.nodes[std::min<std::size_t>(std::size_t{id} + kPrefetchTimings, n - 1)]);
+  result_.nodes.prefetch(static_cast<NodeId>(id + kPrefetchTimings));
   const std::size_t dependents = dependents_.size();
   if (dependents > 0) {
     __builtin_prefetch(&dependents_[std::min<std::size_t>(node_state_[id].first_dependent + kPrefetchDependents,
@@ -345,7 +352,7 @@ void Runtime::prefetch_after(NodeId id) const {
 void Runtime::node_done(NodeId id) {
   prefetch_after(id);
   ++nodes_done_;
-  result_.nodes[id].end = simulator_.now();
+  result_.nodes.held(id).end = simulator_.now();
   const std::uint32_t stream_index = node_state_[id].stream;
   Stream& stream = streams_[stream_index];
   Time& rank_finish = result_.rank_finish[stream.rank];
@@ -374,7 +381,7 @@ void Runtime::prefetch_next_completion() const {
   std::uint64_t next = 0;
   if (!node_completions_.next_in_batch(next)) return;
   __builtin_prefetch(&node_state_[next]);
-  __builtin_prefetch(&result_.nodes[next]);
+  result_.nodes.prefetch(static_cast<NodeId>(next));
 }
 
 void Runtime::arrive_point_to_point(NodeId id) {
@@ -396,8 +403,8 @@ void Runtime::arrive_point_to_point(NodeId id) {
   pair.send = is_send ? id : partners.front();
   pair.recv = is_send ? partners.front() : id;
   partners.pop_front();
-  result_.nodes[pair.send].rendezvous = id;
-  result_.nodes[pair.recv].rendezvous = id;
+  result_.nodes.held(pair.send).rendezvous = id;
+  result_.nodes.held(pair.recv).rendezvous = id;
   issue(point_to_point_request(workload_.node(pair.send)), src, dst, pair);
 }
 

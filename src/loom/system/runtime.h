@@ -113,6 +113,9 @@ struct RuntimeOptions {
   // first refined up front to those that hold (class_refinement.h); the run uses those and
   // returns them (RunResult::refined_classes). Must outlive the Runtime.
   const RankSymmetry* symmetry = nullptr;
+  // False: RunResult::collectives stays empty (a record per operation, ~90 bytes each); the
+  // per-entry statistics (RunResult::collective_tally) are kept either way.
+  bool keep_collective_records = true;
   // False: the classes are taken as given, and only the run's checks find ranks that differ
   // (for tests of those checks).
   bool refine_classes = true;
@@ -204,6 +207,8 @@ class Runtime final : private network::CompletionHandler {
   void tune(Instance& instance, collective::CollectiveSpec& spec);
   bool start_custom_plan(std::uint32_t instance, collective::CollectiveSpec& spec);
   void apply(std::uint32_t instance, const collective::Progress& progress);
+  // An operation has ended: tallied, and recorded when records are kept.
+  void record_operation(const CollectiveRecord& record);
   void finish_member(std::uint32_t instance, std::uint32_t member);
   topology::NodeId endpoint_node(const Instance& instance, std::uint32_t endpoint, std::uint32_t channel) const;
   std::uint64_t flow_hash_of(const Instance& instance, const collective::Transfer& transfer) const;

@@ -89,7 +89,7 @@ void Runtime::arrive(NodeId id) {
   instance.member_nodes[member] = id;
   if (++instance.arrived == instance.member_nodes.size()) {
     instance.last_member = member;
-    for (NodeId m : instance.member_nodes) result_.nodes[m].rendezvous = id;
+    for (NodeId m : instance.member_nodes) result_.nodes.held(m).rendezvous = id;
     start_instance(index);
   }
 }
@@ -289,6 +289,11 @@ std::uint64_t Runtime::flow_hash_of(const Instance& instance, const collective::
   return mix_bits(flow);
 }
 
+void Runtime::record_operation(const CollectiveRecord& record) {
+  result_.collective_tally.add(record);
+  if (options_.keep_collective_records) result_.collectives.push_back(record);
+}
+
 // A member's part of instance `index` has ended. Members complete through a zero-delay event,
 // so a chain of instantly finishing collectives never recurses.
 void Runtime::finish_member(std::uint32_t index, std::uint32_t member) {
@@ -298,7 +303,7 @@ void Runtime::finish_member(std::uint32_t index, std::uint32_t member) {
   LOOM_ASSERT(node != kNoNode, "a member finished a collective it never joined");
   if (--instance.arrived == 0) {
     LOOM_ASSERT(instance.timing || instance.execution->finished(), "every member finished but the execution did not");
-    result_.collectives.push_back(instance.record);
+    record_operation(instance.record);
     if (twins_) record_twins(instance);
     instance.execution.reset();
     instance.timing.reset();

@@ -17,13 +17,13 @@ void Runtime::arrive_eager(NodeId id) {
     PointToPoint& channel = channels_[{node.rank, node.peer, node.tag}];
     InFlight transfer;
     transfer.send = id;
-    result_.nodes[id].rendezvous = id;  // its transfer starts as it does
+    result_.nodes.held(id).rendezvous = id;  // its transfer starts as it does
     if (channel.recvs.empty()) {
       channel.sends.push_back(id);  // matched by the next receive posted (eager_delivered)
     } else {
       transfer.recv = channel.recvs.front();
       channel.recvs.pop_front();
-      result_.nodes[transfer.recv].rendezvous = id;
+      result_.nodes.held(transfer.recv).rendezvous = id;
     }
     issue(point_to_point_request(node), node.rank, node.peer, transfer);
     return;
@@ -39,7 +39,7 @@ void Runtime::arrive_eager(NodeId id) {
   if (held == eager_held_.end()) {
     // Its data is on the way: the receive ends when it arrives.
     eager_receivers_.emplace(send, id);
-    result_.nodes[id].rendezvous = send;
+    result_.nodes.held(id).rendezvous = send;
     return;
   }
   // Counted only when it waited: data arriving at this very instant is no different from data
@@ -48,7 +48,7 @@ void Runtime::arrive_eager(NodeId id) {
   eager_held_.erase(held);
   // The data is here already: the receive takes it now. A zero delay keeps a chain of such
   // receives from recursing.
-  result_.nodes[id].rendezvous = id;
+  result_.nodes.held(id).rendezvous = id;
   if (is_mirror(id)) {
     finish_mirror(id);
     if (symmetry_broken_) simulator_.stop();

@@ -1,6 +1,7 @@
 // Rank symmetry in the runtime (RuntimeOptions::symmetry): mirrored ranks' communication nodes
-// join their operations with their representative, and after the run every mirrored node takes
-// its representative's timing, checked against the ends the operations reported.
+// join their operations with their representative, and after the run every mirrored
+// communication node takes its representative's timing, checked against the ends the operations
+// reported (mirrored compute nodes read as their representative's, node_timings.h).
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -18,14 +19,14 @@ void Runtime::join_mirrors(NodeId id) {
   const bool collective = static_cast<NodeKind>(node_state_[id].kind) == NodeKind::kCollective;
   for (std::uint32_t i = join_first_[id]; i < join_first_[id + 1]; ++i) {
     const NodeId mirror = joins_[i];
-    result_.nodes[mirror].start = simulator_.now();
+    result_.nodes.held(mirror).start = simulator_.now();
     collective ? arrive(mirror) : arrive_point_to_point(mirror);
   }
 }
 
 void Runtime::finish_mirror(NodeId id) {
   ++nodes_done_;
-  result_.nodes[id].end = simulator_.now();
+  result_.nodes.held(id).end = simulator_.now();
   part_done_[id] = true;
   const NodeId original = options_.symmetry->image(id);
   if (part_done_[original] && result_.nodes[original].end != simulator_.now()) stop_on_mismatch();
@@ -34,7 +35,7 @@ void Runtime::finish_mirror(NodeId id) {
 void Runtime::part_done(NodeId id) {
   if (options_.symmetry == nullptr) return;
   part_done_[id] = true;
-  result_.nodes[id].end = simulator_.now();  // node_done() records the same when it runs
+  result_.nodes.held(id).end = simulator_.now();  // node_done() records the same when it runs
   const RankSymmetry& symmetry = *options_.symmetry;
   const std::uint32_t rank = streams_[node_state_[id].stream].rank;
   const auto members = symmetry.members(symmetry.class_of(rank));
@@ -65,12 +66,13 @@ void Runtime::expand_mirrors() {
       result_.rank_finish[rank] = result_.rank_finish[rep];
       for (std::size_t position = 0; position < program.size(); ++position) {
         const NodeId original = program[position];
+        // Compute nodes of mirrored ranks are not held: they read as their representative's.
+        if (static_cast<NodeKind>(node_state_[original].kind) == NodeKind::kCompute) continue;
         const NodeId mirror = symmetry.counterpart(original, rank);
-        const NodeTiming& theirs = result_.nodes[original];
-        NodeTiming& mine = result_.nodes[mirror];
-        const bool compute = static_cast<NodeKind>(node_state_[mirror].kind) == NodeKind::kCompute;
+        const NodeTiming theirs = result_.nodes[original];
+        NodeTiming& mine = result_.nodes.held(mirror);
         const bool both_done = part_done_[mirror] && part_done_[original];
-        if (!compute && both_done && split[rank] == 0 && (mine.end != theirs.end || mine.start != theirs.start)) {
+        if (both_done && split[rank] == 0 && (mine.end != theirs.end || mine.start != theirs.start)) {
           split[rank] = (std::uint64_t{position} + 1) * 0x9e3779b97f4a7c15ULL ^
                         static_cast<std::uint64_t>(mine.end.picoseconds());
           if (result_.symmetry_mismatch.empty()) {
@@ -83,7 +85,6 @@ void Runtime::expand_mirrors() {
         mine.start = theirs.start;
         mine.end = theirs.end;
         mine.enabler = theirs.enabler == kNoNode ? kNoNode : symmetry.counterpart(theirs.enabler, rank);
-        if (compute) mine.rendezvous = theirs.rendezvous;
       }
     }
   }

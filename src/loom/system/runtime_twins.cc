@@ -174,7 +174,7 @@ void Runtime::skip_twin(const Instance& instance, CommunicatorId twin, const Ope
   const NodeId rendezvous = symmetry.counterpart(instance.member_nodes[instance.last_member], ranks[instance.last_member]);
   for (std::size_t j = 0; j < instance.member_nodes.size(); ++j) {
     const NodeId node = symmetry.counterpart(instance.member_nodes[j], ranks[j]);
-    NodeTiming& mine = result_.nodes[node];
+    NodeTiming& mine = result_.nodes.held(node);
     mine.start = result_.nodes[instance.member_nodes[j]].start;
     mine.end = simulator_.now() + ends[j].first;
     mine.rendezvous = rendezvous;
@@ -193,7 +193,7 @@ void Runtime::record_twins(const Instance& instance) {
     record.communicator = twin;
     const std::uint32_t first = instance.first_member;
     record.label = workload_.node(symmetry.counterpart(instance.member_nodes[first], workload_.communicator(twin).ranks[first])).label;
-    result_.collectives.push_back(record);
+    record_operation(record);
   }
 }
 

@@ -1,0 +1,23 @@
+#include "loom/system/node_timings.h"
+
+namespace loom::system {
+
+void NodeTimings::hold_all(std::uint32_t nodes) {
+  nodes_ = nodes;
+  timings_.assign(nodes, NodeTiming{});
+  slots_ = {};
+  programs_.reset();
+  representative_ = {};
+}
+
+// As the full run's: the representative's node at the same position, its enabler (a node of
+// the same rank: classes have no dependencies across ranks) mapped to `rank`.
+NodeTiming NodeTimings::mirrored(workload::NodeId id, std::uint32_t rank) const {
+  const RankSymmetry::Programs& p = *programs_;
+  const workload::NodeId image = p.program[p.rank_first[representative_[rank]] + p.position[id]];
+  NodeTiming t = timings_[slots_[image]];
+  if (t.enabler != kNoNode) t.enabler = p.program[p.rank_first[rank] + p.position[t.enabler]];
+  return t;
+}
+
+}  // namespace loom::system
