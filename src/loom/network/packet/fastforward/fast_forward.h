@@ -111,6 +111,7 @@ struct FastForwardCounters {
   std::uint64_t twins_followed = 0;      // partitions parked to follow a twin (twins below)
   std::uint64_t twins_replayed = 0;      // ... that took their leader's transient and skipped on
   std::uint64_t twins_released = 0;      // ... that took their leader's progress and were simulated on
+  std::uint64_t twins_copied = 0;        // ... of those replayed or released, exact copies of their leader
   // Why QPs were not skipped: bytes of finished QPs, and of those among them whose window
   // never filled (so they were never judged, skipped or replayed), split by whether they
   // lived shorter than one window or longer (their partition kept changing: every start or
@@ -195,9 +196,10 @@ class FastForward {
   void on_sample();
   void on_skip_end(std::uint64_t partition);
   void try_skip(PartitionId id);
-  // Sets up the skip of a partition found steady (qps, rates, credits) and returns its span
-  // (to the margin before the earliest completion); zero when there is not room for one.
-  Time plan_steady_skip(PartitionId id);
+  // Sets up the skip of partition `id` (its QPs `qps`, each at the steady rate of rated[i]:
+  // itself, or an exact twin's leader QP; rates, credits) and returns its span (to the margin
+  // before the earliest completion); zero when there is not room for one.
+  Time plan_steady_skip(PartitionId id, std::span<const QpId> qps, std::span<const QpId> rated);
   // Ends a skip at now: natural when now is its end, else a skip-back.
   void end_skip(PartitionId id);
   void restart_windows(PartitionId id);
@@ -248,6 +250,9 @@ class FastForward {
   void release_followers(PartitionId leader);
   // The leader was found steady and took a skip: each follower replays its transient.
   void replay_followers(PartitionId leader);
+  // The follower takes its leader's packet-level state now (FabricSkipper::copy) when both
+  // were at the same absolute progress at the park; false (nothing changed) otherwise.
+  bool copy_leader(PartitionId follower);
   void grow(PartitionId id);
   void ensure_sampling();
   void add_qp(QpId qp);
