@@ -54,13 +54,16 @@
 // at the same instant (a collective's rails and DP groups) and, at the next sample, have
 // made the same progress with the same CC state, would go on alike. One of them (the leader)
 // is simulated; the others are parked (their events moved far ahead, their state held) and
-// follow it. When the leader is found steady and skips, each follower takes the leader's
-// transient (its bytes since the park, its CC state, its steady rates) as a replay begun at
-// the park, and skips on to the margin before its own earliest completion. When the leader's
-// transient is cut (a start or finish on its ports, a link change), or the follower's (a start
-// on its ports), the follower takes the leader's progress and CC state so far and is
-// simulated on. Queues and packets in flight stay as they were at the park (one sample after
-// the start), as in a skip.
+// follow it. When the leader is found steady and skips, each follower takes an exact copy of
+// the leader's state (FabricSkipper::copy: sequence and CC state, queues, packets in flight,
+// pending events, relabelled) and skips as the leader does, at the leader's steady rates, to
+// the margin before its own earliest completion. When the leader's transient is cut (a start
+// or finish on its ports, a link change), or the follower's (a start on its ports), the
+// follower takes the copy and is simulated on. Where a copy is refused (the two were not at
+// the same absolute progress at the park, or their racks differ: FabricSkipper::copy), the
+// follower takes the leader's bytes since the park and CC state instead, keeping its own
+// queues and packets in flight from the park: as a replay begun at the park when the leader
+// skips, as its progress so far when cut.
 //
 // Not skipped: partitions with a QP in go-back-N recovery, holding out-of-order data or owing
 // a repair; packet spraying is refused (a sprayed QP's telemetry hops differ per packet).
