@@ -1,5 +1,6 @@
 // EventQueue::shift: moved events keep their ids and come out where a reference model of
-// (time, scheduling order) says, with cancellations, runs and negative shifts mixed in.
+// (time, scheduling order) says, with cancellations, runs and negative shifts mixed in; and
+// EventQueue::remove, its sibling that takes the selected events out.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -46,6 +47,28 @@ TEST(EventQueueShift, ShiftedIdsCanBeCancelledAtTheirNewTime) {
   EXPECT_TRUE(q.cancel(a));
   EXPECT_EQ(q.size(), 1u);
   EXPECT_EQ(q.pop().arg, 2u);
+  EXPECT_TRUE(q.empty());
+}
+
+TEST(EventQueueShift, RemoveTakesTheSelectedEventsAsCancelWould) {
+  EventQueue q;
+  const EventId a = q.push(10_ns, noop, nullptr, 1);
+  const EventId b = q.push(10_ns, noop, nullptr, 2);
+  q.post(20_ns, noop, nullptr, 3);
+  q.push(30_ns, noop, nullptr, 4);
+  q.post(40_ns, noop, nullptr, 5);
+  EXPECT_EQ(q.remove(odd, nullptr), 3u);
+  EXPECT_EQ(q.size(), 2u);
+  EXPECT_FALSE(q.contains(a));
+  EXPECT_FALSE(q.cancel(a));  // gone, as if cancelled
+  EXPECT_TRUE(q.contains(b));
+  std::vector<std::uint64_t> left;
+  while (!q.empty()) left.push_back(q.pop().arg);
+  EXPECT_EQ(left, (std::vector<std::uint64_t>{2, 4}));
+  // The freed slots serve new events.
+  const EventId c = q.push(50_ns, noop, nullptr, 7);
+  EXPECT_TRUE(q.contains(c));
+  EXPECT_EQ(q.remove(odd, nullptr), 1u);
   EXPECT_TRUE(q.empty());
 }
 

@@ -71,13 +71,13 @@ Time EventQueue::next_time() const {
   return Time::ps(static_cast<std::int64_t>(best));
 }
 
-std::size_t EventQueue::shift(Time delta, EventFilter matches, void* filter_context) {
+std::vector<EventQueue::Entry> EventQueue::extract(EventFilter matches, void* filter_context) {
   compact();  // every entry left is live, so the buckets' minima are exact below
-  std::vector<Entry> moved;
+  std::vector<Entry> taken;
   const auto take = [&](const Entry& e) {
     const Fired event{Time::ps(static_cast<std::int64_t>(e.key)), e.fn, e.context, e.arg, e.order};
     if (!matches(filter_context, event)) return false;
-    moved.push_back(e);
+    taken.push_back(e);
     return true;
   };
   pool_.erase_if(current_, take);
@@ -95,6 +95,11 @@ std::size_t EventQueue::shift(Time delta, EventFilter matches, void* filter_cont
     }
     return false;
   });
+  return taken;
+}
+
+std::size_t EventQueue::shift(Time delta, EventFilter matches, void* filter_context) {
+  std::vector<Entry> moved = extract(matches, filter_context);
   // Entries of one key were in one list in scheduling order: a stable sort keeps it.
   std::stable_sort(moved.begin(), moved.end(), [](const Entry& a, const Entry& b) { return a.key < b.key; });
   if (!moved.empty()) check_not_before_floor(Time::ps(static_cast<std::int64_t>(moved.front().key)) + delta);
@@ -104,6 +109,18 @@ std::size_t EventQueue::shift(Time delta, EventFilter matches, void* filter_cont
     insert(e);
   }
   return moved.size();
+}
+
+std::size_t EventQueue::remove(EventFilter matches, void* filter_context) {
+  const std::vector<Entry> removed = extract(matches, filter_context);
+  for (const Entry& e : removed) {
+    if (e.slot != kNoSlot) {
+      free_slot(e.slot);
+      --slotted_;
+    }
+    --live_;
+  }
+  return removed.size();
 }
 
 void EventQueue::reserve(std::size_t events) {

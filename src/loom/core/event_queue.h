@@ -207,6 +207,10 @@ class EventQueue {
   // shifting a partition's events), not for the hot path.
   using EventFilter = bool (*)(void* filter_context, const Fired& event);
   std::size_t shift(Time delta, EventFilter matches, void* filter_context);
+  // Removes every pending event that `matches` selects (posted ones too), as cancel() would.
+  // Returns how many. O(pending events): for rare whole-queue operations (packet fast-forward
+  // replacing a partition's state with a copy of another's).
+  std::size_t remove(EventFilter matches, void* filter_context);
 
   // Pre-sizes slot storage for `events` simultaneous events.
   void reserve(std::size_t events);
@@ -372,6 +376,8 @@ class EventQueue {
   // Counts a cancelled or rescheduled entry of key `key` against the list holding it.
   void note_stale(std::uint64_t key);
   void compact();
+  // Takes the pending entries `matches` selects out of the lists (shift, remove).
+  std::vector<Entry> extract(EventFilter matches, void* filter_context);
 
   Pool pool_;
   Pool::List current_;                       // entries with key == last_ (after the run's)

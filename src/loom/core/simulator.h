@@ -114,6 +114,10 @@ class Simulator {
   std::size_t shift_events(Time delta, EventQueue::EventFilter matches, void* filter_context) {
     return queue_.shift(delta, matches, filter_context);
   }
+  // Removes the pending events `matches` selects (EventQueue::remove). O(pending events).
+  std::size_t remove_events(EventQueue::EventFilter matches, void* filter_context) {
+    return queue_.remove(matches, filter_context);
+  }
   // True while the event named by `id` is pending.
   bool is_pending(EventId id) const { return queue_.contains(id); }
 

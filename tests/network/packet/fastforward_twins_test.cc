@@ -65,13 +65,14 @@ Runs three_runs(const char* label, CcKind cc, Time late = Time::zero()) {
   Runs r{batch_run(twin_params(cc, false, false), 4, 50'000'000, late), batch_run(twin_params(cc, true, false), 4, 50'000'000, late),
          batch_run(twin_params(cc, true, true), 4, 50'000'000, late)};
   std::printf("%s %s: worst FCT error twins vs each %.4f%%, vs full %.4f%% (each vs full %.4f%%); events %llu -> %llu -> %llu; "
-              "twins followed %llu, replayed %llu, released %llu\n",
+              "twins followed %llu, replayed %llu, released %llu, copied %llu\n",
               label, std::string(to_string(cc)).c_str(), 100 * testing::worst_fct_error(r.each.done, r.twins.done),
               100 * testing::worst_fct_error(r.full.done, r.twins.done), 100 * testing::worst_fct_error(r.full.done, r.each.done),
               static_cast<unsigned long long>(r.full.events), static_cast<unsigned long long>(r.each.events),
               static_cast<unsigned long long>(r.twins.events), static_cast<unsigned long long>(r.twins.counters.twins_followed),
               static_cast<unsigned long long>(r.twins.counters.twins_replayed),
-              static_cast<unsigned long long>(r.twins.counters.twins_released));
+              static_cast<unsigned long long>(r.twins.counters.twins_released),
+              static_cast<unsigned long long>(r.twins.counters.twins_copied));
   return r;
 }
 
@@ -79,6 +80,7 @@ TEST(FastForwardTwins, ABatchOfIdenticalPartitionsFollowsOneAsIfEachWereSimulate
   const auto [full, each, twins] = three_runs("4 x 2-to-1", CcKind::kDcqcn);
   EXPECT_EQ(twins.counters.twins_followed, 3u);
   EXPECT_EQ(twins.counters.twins_replayed, 3u);
+  EXPECT_EQ(twins.counters.twins_copied, 3u);  // each an exact copy of its leader
   EXPECT_EQ(each.counters.twins_followed, 0u);
   EXPECT_LT(testing::worst_fct_error(each.done, twins.done), 0.0005);
   EXPECT_LT(testing::worst_fct_error(full.done, twins.done), 0.005);

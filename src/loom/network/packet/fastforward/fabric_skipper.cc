@@ -34,29 +34,9 @@ void FabricSkipper::shift(std::span<const QpId> qps, std::span<const std::int64_
   qp_credit_.assign(f.qps_.size(), 0);
   port_member_.assign(f.ports_.size(), 0);
   port_credit_.assign(f.ports_.size(), 0);
-  const auto mtu = static_cast<std::int64_t>(f.params_.nic.mtu);
-  const auto data_wire = mtu + static_cast<std::int64_t>(f.data_header_);
-  const auto ack_wire = static_cast<std::int64_t>(f.ack_wire_);
-  const auto ack_interval = static_cast<std::int64_t>(f.params_.nic.ack_interval);
   for (const LinkId l : ports) port_member_[l] = 1;
   // Wire bytes per port first: HPCC's samples of a port's counter need every QP's share.
-  for (std::size_t i = 0; i < qps.size(); ++i) {
-    const QpId q = qps[i];
-    const std::int64_t packets = credits[i] / mtu;
-    const std::int64_t acks = packets / ack_interval;
-    qp_member_[q] = 1;
-    qp_credit_[q] = credits[i];
-    const Qp& qp = f.qps_[q];
-    for (std::uint32_t h = 0; h < qp.forward_len; ++h) port_credit_[f.paths_.forward(q)[h]] += packets * data_wire;
-    for (std::uint32_t h = 0; h < qp.reverse_len; ++h) port_credit_[f.paths_.reverse(q)[h]] += acks * ack_wire;
-    // The fabric's totals are its lanes' sums: lane 0 takes every skip's (a skip runs between
-    // windows, when no LP writes its lane).
-    FabricCounters& counters = f.lanes_[0].counters;
-    add(counters.data_packets, packets);
-    add(counters.data_packet_hops, packets * qp.forward_len);
-    add(counters.control_packets, acks);
-    add(counters.delivered_bytes, credits[i]);
-  }
+  credit_ports(qps, credits);
   for (std::size_t i = 0; i < qps.size(); ++i) {
     const QpId q = qps[i];
     const std::int64_t c = credits[i];
@@ -118,6 +98,31 @@ void FabricSkipper::shift_events() {
         if (!copy.queued && qp_in(f.pool_[copy.id].qp)) copy.arrival += delta_;
       }
     }
+  }
+}
+
+void FabricSkipper::credit_ports(std::span<const QpId> qps, std::span<const std::int64_t> credits) {
+  Fabric& f = fabric_;
+  const auto mtu = static_cast<std::int64_t>(f.params_.nic.mtu);
+  const auto data_wire = mtu + static_cast<std::int64_t>(f.data_header_);
+  const auto ack_wire = static_cast<std::int64_t>(f.ack_wire_);
+  const auto ack_interval = static_cast<std::int64_t>(f.params_.nic.ack_interval);
+  for (std::size_t i = 0; i < qps.size(); ++i) {
+    const QpId q = qps[i];
+    const std::int64_t packets = credits[i] / mtu;
+    const std::int64_t acks = packets / ack_interval;
+    qp_member_[q] = 1;
+    qp_credit_[q] = credits[i];
+    const Qp& qp = f.qps_[q];
+    for (std::uint32_t h = 0; h < qp.forward_len; ++h) port_credit_[f.paths_.forward(q)[h]] += packets * data_wire;
+    for (std::uint32_t h = 0; h < qp.reverse_len; ++h) port_credit_[f.paths_.reverse(q)[h]] += acks * ack_wire;
+    // The fabric's totals are its lanes' sums: lane 0 takes every skip's (a skip runs between
+    // windows, when no LP writes its lane).
+    FabricCounters& counters = f.lanes_[0].counters;
+    add(counters.data_packets, packets);
+    add(counters.data_packet_hops, packets * qp.forward_len);
+    add(counters.control_packets, acks);
+    add(counters.delivered_bytes, credits[i]);
   }
 }
 

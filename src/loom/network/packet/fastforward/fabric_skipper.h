@@ -91,12 +91,49 @@ class FabricSkipper {
   void shift(std::span<const QpId> qps, std::span<const std::int64_t> credits,
              std::span<const topology::LinkId> ports, Time delta);
 
+  // Exact twins (fabric_skipper_copy.cc): sets the QPs `to` to the state the isomorphic QPs
+  // `from` (to[i] mirrors from[i]: equal paths' lengths, class, weight, window, line rate and
+  // base RTT, a size no smaller) and their ports have now, relabelled: sequence and CC state,
+  // the ports' queues, serialisation and round robin, the packets queued and in flight (QP,
+  // links, generation; HPCC telemetry's byte counters moved by the difference of the ports'
+  // counters) and the pending events (arrivals, transmit-done, NIC wake-ups, CC and
+  // retransmission timers), at the leader's times. The follower's own events and packets go;
+  // what the leader sent beyond it is credited to the fabric's and its ports' counters, as a
+  // skip credits. The switches' shared buffers account the copied queues (a packet the
+  // follower's switch cannot admit is dropped there). What stays the follower's own: its
+  // ECN and error random streams, its QPs' sizes, tags, generations and start times.
+  // Refused (false, nothing changed) unless the paths map link to link one to one onto ports
+  // of equal parameters (rate, latency, ECN, errors, who forwards), both sides' ports are
+  // quiet (port_quiet), hold and expect no packet of another QP and no PFC frame, serve no
+  // other QP at their NICs, and neither selective repeat nor completion bounds are on.
+  bool copy(std::span<const QpId> from, std::span<const QpId> to);
+
  private:
   static bool owned(void* self, const EventQueue::Fired& event);
   // Moves the partition's pending events by delta_ (see the header comment).
   void shift_events();
   void shift_packet(PacketId id);
   bool qp_in(QpId qp) const { return qp < qp_credit_.size() && qp_member_[qp] != 0; }
+  // Credits each qps[i] credits[i] bytes in the fabric's totals and the wire bytes of its
+  // packets and ACKs to port_credit_ (qp_member_, qp_credit_, port_credit_ sized first).
+  void credit_ports(std::span<const QpId> qps, std::span<const std::int64_t> credits);
+
+  // copy (fabric_skipper_copy.cc).
+  static constexpr QpId kNoQp = ~QpId{0};
+  bool map_twin(std::span<const QpId> from, std::span<const QpId> to);
+  bool mapped(QpId qp) const { return qp < qp_map_.size() && (qp_map_[qp] != kNoQp || qp_back_[qp] != kNoQp); }
+  // Whether the port of `link` is lossy, or holds or serves a QP the copy does not map.
+  bool lossy_or_alien(topology::LinkId link) const;
+  static bool collect(void* self, const EventQueue::Fired& event);
+  static bool follower_event(void* self, const EventQueue::Fired& event);
+  static bool timer(const EventQueue::Fired& event);  // a QP's CC or retransmission timer
+  // The link an arrival, transmit-done, wake-up or PFC frame belongs to; kNone for timers.
+  topology::LinkId event_link(const EventQueue::Fired& event) const;
+  void clear_port(topology::LinkId link);
+  void copy_qp(QpId from, QpId to);
+  void copy_port(topology::LinkId from, topology::LinkId to);
+  PacketId copy_packet(PacketId id);
+  void copy_event(const EventQueue::Fired& event);
 
   Fabric& fabric_;
   // The shift under way.
@@ -105,6 +142,15 @@ class FabricSkipper {
   std::vector<std::int64_t> qp_credit_;      // by QP id: bytes credited
   std::vector<std::uint8_t> port_member_;    // by link id
   std::vector<std::int64_t> port_credit_;    // by link id: wire bytes credited
+  // The copy under way: leader to follower and back, by QP id and by link id; the leader's
+  // ports, their counters' differences (follower minus leader, by the leader's link id) and
+  // pending events.
+  std::vector<QpId> qp_map_, qp_back_;
+  std::vector<topology::LinkId> link_map_, link_back_;
+  std::vector<topology::LinkId> copy_from_ports_;
+  std::vector<std::uint64_t> tx_offset_;
+  std::vector<EventQueue::Fired> leader_events_;
+  bool copy_refused_ = false;
 };
 
 }  // namespace loom::network::packet::fastforward

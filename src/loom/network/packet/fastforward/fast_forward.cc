@@ -195,7 +195,7 @@ void FastForward::try_skip(PartitionId id) {
     if (!skipper_.port_quiet(l)) return;
   }
   record_transient(id);
-  const Time span = plan_steady_skip(id);
+  const Time span = plan_steady_skip(id, partition.qps, partition.qps);
   if (span == Time::zero()) {
     release_followers(id);
     return;
@@ -204,16 +204,15 @@ void FastForward::try_skip(PartitionId id) {
   start_skip(id, span);
 }
 
-Time FastForward::plan_steady_skip(PartitionId id) {
-  const Partition& partition = partitions_.partition(id);
+Time FastForward::plan_steady_skip(PartitionId id, std::span<const QpId> qps, std::span<const QpId> rated) {
   const double mtu = static_cast<double>(skipper_.mtu());
   double span_s = std::numeric_limits<double>::infinity();
   Skip& skip = skips_[id];
-  skip.qps = partition.qps;
+  skip.qps.assign(qps.begin(), qps.end());
   skip.rates.clear();
-  for (const QpId q : partition.qps) {
-    const double rate = steady_rate(q);
-    const double room = static_cast<double>(skipper_.unsent(q)) - margin(rate);
+  for (std::size_t i = 0; i < qps.size(); ++i) {
+    const double rate = steady_rate(rated[i]);
+    const double room = static_cast<double>(skipper_.unsent(qps[i])) - margin(rate);
     if (room < mtu) return Time::zero();
     span_s = std::min(span_s, room * 8 / rate);
     skip.rates.push_back(rate);
@@ -363,6 +362,7 @@ std::vector<Statistic> FastForward::statistics(std::uint64_t events) const {
           {"fast_forward.twins_followed", counters_.twins_followed},
           {"fast_forward.twins_replayed", counters_.twins_replayed},
           {"fast_forward.twins_released", counters_.twins_released},
+          {"fast_forward.twins_copied", counters_.twins_copied},
           {"fast_forward.finished_bytes", counters_.finished_bytes},
           {"fast_forward.unjudged_short_bytes", counters_.unjudged_short_bytes},
           {"fast_forward.unjudged_disturbed_bytes", counters_.unjudged_disturbed_bytes},

@@ -54,13 +54,16 @@
 // at the same instant (a collective's rails and DP groups) and, at the next sample, have
 // made the same progress with the same CC state, would go on alike. One of them (the leader)
 // is simulated; the others are parked (their events moved far ahead, their state held) and
-// follow it. When the leader is found steady and skips, each follower takes the leader's
-// transient (its bytes since the park, its CC state, its steady rates) as a replay begun at
-// the park, and skips on to the margin before its own earliest completion. When the leader's
-// transient is cut (a start or finish on its ports, a link change), or the follower's (a start
-// on its ports), the follower takes the leader's progress and CC state so far and is
-// simulated on. Queues and packets in flight stay as they were at the park (one sample after
-// the start), as in a skip.
+// follow it. When the leader is found steady and skips, each follower takes an exact copy of
+// the leader's state (FabricSkipper::copy: sequence and CC state, queues, packets in flight,
+// pending events, relabelled) and skips as the leader does, at the leader's steady rates, to
+// the margin before its own earliest completion. When the leader's transient is cut (a start
+// or finish on its ports, a link change), or the follower's (a start on its ports), the
+// follower takes the copy and is simulated on. Where a copy is refused (the two were not at
+// the same absolute progress at the park, or their racks differ: FabricSkipper::copy), the
+// follower takes the leader's bytes since the park and CC state instead, keeping its own
+// queues and packets in flight from the park: as a replay begun at the park when the leader
+// skips, as its progress so far when cut.
 //
 // Not skipped: partitions with a QP in go-back-N recovery, holding out-of-order data or owing
 // a repair; packet spraying is refused (a sprayed QP's telemetry hops differ per packet).
@@ -111,6 +114,7 @@ struct FastForwardCounters {
   std::uint64_t twins_followed = 0;      // partitions parked to follow a twin (twins below)
   std::uint64_t twins_replayed = 0;      // ... that took their leader's transient and skipped on
   std::uint64_t twins_released = 0;      // ... that took their leader's progress and were simulated on
+  std::uint64_t twins_copied = 0;        // ... of those replayed or released, exact copies of their leader
   // Why QPs were not skipped: bytes of finished QPs, and of those among them whose window
   // never filled (so they were never judged, skipped or replayed), split by whether they
   // lived shorter than one window or longer (their partition kept changing: every start or
@@ -212,9 +216,10 @@ class FastForward {
   void on_sample();
   void on_skip_end(std::uint64_t partition);
   void try_skip(PartitionId id);
-  // Sets up the skip of a partition found steady (qps, rates, credits) and returns its span
-  // (to the margin before the earliest completion); zero when there is not room for one.
-  Time plan_steady_skip(PartitionId id);
+  // Sets up the skip of partition `id` (its QPs `qps`, each at the steady rate of rated[i]:
+  // itself, or an exact twin's leader QP; rates, credits) and returns its span (to the margin
+  // before the earliest completion); zero when there is not room for one.
+  Time plan_steady_skip(PartitionId id, std::span<const QpId> qps, std::span<const QpId> rated);
   // Ends a skip at now: natural when now is its end, else a skip-back.
   void end_skip(PartitionId id);
   void restart_windows(PartitionId id);
@@ -265,6 +270,9 @@ class FastForward {
   void release_followers(PartitionId leader);
   // The leader was found steady and took a skip: each follower replays its transient.
   void replay_followers(PartitionId leader);
+  // The follower takes its leader's packet-level state now (FabricSkipper::copy) when both
+  // were at the same absolute progress at the park; false (nothing changed) otherwise.
+  bool copy_leader(PartitionId follower);
   void grow(PartitionId id);
   void ensure_sampling();
   void add_qp(QpId qp);

@@ -1,5 +1,6 @@
 // FastForward's twins: a partition that began a pattern at the same instant as another, and
-// has made the same progress since, follows it instead of being simulated (fast_forward.h).
+// has made the same progress since, follows it instead of being simulated, and takes an exact
+// copy of its leader's state when it can (fast_forward.h).
 #include <algorithm>
 #include <limits>
 #include <tuple>
@@ -98,17 +99,39 @@ std::int64_t FastForward::leader_progress(const Skip& follower, std::size_t i) c
   return static_cast<std::int64_t>((sent + received) / 2 / mtu * mtu);
 }
 
+bool FastForward::copy_leader(PartitionId id) {
+  const Skip& skip = skips_[id];
+  for (std::size_t i = 0; i < skip.qps.size(); ++i) {
+    // Parked since, the follower's QPs are where the leader's were at the park.
+    if (skipper_.sent(skip.qps[i]) != skip.leader_sent[i] || skipper_.received(skip.qps[i]) != skip.leader_received[i]) return false;
+  }
+  std::uint64_t packets = 0;
+  std::uint64_t hops = 0;
+  for (std::size_t i = 0; i < skip.qps.size(); ++i) {
+    const std::uint64_t whole = (skipper_.sent(skip.leader_qps[i]) - skipper_.sent(skip.qps[i])) / skipper_.mtu();
+    packets += whole;
+    hops += whole * fabric_.qp_path(skip.qps[i], true).size();
+  }
+  if (!skipper_.copy(skip.leader_qps, skip.qps)) return false;
+  counters_.skipped_data_packets += packets;
+  counters_.skipped_packet_hops += hops;
+  ++counters_.twins_copied;
+  return true;
+}
+
 void FastForward::release(PartitionId id) {
   Skip& skip = skips_[id];
   const Time now = simulator_.now();
-  skip.credits.clear();
-  for (std::size_t i = 0; i < skip.qps.size(); ++i) skip.credits.push_back(leader_progress(skip, i));
-  skipper_.shift(skip.qps, skip.credits, partitions_.partition(id).ports, now - skip.until);
-  for (std::size_t i = 0; i < skip.qps.size(); ++i) {
-    skipper_.restore_cc(skip.qps[i], skipper_.cc_snapshot(skip.leader_qps[i]), now);
-    const auto packets = static_cast<std::uint64_t>(skip.credits[i]) / skipper_.mtu();
-    counters_.skipped_data_packets += packets;
-    counters_.skipped_packet_hops += packets * fabric_.qp_path(skip.qps[i], true).size();
+  if (!copy_leader(id)) {
+    skip.credits.clear();
+    for (std::size_t i = 0; i < skip.qps.size(); ++i) skip.credits.push_back(leader_progress(skip, i));
+    skipper_.shift(skip.qps, skip.credits, partitions_.partition(id).ports, now - skip.until);
+    for (std::size_t i = 0; i < skip.qps.size(); ++i) {
+      skipper_.restore_cc(skip.qps[i], skipper_.cc_snapshot(skip.leader_qps[i]), now);
+      const auto packets = static_cast<std::uint64_t>(skip.credits[i]) / skipper_.mtu();
+      counters_.skipped_data_packets += packets;
+      counters_.skipped_packet_hops += packets * fabric_.qp_path(skip.qps[i], true).size();
+    }
   }
   counters_.skipped_ps += static_cast<std::uint64_t>((now - skip.from).picoseconds());
   ++counters_.twins_released;
@@ -131,6 +154,23 @@ void FastForward::replay_followers(PartitionId leader) {
   const Time now = simulator_.now();
   for (const PartitionId id : followers) {
     Skip& skip = skips_[id];
+    if (copy_leader(id)) {
+      // An exact copy of its leader now: it skips as the leader does, at the leader's rates.
+      counters_.skipped_ps += static_cast<std::uint64_t>((now - skip.from).picoseconds());
+      ++counters_.twins_replayed;
+      skip.active = false;
+      skip.leader = kNoPartition;
+      const std::vector<QpId> qps = skip.qps;
+      const std::vector<QpId> leader_qps = skip.leader_qps;
+      const Time span = plan_steady_skip(id, qps, leader_qps);
+      if (span != Time::zero()) {
+        start_skip(id, span);
+      } else {
+        restart_windows(id);
+        ensure_sampling();
+      }
+      continue;
+    }
     skip.transient = now - skip.from;
     skip.rates.clear();
     skip.transient_credits.clear();
