@@ -29,11 +29,11 @@ SymmetryChoice choose_symmetry(const Experiment& e) {
     choice.declined = "switched off (system.symmetry: false)";
     return choice;
   }
-  if (e.network.params.mode != network::NetworkMode::kAnalytical) {
-    choice.declined = fmt::format(
-        "network.mode {}: concurrent operations share links there, so ranks with identical programs need not see "
-        "identical links; the reduction is proven for analytical mode only",
-        network::to_string(e.network.params.mode));
+  if (e.network.params.mode == network::NetworkMode::kPacket) {
+    choice.declined =
+        "network.mode packet: a packet's fate depends on the order of events at an instant (queues, drops, "
+        "congestion control), so a reduced run is not shown to be the full one; the reduction applies in "
+        "analytical and flow mode";
     return choice;
   }
   system::RankSymmetry classes = system::RankSymmetry::find(e.workload);
@@ -95,6 +95,12 @@ nlohmann::json symmetry_json(const SymmetryChoice& choice, const workload::Workl
   j["skipped_operations"] = result.skipped_operations;
   j["skipped_communicators"] = result.skipped_communicators;
   if (!result.operations_not_skipped.empty()) j["operations_not_skipped"] = result.operations_not_skipped;
+  if (result.twin_operations_run > 0) {
+    j["twin_operations_run"] = result.twin_operations_run;
+    j["twin_operations_run_why"] = "flow mode: a skipped operation is timed only by the closed form of the one "
+                                   "standing for it, on links it reserves; these ran with their transfers because "
+                                   "the standing operation's links were busy or their own were not free";
+  }
   j["note"] = "a mirrored rank's compute nodes are not simulated; its sends and its collectives on communicators "
               "with a representative still run with all members, and each ended when its representative's did "
               "(checked); an operation among mirrored ranks only is not run where a communicator of the same "

@@ -1,13 +1,14 @@
 // Whether a run reduces symmetric ranks (system.symmetry, system/rank_symmetry.h) and what its
 // summary says about it.
 //
-// The reduction applies in analytical mode, where operations never share links with each other
-// (network/analytical.h): an operation with a representative among its members runs with all of
-// them, one among mirrored ranks only is skipped where a twin stands for it
-// (system/communicator_twins.h), and a mirrored rank's communication ends are checked against
-// its representative's (Runtime). Flow and packet
-// modes are declined: there concurrent operations share links, and the order of events at one
-// instant may change rates, so a reduced run is not proven to be the full one.
+// The reduction applies in analytical and flow mode. An operation with a representative among
+// its members runs with all of them (every transfer reaches the backend, so flow mode sees the
+// contention), one among mirrored ranks only is skipped where a twin stands for it
+// (system/communicator_twins.h; in flow mode only where both are timed in closed form, the
+// skipped one's links reserved), and a mirrored rank's communication ends are checked against
+// its representative's (Runtime): ranks the fabric treats differently split off and the run is
+// repeated. Packet mode is declined: there the order of events at one instant changes what
+// packets see, so a reduced run is not shown to be the full one.
 #pragma once
 
 #include <memory>
@@ -38,7 +39,7 @@ struct SymmetryChoice {
   std::vector<std::string> refinements;
 };
 
-// Decides for `e`: declined when switched off, outside analytical mode, or when no two ranks
+// Decides for `e`: declined when switched off, in packet mode, or when no two ranks
 // share a program (RankSymmetry::find).
 SymmetryChoice choose_symmetry(const Experiment& e);
 

@@ -75,6 +75,10 @@ struct RunResult {
   std::uint64_t skipped_operations = 0;
   std::uint64_t skipped_compute_nodes = 0;  // mirrored ranks' compute nodes (never stepped)
   std::uint32_t skipped_communicators = 0;
+  // Flow mode: operations of skipped communicators that ran after all, because the operation
+  // standing for them was not timed in closed form or their own links were not free
+  // (runtime_twins.cc).
+  std::uint64_t twin_operations_run = 0;
   // With rank symmetry, why no operation can be skipped (empty when some may be).
   std::string operations_not_skipped;
   // With rank symmetry and closed-form timing: the classes refined before the run from the

@@ -272,6 +272,9 @@ class Runtime final : private network::CompletionHandler {
   void time_twins(std::uint32_t instance);
   void skip_twin(const Instance& instance, workload::CommunicatorId twin, const OperationTiming& theirs,
                  const std::vector<std::pair<Time, bool>>& ends);
+  // Flow mode: the twin's operation of the same sequence runs after all, its members arriving
+  // now in the places of the members of operation `instance` (may grow instances_).
+  void run_twin(std::uint32_t instance, workload::CommunicatorId twin);
   void record_twins(const Instance& instance);
 
   Simulator& simulator_;

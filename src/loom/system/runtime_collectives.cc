@@ -137,8 +137,13 @@ void Runtime::start_instance(std::uint32_t index) {
   settle(instance, spec);
   if (start_closed_form(index, spec)) return;
   instance.execution = collective::make_execution(record.algorithm, spec);
+  // Flow mode: skipped twins are timed by the standing operation's closed form only; this one
+  // runs its transfers, so they run too (run_twin may grow instances_).
+  if (twins_) {
+    for (const workload::CommunicatorId twin : twins_->stands_for(instances_[index].communicator)) run_twin(index, twin);
+  }
   collective::Progress progress;
-  instance.execution->start(progress);
+  instances_[index].execution->start(progress);
   apply(index, progress);
 }
 

@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "loom/system/collective_replay.h"
@@ -104,6 +105,9 @@ struct Runtime::ClosedForm {
     std::vector<std::shared_ptr<const OperationTiming>> twins;
   };
   std::unordered_map<Key, TwinChecks, KeyHash> twin_checks;
+  // Operations of skipped communicators that ran after all (flow mode, Runtime::run_twin), by
+  // sequence_key until the operation standing for them ends: it writes no record for them.
+  std::unordered_set<std::uint64_t> twins_ran;
   std::unordered_map<std::uint64_t, std::vector<std::shared_ptr<const OperationTiming>>> interned;
 };
 

@@ -6,6 +6,12 @@
 // counts; then it would have started and ended with the twin, and its record is the twin's,
 // relabelled. Otherwise its members are split off (RunResult::symmetry_split) and the run stops
 // when the twin's operation ends, as for a mirrored node ending at another time.
+// In flow mode a skipped operation also reserves its own links (its replay's, with its own
+// routes) as a closed-form operation does, so that a run flow meeting them while it would use
+// them is a conflict (the experiment repeats the run with its group's transfers in the run).
+// Where its links are not free, or the operation standing for it is not timed in closed form
+// (its links are busy: a contended operation), it runs after all (run_twin), and its members'
+// ends are checked against their representatives' like any mirrored node's.
 #include <fmt/format.h>
 
 #include "loom/system/runtime.h"
@@ -119,10 +125,25 @@ void Runtime::time_twins(std::uint32_t index) {
     if (checks->standing != instance.timing) *checks = {instance.timing, {}};
     checks->twins.resize(twins.size());
   }
+  // Flow mode: twins that must run after all (run_twin grows instances_, so after the loop).
+  std::vector<CommunicatorId> to_run;
+  // In flow mode a skipped operation's own links are reserved on its behalf, as a closed-form
+  // operation's are, so that a run flow meeting them is a conflict; where they are not free it runs.
+  const auto skip_or_run = [&](CommunicatorId twin, const OperationTiming& theirs) {
+    if (claim_links(theirs, twin)) {
+      skip_twin(instance, twin, theirs, ends);
+    } else {
+      to_run.push_back(twin);
+    }
+  };
   for (std::size_t k = 0; k < twins.size(); ++k) {
     const CommunicatorId twin = twins[k];
+    if (!closed_form_allowed(twin)) {
+      to_run.push_back(twin);
+      continue;
+    }
     if (checks != nullptr && checks->twins[k] != nullptr) {
-      skip_twin(instance, twin, *checks->twins[k], ends);
+      skip_or_run(twin, *checks->twins[k]);
       continue;
     }
     CollectiveRecord settings;
@@ -157,8 +178,39 @@ void Runtime::time_twins(std::uint32_t index) {
       continue;
     }
     if (checks != nullptr && theirs->hash_free) checks->twins[k] = theirs;
-    skip_twin(instance, twin, *theirs, ends);
+    skip_or_run(twin, *theirs);
   }
+  for (const CommunicatorId twin : to_run) run_twin(index, twin);
+}
+
+// The twin's operation runs as it would in the full run: its member j arrives as member j of
+// the standing operation did (the same representative's node started both), the first and the
+// last arrivals in their places, so that its start, first arrival and label are the full run's.
+// Its nodes are mirrored nodes like any joined one, checked against their representatives'.
+void Runtime::run_twin(std::uint32_t index, CommunicatorId twin) {
+  const RankSymmetry& symmetry = *options_.symmetry;
+  const auto& ranks = workload_.communicator(twin).ranks;
+  const std::uint32_t sequence = instances_[index].sequence;
+  const std::uint32_t first = instances_[index].first_member;
+  const std::uint32_t last = instances_[index].last_member;
+  const Time first_arrival = instances_[index].record.first_arrival;
+  closed_form_->twins_ran.insert(ClosedForm::sequence_key(twin, sequence));
+  ++result_.twin_operations_run;
+  const auto arrive_as = [&](std::uint32_t j) {
+    const NodeId standing = instances_[index].member_nodes[j];
+    const NodeId node = symmetry.counterpart(standing, ranks[j]);
+    result_.nodes.held(node).start = result_.nodes[standing].start;
+    ++nodes_to_run_;  // build_joins left it out
+    next_sequence_[twin][j] = sequence;  // skipped operations did not count
+    arrive(node);
+  };
+  arrive_as(first);
+  if (first == last) return;
+  instances_[open_instances_[twin][sequence]].record.first_arrival = first_arrival;
+  for (std::uint32_t j = 0; j < ranks.size(); ++j) {
+    if (j != first && j != last) arrive_as(j);
+  }
+  arrive_as(last);
 }
 
 // The twin's operation is skipped: it counts as run, and its members' nodes ran as the
@@ -188,7 +240,9 @@ void Runtime::skip_twin(const Instance& instance, CommunicatorId twin, const Ope
 // member that arrived first there.
 void Runtime::record_twins(const Instance& instance) {
   const RankSymmetry& symmetry = *options_.symmetry;
+  std::unordered_set<std::uint64_t>& ran = closed_form_->twins_ran;
   for (const CommunicatorId twin : twins_->stands_for(instance.communicator)) {
+    if (!ran.empty() && ran.erase(ClosedForm::sequence_key(twin, instance.sequence)) > 0) continue;  // its own record
     CollectiveRecord record = instance.record;
     record.communicator = twin;
     const std::uint32_t first = instance.first_member;
