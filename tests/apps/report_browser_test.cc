@@ -91,11 +91,14 @@ int drawn_marks(const std::string& dom, int i) {
   return static_cast<int>(std::distance(std::sregex_iterator(chart.begin(), chart.end(), mark), std::sregex_iterator()));
 }
 
-void skip_without_browser() {
-  if (!fs::exists(kChromium)) GTEST_SKIP() << kChromium << " is absent (apt-get install chromium): browser test skipped";
+// Why the browser tests cannot run on this machine, or empty when they can. (A GTEST_SKIP inside
+// a helper would only leave the helper, so each test skips on the returned reason itself.)
+std::string why_no_browser() {
+  if (!fs::exists(kChromium)) return std::string(kChromium) + " is absent (apt-get install chromium): browser test skipped";
   if (!loom::report::html::plotting_library_available()) {
-    GTEST_SKIP() << "loom was built without web/node_modules (scripts/install-deps.sh): no report to open";
+    return "loom was built without web/node_modules (scripts/install-deps.sh): no report to open";
   }
+  return {};
 }
 
 // Writes the report of `results`, checks it names nothing remote, opens it and checks every chart.
@@ -123,7 +126,7 @@ void check_report(const fs::path& results, const std::string& name) {
 }
 
 TEST(ReportBrowser, DefaultExperiment) {
-  skip_without_browser();
+  if (const std::string why = why_no_browser(); !why.empty()) GTEST_SKIP() << why;
   const fs::path out = scratch() / "browser_default";
   fs::remove_all(out);
   ASSERT_EQ(run_loom("run --quiet --out " + out.string()).exit_code, 0);
@@ -131,7 +134,7 @@ TEST(ReportBrowser, DefaultExperiment) {
 }
 
 TEST(ReportBrowser, PacketRun) {
-  skip_without_browser();
+  if (const std::string why = why_no_browser(); !why.empty()) GTEST_SKIP() << why;
   const fs::path out = scratch() / "browser_packet";
   fs::remove_all(out);
   ASSERT_EQ(run_loom("run examples/incast_packet.yaml --quiet --out " + out.string(), "cd " LOOM_SOURCE_DIR " && ")
@@ -142,7 +145,7 @@ TEST(ReportBrowser, PacketRun) {
 
 // Flow mode adds links.csv and hot links: the heatmap and the hot-link bars must draw too.
 TEST(ReportBrowser, FlowRunWithLinks) {
-  skip_without_browser();
+  if (const std::string why = why_no_browser(); !why.empty()) GTEST_SKIP() << why;
   const fs::path out = scratch() / "browser_flow";
   fs::remove_all(out);
   ASSERT_EQ(run_loom("run --quiet --set network.mode=flow --out " + out.string()).exit_code, 0);
@@ -151,7 +154,7 @@ TEST(ReportBrowser, FlowRunWithLinks) {
 }
 
 TEST(ReportBrowser, SweepFolder) {
-  skip_without_browser();
+  if (const std::string why = why_no_browser(); !why.empty()) GTEST_SKIP() << why;
   const fs::path out = scratch() / "browser_sweep";
   fs::remove_all(out);
   fs::create_directories(out);
@@ -166,7 +169,7 @@ TEST(ReportBrowser, SweepFolder) {
 // The checks above must catch a page that logs and fetches: a console message, and a request
 // (refused by the proxy, so nothing leaves the machine) to a documentation-only address.
 TEST(ReportBrowser, ChecksCatchAPageThatLogsAndFetches) {
-  skip_without_browser();
+  if (const std::string why = why_no_browser(); !why.empty()) GTEST_SKIP() << why;
   const fs::path page = scratch() / "control.html";
   std::ofstream(page) << "<html><body><script>console.error('control')</script>"
                          "<img src=\"http://192.0.2.1/control.png\"></body></html>";
