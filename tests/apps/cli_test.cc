@@ -162,7 +162,12 @@ TEST(Cli, DefaultRunSaysSoPrintsTheTableAndWritesTheSummary) {
   EXPECT_NE(r.out.find("busbw GB/s"), std::string::npos);
   EXPECT_NE(r.out.find("all-to-all"), std::string::npos);
   EXPECT_TRUE(fs::exists(out / "summary.json"));
-  EXPECT_TRUE(r.err.empty()) << r.err;
+  // Nothing on stderr but, on a machine so loaded that the run outlasts 2 s of wall time, the
+  // one final progress line a run off a terminal prints.
+  const std::string err = r.err.starts_with("loom: done: ") && std::count(r.err.begin(), r.err.end(), '\n') == 1
+                              ? std::string()
+                              : r.err;
+  EXPECT_TRUE(err.empty()) << r.err;
 }
 
 TEST(Cli, SeedAndSetOverridesReachTheRunRecord) {
