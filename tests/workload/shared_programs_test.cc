@@ -5,6 +5,7 @@
 
 #include "workload/synthesis_testing.h"
 #include "loom/core/error.h"
+#include "loom/workload/shared_programs.h"
 #include "loom/workload/synthesis/training_step.h"
 
 namespace loom::workload {
@@ -83,6 +84,39 @@ TEST(SharedPrograms, RanksAreBlocksOfTheirOwn) {
   n.rank = 1;
   const NodeId deps[] = {first};
   EXPECT_THROW(w.add_node(n, deps), InternalError);
+}
+
+// Blocks of very different lengths (one node to several index buckets, several blocks in one
+// bucket): every node reads back as the block that holds it, also while the last block is open.
+TEST(SharedPrograms, EveryNodeIsFoundInItsBlockWhateverTheBlockLengths) {
+  SharedPrograms programs;
+  std::vector<std::uint32_t> rank_of;
+  const std::uint32_t lengths[] = {1, 3, 1500, 2, 1024, 1023, 1025, 5000, 1, 1, 2048, 7};
+  NodeId id = 0;
+  std::uint32_t rank = 0;
+  for (int round = 0; round < 3; ++round) {
+    for (const std::uint32_t length : lengths) {
+      for (std::uint32_t i = 0; i < length; ++i, ++id) {
+        Node n;
+        n.kind = NodeKind::kCompute;
+        n.rank = rank;
+        n.duration = Time::ns(id);
+        programs.add(id, n, {});
+        rank_of.push_back(rank);
+      }
+      ++rank;
+      // Read back with the last block still open.
+      for (NodeId probe : {NodeId{0}, id / 2, id - 1}) {
+        ASSERT_EQ(programs.node(probe).rank, rank_of[probe]) << "node " << probe << " of " << id;
+      }
+    }
+  }
+  programs.seal();
+  for (NodeId probe = 0; probe < id; ++probe) {
+    const Node n = programs.node(probe);
+    ASSERT_EQ(n.rank, rank_of[probe]) << "node " << probe;
+    ASSERT_EQ(n.duration, Time::ns(probe)) << "node " << probe;
+  }
 }
 
 }  // namespace

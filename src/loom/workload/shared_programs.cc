@@ -40,6 +40,12 @@ std::uint32_t SharedPrograms::role_of(std::uint64_t key, std::uint32_t value) {
 void SharedPrograms::add(NodeId id, const Node& node, std::span<const NodeId> deps) {
   if (!open_ || blocks_.back().rank != node.rank) {
     seal();
+    // Every bucket that starts before this block's first node lies in a block before it.
+    if (!blocks_.empty()) {
+      while ((std::uint64_t{bucket_block_.size()} << kBucketBits) < id) {
+        bucket_block_.push_back(static_cast<std::uint32_t>(blocks_.size() - 1));
+      }
+    }
     blocks_.push_back({id, node.rank, static_cast<std::uint32_t>(programs_.size()),
                        static_cast<std::uint32_t>(roles_.size())});
     programs_.emplace_back().users = 1;
@@ -96,8 +102,13 @@ std::vector<SharedPrograms::BlockInfo> SharedPrograms::blocks() const {
 }
 
 const SharedPrograms::Block& SharedPrograms::block_of(NodeId id) const {
-  const auto after = std::upper_bound(blocks_.begin(), blocks_.end(), id,
-                                      [](NodeId x, const Block& b) { return x < b.first; });
+  // The block holding `id` lies between the blocks holding its bucket's first node and the next
+  // bucket's; a bucket not yet indexed starts in the last indexed bucket's block or later.
+  const std::size_t bucket = id >> kBucketBits;
+  const std::size_t indexed = bucket_block_.size();
+  const auto from = blocks_.begin() + (bucket < indexed ? bucket_block_[bucket] : indexed > 0 ? bucket_block_.back() : 0);
+  const auto to = bucket + 1 < indexed ? blocks_.begin() + bucket_block_[bucket + 1] + 1 : blocks_.end();
+  const auto after = std::upper_bound(from, to, id, [](NodeId x, const Block& b) { return x < b.first; });
   return *(after - 1);
 }
 
@@ -150,6 +161,7 @@ std::uint64_t SharedPrograms::stored_nodes() const {
 
 std::size_t SharedPrograms::memory_bytes() const {
   std::size_t total = programs_.capacity() * sizeof(Program) + blocks_.capacity() * sizeof(Block) +
+                      bucket_block_.capacity() * sizeof(std::uint32_t) +
                       roles_.capacity() * sizeof(std::uint32_t);
   for (const Program& p : programs_) {
     total += p.nodes.capacity() * sizeof(Node) + (p.dep_offsets.capacity() + p.dep_ids.capacity()) * sizeof(NodeId);

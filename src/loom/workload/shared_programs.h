@@ -79,6 +79,10 @@ class SharedPrograms {
 
   std::vector<Program> programs_;
   std::vector<Block> blocks_;
+  // bucket_block_[b]: the block holding node b << kBucketBits, for every bucket that starts
+  // before the last block, so that block_of searches the few blocks of one bucket.
+  static constexpr unsigned kBucketBits = 10;
+  std::vector<std::uint32_t> bucket_block_;
   std::vector<std::uint32_t> roles_;  // communicator ids and peer ranks, per block
   std::uint64_t dependencies_ = 0;    // over every block, as added
   bool open_ = false;                 // the last block may still grow
