@@ -119,5 +119,52 @@ TEST(SharedPrograms, EveryNodeIsFoundInItsBlockWhateverTheBlockLengths) {
   }
 }
 
+// A rank copied from another (Workload::add_rank_like) reads as that rank's nodes with its own
+// communicators and peers; a copy that would put a rank outside its communicator or make it its
+// own peer is refused as add_node refuses it.
+TEST(SharedPrograms, ACopiedRankReadsAsItsTemplateWithItsOwnRoles) {
+  Workload w(4, NodeStorage::kSharedPrograms);
+  const CommunicatorId low = w.add_communicator({"low", "dp", {0, 1}});
+  const CommunicatorId high = w.add_communicator({"high", "dp", {2, 3}});
+  const LabelId label = w.intern_label("op");
+  Node compute;
+  compute.kind = NodeKind::kCompute;
+  compute.label = label;
+  compute.duration = Time::us(3);
+  Node reduce = compute;
+  reduce.kind = NodeKind::kCollective;
+  reduce.op = collective::CollectiveOp::kAllReduce;
+  reduce.communicator = low;
+  reduce.bytes = 1024;
+  Node send = compute;
+  send.kind = NodeKind::kSend;
+  send.peer = 1;
+  send.bytes = 64;
+  const NodeId first = w.add_node(compute, {});
+  const NodeId second = w.add_node(reduce, std::vector<NodeId>{first});
+  w.add_node(send, std::vector<NodeId>{second});
+  const auto other_group = [&](CommunicatorId c) { return c == low ? high : low; };
+  const auto next_rank = [](std::uint32_t peer) { return peer + 2; };
+  w.add_rank_like(2, 0, other_group, next_rank);
+  ASSERT_EQ(w.node_count(), 6u);
+  EXPECT_EQ(w.dependency_count(), 4u);
+  for (NodeId id = 0; id < 3; ++id) {
+    Node expected = w.node(id);
+    expected.rank = 2;
+    if (expected.kind == NodeKind::kCollective) expected.communicator = high;
+    if (expected.kind == NodeKind::kSend) expected.peer = 3;
+    EXPECT_EQ(w.node(id + 3), expected) << "node " << id + 3;
+    const DepList deps = w.deps(id + 3);
+    std::vector<NodeId> shifted;
+    for (NodeId d : w.deps(id)) shifted.push_back(d + 3);
+    EXPECT_EQ(std::vector<NodeId>(deps.begin(), deps.end()), shifted);
+  }
+  EXPECT_EQ(w.program_count(), 1u);
+  // Rank 3 in 'low', and rank 1 as its own peer: refused, nothing added.
+  EXPECT_THROW(w.add_rank_like(3, 0, [&](CommunicatorId c) { return c; }, next_rank), UserError);
+  EXPECT_THROW(w.add_rank_like(1, 0, [&](CommunicatorId c) { return c; }, [](std::uint32_t p) { return p; }), UserError);
+  EXPECT_EQ(w.node_count(), 6u);
+}
+
 }  // namespace
 }  // namespace loom::workload

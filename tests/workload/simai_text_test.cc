@@ -216,6 +216,43 @@ void expect_error(std::string_view text, const std::string& message) {
   }
 }
 
+// With shared programs a stage's later ranks are copied from its first (Workload::add_rank_like):
+// node for node and dependency for dependency they read as ranks built one by one, on files with
+// pipeline stages, expert parallelism and interleaving, and on a sample of ranks.
+TEST(SimaiText, RanksCopiedWithinAStageReadAsRanksBuiltOneByOne) {
+  const std::string example = "simai/inputs/workloads/simai_example_workload_analytical.txt";
+  const std::string gpt13b = "simai/inputs/workloads/aicb_generated_gpt_13B-world_size128-tp8-pp2-ep1-gbs128-mbs1-seq4096.txt";
+  LOOM_REQUIRE_FIXTURE(example);
+  LOOM_REQUIRE_FIXTURE(gpt13b);
+  struct Case {
+    std::string file;
+    std::optional<std::uint32_t> ranks, sample;
+  };
+  for (const Case& c : {Case{example, 384, {}}, Case{example, 768, 40}, Case{gpt13b, {}, {}}}) {
+    SCOPED_TRACE(c.file);
+    Options options;
+    options.rank_count = c.ranks;
+    options.sample = c.sample;
+    options.storage = NodeStorage::kPerNode;
+    const SimaiWorkload one_by_one = read_simai(fixture(c.file), options);
+    options.storage = NodeStorage::kSharedPrograms;
+    const SimaiWorkload copied = read_simai(fixture(c.file), options);
+    const Workload& a = one_by_one.workload;
+    const Workload& b = copied.workload;
+    ASSERT_EQ(a.node_count(), b.node_count());
+    ASSERT_EQ(a.dependency_count(), b.dependency_count());
+    ASSERT_GT(a.node_count(), 0u);
+    for (NodeId id = 0; id < a.node_count(); ++id) {
+      ASSERT_EQ(a.node(id), b.node(id)) << "node " << id;
+      const DepList da = a.deps(id), db = b.deps(id);
+      ASSERT_EQ(std::vector<NodeId>(da.begin(), da.end()), std::vector<NodeId>(db.begin(), db.end())) << "node " << id;
+    }
+    // One program per pipeline stage (with interleaving, stages still differ).
+    EXPECT_EQ(b.program_count(), copied.header.pp);
+    EXPECT_EQ(b.counts().nodes, a.counts().nodes);
+  }
+}
+
 TEST(SimaiText, MalformedFilesNameTheLine) {
   expect_error("NOPE\n0\n", "bad.txt:1: unknown policy 'NOPE', expected HYBRID_TRANSFORMER_FWD_IN_BCKWD, "
                             "HYBRID_TRANSFORMER, MICRO or DATA");

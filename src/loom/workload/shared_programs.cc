@@ -8,6 +8,7 @@
 namespace loom::workload {
 namespace {
 
+// open_roles_ keys: the role's kind above its value.
 constexpr std::uint64_t kCommunicatorRole = std::uint64_t{1} << 32;
 constexpr std::uint64_t kPeerRole = std::uint64_t{2} << 32;
 
@@ -31,23 +32,30 @@ std::uint64_t hash_of(const Node& n) {
 
 }  // namespace
 
-std::uint32_t SharedPrograms::role_of(std::uint64_t key, std::uint32_t value) {
-  const auto [it, added] = open_roles_.try_emplace(key | value, static_cast<std::uint32_t>(roles_.size() - blocks_.back().roles));
-  if (added) roles_.push_back(value);
+std::uint32_t SharedPrograms::role_of(Role role, std::uint32_t value) {
+  const std::uint64_t key = (role == Role::kCommunicator ? kCommunicatorRole : kPeerRole) | value;
+  const auto [it, added] = open_roles_.try_emplace(key, static_cast<std::uint32_t>(roles_.size() - blocks_.back().roles));
+  if (added) {
+    roles_.push_back(value);
+    programs_.back().role_kinds.push_back(role);
+  }
   return it->second;
+}
+
+void SharedPrograms::start_block(NodeId first, std::uint32_t rank, std::uint32_t program) {
+  // Every bucket that starts before this block's first node lies in a block before it.
+  if (!blocks_.empty()) {
+    while ((std::uint64_t{bucket_block_.size()} << kBucketBits) < first) {
+      bucket_block_.push_back(static_cast<std::uint32_t>(blocks_.size() - 1));
+    }
+  }
+  blocks_.push_back({first, rank, program, static_cast<std::uint32_t>(roles_.size())});
 }
 
 void SharedPrograms::add(NodeId id, const Node& node, std::span<const NodeId> deps) {
   if (!open_ || blocks_.back().rank != node.rank) {
     seal();
-    // Every bucket that starts before this block's first node lies in a block before it.
-    if (!blocks_.empty()) {
-      while ((std::uint64_t{bucket_block_.size()} << kBucketBits) < id) {
-        bucket_block_.push_back(static_cast<std::uint32_t>(blocks_.size() - 1));
-      }
-    }
-    blocks_.push_back({id, node.rank, static_cast<std::uint32_t>(programs_.size()),
-                       static_cast<std::uint32_t>(roles_.size())});
+    start_block(id, node.rank, static_cast<std::uint32_t>(programs_.size()));
     programs_.emplace_back().users = 1;
     open_ = true;
   }
@@ -55,8 +63,8 @@ void SharedPrograms::add(NodeId id, const Node& node, std::span<const NodeId> de
   Program& program = programs_.back();
   Node stored = node;
   stored.rank = 0;
-  if (node.kind == NodeKind::kCollective) stored.communicator = role_of(kCommunicatorRole, node.communicator);
-  if (is_point_to_point(node)) stored.peer = role_of(kPeerRole, node.peer);
+  if (node.kind == NodeKind::kCollective) stored.communicator = role_of(Role::kCommunicator, node.communicator);
+  if (is_point_to_point(node)) stored.peer = role_of(Role::kPeer, node.peer);
   program.hash = combine(program.hash, hash_of(stored));
   for (NodeId dep : deps) {
     LOOM_ASSERT(dep >= block.first, "a node of a shared program depends on a node outside its rank's block");
@@ -89,7 +97,30 @@ void SharedPrograms::seal() {
   program.nodes.shrink_to_fit();
   program.dep_offsets.shrink_to_fit();
   program.dep_ids.shrink_to_fit();
+  program.role_kinds.shrink_to_fit();
   by_hash_.emplace(program.hash, mine);
+}
+
+std::uint32_t SharedPrograms::add_like(NodeId first, std::uint32_t rank, std::uint32_t like, const RoleMap& map) {
+  seal();
+  auto it = std::find_if(blocks_.rbegin(), blocks_.rend(), [&](const Block& b) { return b.rank == like; });
+  LOOM_ASSERT(it != blocks_.rend(), "a rank copied from a rank that has no nodes");
+  LOOM_ASSERT(std::none_of(it + 1, blocks_.rend(), [&](const Block& b) { return b.rank == like; }),
+              "a rank copied from a rank whose nodes are not one block");
+  const Block like_block = *it;
+  const std::uint32_t roles_end = it == blocks_.rbegin() ? static_cast<std::uint32_t>(roles_.size()) : (it - 1)->roles;
+  Program& program = programs_[like_block.program];
+  // Mapped before anything is added, so that a map that throws leaves no half-added block.
+  std::vector<std::uint32_t> roles;
+  roles.reserve(roles_end - like_block.roles);
+  for (std::uint32_t r = like_block.roles; r < roles_end; ++r) {
+    roles.push_back(map(program.role_kinds[r - like_block.roles], roles_[r]));
+  }
+  start_block(first, rank, like_block.program);
+  roles_.insert(roles_.end(), roles.begin(), roles.end());
+  ++program.users;
+  dependencies_ += program.dep_ids.size();
+  return static_cast<std::uint32_t>(program.nodes.size());
 }
 
 std::vector<SharedPrograms::BlockInfo> SharedPrograms::blocks() const {
@@ -108,6 +139,12 @@ const SharedPrograms::Block& SharedPrograms::block_of(NodeId id) const {
   const std::size_t indexed = bucket_block_.size();
   const auto from = blocks_.begin() + (bucket < indexed ? bucket_block_[bucket] : indexed > 0 ? bucket_block_.back() : 0);
   const auto to = bucket + 1 < indexed ? blocks_.begin() + bucket_block_[bucket + 1] + 1 : blocks_.end();
+  // Most buckets hold one or two blocks: step through a few before searching.
+  if (to - from <= 4) {
+    auto at = from;
+    while (at + 1 != to && (at + 1)->first <= id) ++at;
+    return *at;
+  }
   const auto after = std::upper_bound(from, to, id, [](NodeId x, const Block& b) { return x < b.first; });
   return *(after - 1);
 }
@@ -164,7 +201,8 @@ std::size_t SharedPrograms::memory_bytes() const {
                       bucket_block_.capacity() * sizeof(std::uint32_t) +
                       roles_.capacity() * sizeof(std::uint32_t);
   for (const Program& p : programs_) {
-    total += p.nodes.capacity() * sizeof(Node) + (p.dep_offsets.capacity() + p.dep_ids.capacity()) * sizeof(NodeId);
+    total += p.nodes.capacity() * sizeof(Node) + (p.dep_offsets.capacity() + p.dep_ids.capacity()) * sizeof(NodeId) +
+             p.role_kinds.capacity() * sizeof(Role);
   }
   return total;
 }

@@ -32,6 +32,15 @@ class SharedPrograms {
   // of another rank does it too; call it after the last node.
   void seal();
 
+  // What a role of a block's role table stands for.
+  enum class Role : std::uint8_t { kCommunicator, kPeer };
+  using RoleMap = std::function<std::uint32_t(Role, std::uint32_t value)>;
+  // Appends rank `rank`'s nodes, numbered from `first` (the next id), as a copy of rank `like`'s
+  // (one block, added before): the same program, each role standing for map(kind, value) where
+  // `like`'s stands for value. Ends the open block first. Returns the nodes added. O(roles):
+  // no node is built, hashed or compared. The caller checks the mapped roles.
+  std::uint32_t add_like(NodeId first, std::uint32_t rank, std::uint32_t like, const RoleMap& map);
+
   Node node(NodeId id) const;
   Time duration(NodeId id) const;
   DepList deps(NodeId id) const;
@@ -64,6 +73,7 @@ class SharedPrograms {
     std::vector<Node> nodes;
     std::vector<std::uint32_t> dep_offsets{0};  // CSR over dep_ids, ids local to the program
     std::vector<NodeId> dep_ids;
+    std::vector<Role> role_kinds;                // what each role of its blocks' tables is
     std::uint64_t hash = 0;
     std::uint32_t users = 0;  // blocks that refer to it
   };
@@ -74,7 +84,8 @@ class SharedPrograms {
     std::uint32_t roles = 0;    // its role table: roles_[roles, next block's roles)
   };
   const Block& block_of(NodeId id) const;
-  std::uint32_t role_of(std::uint64_t key, std::uint32_t value);
+  std::uint32_t role_of(Role role, std::uint32_t value);
+  void start_block(NodeId first, std::uint32_t rank, std::uint32_t program);
   bool same(const Program& a, const Program& b) const;
 
   std::vector<Program> programs_;

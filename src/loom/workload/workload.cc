@@ -159,6 +159,37 @@ NodeId Workload::add_node(const Node& node, std::span<const NodeId> deps) {
   return id;
 }
 
+void Workload::add_rank_like(std::uint32_t rank, std::uint32_t like,
+                             const std::function<CommunicatorId(CommunicatorId)>& communicator,
+                             const std::function<std::uint32_t(std::uint32_t)>& peer) {
+  LOOM_ASSERT(shared_, "a rank copied from another needs shared programs");
+  if (rank >= rank_count_) {
+    throw UserError(fmt::format("rank {} (copied from rank {}) is outside 0..{}", rank, like, rank_count_ - 1));
+  }
+  const auto map = [&](SharedPrograms::Role role, std::uint32_t value) -> std::uint32_t {
+    if (role == SharedPrograms::Role::kCommunicator) {
+      const CommunicatorId c = communicator(value);
+      if (c >= communicators_.size()) {
+        throw UserError(fmt::format("rank {} (copied from rank {}): unknown communicator id {}", rank, like, c));
+      }
+      if (member_index(c, rank) < 0) {
+        throw UserError(fmt::format("rank {} (copied from rank {}) is not a member of communicator '{}'", rank, like,
+                                    communicators_[c].name));
+      }
+      return c;
+    }
+    const std::uint32_t p = peer(value);
+    if (p >= rank_count_ || p == rank) {
+      throw UserError(fmt::format("rank {} (copied from rank {}) names peer {}, expected another rank in 0..{}", rank,
+                                  like, p, rank_count_ - 1));
+    }
+    return p;
+  };
+  const std::uint32_t added = programs_.add_like(node_count_, rank, like, map);
+  LOOM_ASSERT(std::uint64_t{node_count_} + added <= ~NodeId{0}, "more nodes than 32-bit node ids can number");
+  node_count_ += added;
+}
+
 void Workload::seal() {
   if (shared_) programs_.seal();
 }

@@ -47,6 +47,16 @@ class Workload {
   // member of its communicator; a send/recv's peer must be another valid rank. Violations are
   // UserErrors naming the node's label.
   NodeId add_node(const Node& node, std::span<const NodeId> deps);
+  // With shared programs: appends rank `rank`'s nodes as a copy of rank `like`'s, whose nodes
+  // (one run of ids, the last of that rank) were added before — the same nodes in the same
+  // order, each collective on communicator(c) where `like`'s is on c, each send and receive
+  // with peer(p) where `like`'s has p. In O(communicators and peers) rather than O(nodes), for
+  // builders whose ranks of one kind differ only in those. Checked as add_node checks them
+  // (UserErrors naming the ranks).
+  void add_rank_like(std::uint32_t rank, std::uint32_t like,
+                     const std::function<CommunicatorId(CommunicatorId)>& communicator,
+                     const std::function<std::uint32_t(std::uint32_t)>& peer);
+  bool shares_programs() const { return shared_; }
   LabelId intern_label(std::string_view text);
   // Pre-sizes the node and dependency arrays (a hint; never required; shared programs size
   // themselves).

@@ -251,8 +251,19 @@ class Builder {
     make_groups();
   }
 
+  // With shared programs, each stage's first rank is built and the others copied from it: the
+  // ranks of a stage add the same nodes but for their communicators and peers.
   void build(const std::vector<Line>& lines, std::uint32_t iterations, const std::vector<std::uint32_t>& ranks) {
-    for (std::uint32_t r : ranks) build_rank(r, lines, iterations);
+    std::vector<std::uint32_t> built(h_.pp, kNone);  // per stage: the rank built
+    for (std::uint32_t r : ranks) {
+      std::uint32_t& like = built[r / (h_.tp * dp_)];
+      if (like != kNone && w_.shares_programs()) {
+        copy_rank(r, like);
+        continue;
+      }
+      build_rank(r, lines, iterations);
+      like = r;
+    }
   }
 
   // What build() would add for every rank, exactly. Ranks of one stage add the same nodes, and
@@ -320,6 +331,18 @@ class Builder {
         }
       }
     }
+  }
+
+  // Rank `rank`'s nodes as those build_rank gave rank `like` of its stage: each of `like`'s
+  // groups replaced by `rank`'s group of that kind, each peer by the one as far from `rank`.
+  void copy_rank(std::uint32_t rank, std::uint32_t like) {
+    const auto communicator = [&](CommunicatorId c) {
+      for (const std::vector<CommunicatorId>* of : {&tp_of_, &dp_of_, &ep_of_, &dpep_of_}) {
+        if ((*of)[like] == c) return (*of)[rank];
+      }
+      throw InternalError(fmt::format("simai import: rank {}'s communicator {} is none of its groups", like, c));
+    };
+    w_.add_rank_like(rank, like, communicator, [&](std::uint32_t peer) { return peer - like + rank; });
   }
 
   CommunicatorId group(std::uint32_t rank, Group g, bool weight_grad) const {
