@@ -89,7 +89,7 @@ CommunicatorTwins CommunicatorTwins::find(const workload::Workload& w, const Ran
       const CommunicatorId c = node_comm[id];
       if (c == kRuns || t.twin_[c] == kRuns) continue;
       const auto j = static_cast<std::size_t>(w.member_index(c, rank));
-      if (node_comm[s.counterpart(id, w.communicator(t.twin_[c]).ranks[j])] != t.twin_[c]) mismatched[c] = true;
+      if (node_comm[s.counterpart(id, rank, w.communicator(t.twin_[c]).ranks[j])] != t.twin_[c]) mismatched[c] = true;
     }
   }
   t.first_.assign(std::size_t{comms} + 1, 0);
@@ -98,7 +98,10 @@ CommunicatorTwins CommunicatorTwins::find(const workload::Workload& w, const Ran
     if (t.twin_[c] != kRuns) ++t.first_[t.twin_[c] + 1];
   }
   t.on_skipped_.assign(w.node_count(), false);
-  for (NodeId id = 0; id < w.node_count(); ++id) t.on_skipped_[id] = node_comm[id] != kRuns && t.twin_[node_comm[id]] != kRuns;
+  for (NodeId id = 0; id < w.node_count(); ++id) {
+    t.on_skipped_[id] = node_comm[id] != kRuns && t.twin_[node_comm[id]] != kRuns;
+    t.skipped_nodes_ += t.on_skipped_[id] ? 1 : 0;
+  }
   for (CommunicatorId c = 0; c < comms; ++c) t.first_[c + 1] += t.first_[c];
   t.stands_for_.resize(t.first_[comms]);
   std::vector<std::uint32_t> fill(t.first_.begin(), t.first_.end() - 1);

@@ -94,11 +94,13 @@ Runtime::Runtime(Simulator& simulator, const topology::Topology& topology, const
   }
   for (NodeId id = 0; id < n; ++id) node_state_[id + 1].first_dependent += node_state_[id].first_dependent;
   dependents_.resize(node_state_[n].first_dependent);
-  std::vector<std::uint32_t> fill(n);
-  for (NodeId id = 0; id < n; ++id) fill[id] = node_state_[id].first_dependent;
-  for (NodeId id = 0; id < n; ++id) {
-    if (is_mirror(id)) continue;
-    for (NodeId dep : workload.deps(id)) dependents_[fill[dep]++] = id;
+  {
+    std::vector<std::uint32_t> fill(n);  // freed before the symmetry setup's per-node arrays below
+    for (NodeId id = 0; id < n; ++id) fill[id] = node_state_[id].first_dependent;
+    for (NodeId id = 0; id < n; ++id) {
+      if (is_mirror(id)) continue;
+      for (NodeId dep : workload.deps(id)) dependents_[fill[dep]++] = id;
+    }
   }
   streams_.resize(std::size_t{workload.rank_count()} * per_rank);
   for (std::size_t s = 0; s < streams_.size(); ++s) streams_[s].rank = static_cast<std::uint32_t>(s / per_rank);
@@ -135,8 +137,9 @@ Runtime::Runtime(Simulator& simulator, const topology::Topology& topology, const
     } else {
       twins_ = CommunicatorTwins::find(workload, *options_.symmetry);
       result_.skipped_communicators = twins_->skipped_count();
+      nodes_to_run_ -= twins_->skipped_nodes();  // no run operation waits for them (join_mirrors)
     }
-    build_joins();
+    twin_split_.assign(workload.rank_count(), 0);
   }
 }
 
