@@ -11,7 +11,7 @@
 // instead. A communicator with a representative among its members, or without a twin, runs.
 //
 // Cost: O(nodes) time (each collective node rebuilt once); memory one bit per node, O(communicators), and
-// 4 bytes per node while finding.
+// 4 bytes per collective node while finding.
 #pragma once
 
 #include <cstdint>
