@@ -36,10 +36,52 @@ TEST(RankSymmetry, RanksWithTheSameProgramShareAClass) {
   EXPECT_EQ(s.representative(2), 0u);
   EXPECT_EQ(s.representative(3), 3u);
   // Rank 1's nodes are 3, 4, 5: images of rank 0's 0, 1, 2.
-  EXPECT_EQ(s.image(4), 1u);
-  EXPECT_EQ(s.counterpart(1, 2), 7u);
-  EXPECT_FALSE(s.is_mirror(9));
+  EXPECT_EQ(s.image(4, 1), 1u);
+  EXPECT_EQ(s.counterpart(1, 0, 2), 7u);
+  EXPECT_TRUE(s.is_mirrored(1));
+  EXPECT_FALSE(s.is_mirrored(3));
   EXPECT_EQ(s.mirrored_nodes(), 6u);
+}
+
+// The same four programs with the ranks' nodes interleaved in id order (step by step across
+// ranks, node p * 4 + r) instead of rank by rank (r * 3 + p): the classes hold each rank's
+// nodes and positions explicitly (rank_programs.h) and must map every position, image and
+// counterpart as the contiguous layout does; the reduced run still equals the full one.
+TEST(RankSymmetry, InterleavedRanksMapPositionsAsContiguousOnes) {
+  DagBuilder interleaved(4);
+  const auto world = interleaved.communicator({0, 1, 2, 3});
+  std::vector<workload::NodeId> first(4), reduce(4);
+  for (std::uint32_t r = 0; r < 4; ++r) first[r] = interleaved.compute(r, Time::us(r == 3 ? 20 : 10));
+  for (std::uint32_t r = 0; r < 4; ++r) reduce[r] = interleaved.collective(r, world, 1 << 20, {first[r]});
+  for (std::uint32_t r = 0; r < 4; ++r) interleaved.compute(r, Time::us(5), {reduce[r]});
+  DagBuilder contiguous = four_ranks();
+  const RankSymmetry a = RankSymmetry::find(contiguous.workload());
+  const RankSymmetry b = RankSymmetry::find(interleaved.workload());
+  EXPECT_TRUE(a.programs()->contiguous());
+  EXPECT_FALSE(b.programs()->contiguous());
+  ASSERT_EQ(b.class_count(), a.class_count());
+  EXPECT_EQ(b.mirrored_nodes(), a.mirrored_nodes());
+  const auto as_interleaved = [](workload::NodeId id) { return id % 3 * 4 + id / 3; };
+  for (std::uint32_t r = 0; r < 4; ++r) {
+    EXPECT_EQ(b.representative(r), a.representative(r));
+    ASSERT_EQ(b.program(r).size(), 3u);
+    for (std::uint32_t p = 0; p < 3; ++p) {
+      const workload::NodeId ida = a.program(r)[p], idb = b.program(r)[p];
+      EXPECT_EQ(ida, r * 3 + p);
+      EXPECT_EQ(idb, as_interleaved(ida));
+      EXPECT_EQ(b.position(idb, r), p);
+      EXPECT_EQ(a.position(ida, r), p);
+      EXPECT_EQ(b.image(idb, r), as_interleaved(a.image(ida, r)));
+      for (std::uint32_t other = 0; other < 4; ++other) {
+        EXPECT_EQ(b.counterpart(idb, r, other), as_interleaved(a.counterpart(ida, r, other)));
+      }
+    }
+  }
+  const auto program = b.program(2);
+  EXPECT_EQ(std::vector<workload::NodeId>(program.begin(), program.end()), (std::vector<workload::NodeId>{2, 6, 10}));
+  const StarFabric fabric(4);
+  testing::expect_same_run(testing::run_reduced(fabric.topology, fabric.routing, interleaved.workload(), b),
+                           testing::run_analytical(fabric.topology, fabric.routing, interleaved.workload()));
 }
 
 // Refining keeps (class, key) pairs apart exactly: class 0 with key 2 and class 1 with key 3

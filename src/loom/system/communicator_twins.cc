@@ -6,7 +6,6 @@
 namespace loom::system {
 
 using workload::CommunicatorId;
-using workload::NodeId;
 using workload::NodeKind;
 
 namespace {
@@ -21,8 +20,7 @@ CommunicatorTwins CommunicatorTwins::find(const workload::Workload& w, const Ran
   const CommunicatorId comms = w.communicator_count();
   CommunicatorTwins t;
   t.twin_.assign(comms, kRuns);
-  // Per communicator: its collective nodes, and the program position of member 0's first one;
-  // per node, its communicator (kRuns for other kinds), so that nodes are rebuilt once.
+  // Per communicator: its collective nodes, and the program position of member 0's first one.
   std::vector<std::uint64_t> nodes(comms, 0);
   std::vector<std::uint32_t> first_position(comms, kNoPosition);
   // Ranks of a class have their collective nodes at the same program positions, read from the
@@ -34,16 +32,22 @@ CommunicatorTwins CommunicatorTwins::find(const workload::Workload& w, const Ran
       if (w.node(program[position]).kind == NodeKind::kCollective) collective_positions[c].push_back(position);
     }
   }
-  std::vector<CommunicatorId> node_comm(w.node_count(), kRuns);
-  for (std::uint32_t rank = 0; rank < w.rank_count(); ++rank) {
+  // Per rank, the communicator of its k-th collective node (CSR by rank), so that nodes are
+  // rebuilt once and nothing is held per node of other kinds.
+  const std::uint32_t rank_count = w.rank_count();
+  std::vector<std::uint64_t> comm_first(std::size_t{rank_count} + 1, 0);
+  for (std::uint32_t rank = 0; rank < rank_count; ++rank) {
+    comm_first[rank + 1] = comm_first[rank] + collective_positions[s.class_of(rank)].size();
+  }
+  std::vector<CommunicatorId> comm_at(comm_first[rank_count]);
+  for (std::uint32_t rank = 0; rank < rank_count; ++rank) {
     const auto program = s.program(rank);
-    for (const std::uint32_t position : collective_positions[s.class_of(rank)]) {
-      const workload::Node n = w.node(program[position]);
-      node_comm[program[position]] = n.communicator;
-      ++nodes[n.communicator];
-      if (first_position[n.communicator] == kNoPosition && rank == w.communicator(n.communicator).ranks[0]) {
-        first_position[n.communicator] = position;
-      }
+    const std::vector<std::uint32_t>& positions = collective_positions[s.class_of(rank)];
+    for (std::size_t k = 0; k < positions.size(); ++k) {
+      const CommunicatorId c = w.node(program[positions[k]]).communicator;
+      comm_at[comm_first[rank] + k] = c;
+      ++nodes[c];
+      if (first_position[c] == kNoPosition && rank == w.communicator(c).ranks[0]) first_position[c] = positions[k];
     }
   }
   const auto key_of = [&](CommunicatorId c) {
@@ -80,16 +84,17 @@ CommunicatorTwins CommunicatorTwins::find(const workload::Workload& w, const Ran
       }
     }
   }
-  // Node by node: member j's node at each program position on a skipped communicator has, on
-  // the twin's member j, a node on the twin (a bijection: the counts are equal and counterparts
-  // of distinct nodes of one rank are distinct).
+  // Node by node: member j's k-th collective node on a skipped communicator has, on the twin's
+  // member j (of the same class, so with its k-th collective node at the same program
+  // position), a node on the twin (a bijection: the counts are equal and counterparts of
+  // distinct nodes of one rank are distinct).
   std::vector<bool> mismatched(comms, false);
-  for (std::uint32_t rank = 0; rank < w.rank_count(); ++rank) {
-    for (const NodeId id : s.program(rank)) {
-      const CommunicatorId c = node_comm[id];
-      if (c == kRuns || t.twin_[c] == kRuns) continue;
-      const auto j = static_cast<std::size_t>(w.member_index(c, rank));
-      if (node_comm[s.counterpart(id, w.communicator(t.twin_[c]).ranks[j])] != t.twin_[c]) mismatched[c] = true;
+  for (std::uint32_t rank = 0; rank < rank_count; ++rank) {
+    for (std::uint64_t i = comm_first[rank]; i < comm_first[rank + 1]; ++i) {
+      const CommunicatorId c = comm_at[i];
+      if (t.twin_[c] == kRuns) continue;
+      const std::uint32_t twin_rank = w.communicator(t.twin_[c]).ranks[static_cast<std::size_t>(w.member_index(c, rank))];
+      if (comm_at[comm_first[twin_rank] + (i - comm_first[rank])] != t.twin_[c]) mismatched[c] = true;
     }
   }
   t.first_.assign(std::size_t{comms} + 1, 0);
@@ -98,7 +103,15 @@ CommunicatorTwins CommunicatorTwins::find(const workload::Workload& w, const Ran
     if (t.twin_[c] != kRuns) ++t.first_[t.twin_[c] + 1];
   }
   t.on_skipped_.assign(w.node_count(), false);
-  for (NodeId id = 0; id < w.node_count(); ++id) t.on_skipped_[id] = node_comm[id] != kRuns && t.twin_[node_comm[id]] != kRuns;
+  for (std::uint32_t rank = 0; rank < rank_count; ++rank) {
+    const auto program = s.program(rank);
+    const std::vector<std::uint32_t>& positions = collective_positions[s.class_of(rank)];
+    for (std::size_t k = 0; k < positions.size(); ++k) {
+      if (t.twin_[comm_at[comm_first[rank] + k]] == kRuns) continue;
+      t.on_skipped_[program[positions[k]]] = true;
+      ++t.skipped_nodes_;
+    }
+  }
   for (CommunicatorId c = 0; c < comms; ++c) t.first_[c + 1] += t.first_[c];
   t.stands_for_.resize(t.first_[comms]);
   std::vector<std::uint32_t> fill(t.first_.begin(), t.first_.end() - 1);

@@ -11,7 +11,7 @@
 // instead. A communicator with a representative among its members, or without a twin, runs.
 //
 // Cost: O(nodes) time (each collective node rebuilt once); memory one bit per node, O(communicators), and
-// 4 bytes per node while finding.
+// 4 bytes per collective node while finding.
 #pragma once
 
 #include <cstdint>
@@ -37,14 +37,16 @@ class CommunicatorTwins {
     return {stands_for_.data() + first_[c], first_[c + 1] - first_[c]};
   }
   std::uint32_t skipped_count() const { return static_cast<std::uint32_t>(stands_for_.size()); }
-  // A collective node on a skipped communicator.
+  // A collective node on a skipped communicator, and how many there are.
   bool skips(workload::NodeId id) const { return on_skipped_[id]; }
+  std::uint64_t skipped_nodes() const { return skipped_nodes_; }
 
  private:
   std::vector<workload::CommunicatorId> twin_;  // per communicator
   std::vector<std::uint32_t> first_;            // CSR over communicators into stands_for_
   std::vector<workload::CommunicatorId> stands_for_;
   std::vector<bool> on_skipped_;  // per node
+  std::uint64_t skipped_nodes_ = 0;
 };
 
 }  // namespace loom::system

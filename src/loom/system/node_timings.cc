@@ -13,10 +13,10 @@ void NodeTimings::hold_all(std::uint32_t nodes) {
 // As the full run's: the representative's node at the same position, its enabler (a node of
 // the same rank: classes have no dependencies across ranks) mapped to `rank`.
 NodeTiming NodeTimings::mirrored(workload::NodeId id, std::uint32_t rank) const {
-  const RankSymmetry::Programs& p = *programs_;
-  const workload::NodeId image = p.program[p.rank_first[representative_[rank]] + p.position[id]];
-  NodeTiming t = timings_[slots_[image]];
-  if (t.enabler != kNoNode) t.enabler = p.program[p.rank_first[rank] + p.position[t.enabler]];
+  const RankPrograms& p = *programs_;
+  const std::uint32_t representative = representative_[rank];
+  NodeTiming t = timings_[slots_[p.node(representative, p.position(id, rank))]];
+  if (t.enabler != kNoNode) t.enabler = p.node(rank, p.position(t.enabler, representative));
   return t;
 }
 

@@ -3,7 +3,7 @@
 // representative and the communication nodes of mirrored ranks (they join operations and are
 // checked against their representatives). A mirrored rank's compute node, which never runs,
 // reads as its representative's node at the same program position with its enabler mapped to
-// the mirrored rank (RankSymmetry::counterpart): what the full run gives it, as the classes'
+// the mirrored rank (RankPrograms): what the full run gives it, as the classes'
 // programs agree position by position. Readers (metrics, timeline) see every node either way.
 //
 // Memory: 24 bytes per held node; with symmetry 4 more per node (the slot index), so a run whose
@@ -78,13 +78,13 @@ class NodeTimings {
   // With symmetry, per node: its index in timings_, or kMirrorBit | its rank for a node read
   // from its representative's.
   std::vector<std::uint32_t> slots_;
-  std::shared_ptr<const RankSymmetry::Programs> programs_;  // with symmetry: to map by position
+  std::shared_ptr<const RankPrograms> programs_;  // with symmetry: to map by position
   std::vector<std::uint32_t> representative_;               // with symmetry: per rank
 };
 
 template <class Held>
 void NodeTimings::hold_representatives(const RankSymmetry& classes, Held held) {
-  nodes_ = static_cast<std::uint32_t>(classes.programs()->position.size());
+  nodes_ = classes.programs()->node_count();
   slots_.assign(nodes_, 0);
   representative_.resize(classes.rank_count());
   for (std::uint32_t r = 0; r < classes.rank_count(); ++r) {

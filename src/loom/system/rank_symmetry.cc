@@ -80,22 +80,8 @@ RankSymmetry RankSymmetry::find(const workload::Workload& w) {
   } else {
     for (const auto& b : blocks) std::fill_n(rank_of.begin() + b.first, b.nodes, b.rank);
   }
-  auto programs = std::make_shared<Programs>();
-  Programs& p = *programs;
-  s.programs_ = programs;
-  p.rank_first.assign(std::size_t{ranks} + 1, 0);
-  for (NodeId id = 0; id < n; ++id) ++p.rank_first[rank_of[id] + 1];
-  for (std::uint32_t r = 0; r < ranks; ++r) p.rank_first[r + 1] += p.rank_first[r];
-  p.program.resize(n);
-  p.position.resize(n);
-  std::vector<std::uint32_t> fill(p.rank_first.begin(), p.rank_first.end() - 1);
-  for (NodeId id = 0; id < n; ++id) {
-    const std::uint32_t r = rank_of[id];
-    p.position[id] = fill[r] - p.rank_first[r];
-    p.program[fill[r]++] = id;
-  }
-  s.image_.resize(n);
-  for (NodeId id = 0; id < n; ++id) s.image_[id] = id;
+  s.programs_ = std::make_shared<const RankPrograms>(rank_of, ranks);
+  const RankPrograms& p = *s.programs_;
   s.representative_.resize(ranks);
   s.class_index_.assign(ranks, 0);
   for (std::uint32_t r = 0; r < ranks; ++r) s.representative_[r] = r;
@@ -119,7 +105,7 @@ RankSymmetry RankSymmetry::find(const workload::Workload& w) {
       const auto da = w.deps(pa[i]), db = w.deps(pb[i]);
       if (da.size() != db.size()) return false;
       for (std::size_t d = 0; d < da.size(); ++d) {
-        if (p.position[da[d]] != p.position[db[d]]) return false;
+        if (p.position(da[d], a) != p.position(db[d], b)) return false;
       }
     }
     return true;
@@ -135,7 +121,7 @@ RankSymmetry RankSymmetry::find(const workload::Workload& w) {
       std::uint64_t h = program(r).size();
       for (NodeId id : program(r)) {
         h = combine(h, timing_hash(w.node(id)));
-        for (NodeId dep : w.deps(id)) h = combine(h, p.position[dep]);
+        for (NodeId dep : w.deps(id)) h = combine(h, p.position(dep, r));
       }
       std::vector<std::uint32_t>& candidates = reps_by_hash[h];
       for (std::uint32_t rep : candidates) {
@@ -167,7 +153,6 @@ void RankSymmetry::build_classes() {
   const std::uint32_t ranks = rank_count();
   class_reps_.clear();
   mirrored_nodes_ = 0;
-  for (NodeId id = 0; id < static_cast<NodeId>(image_.size()); ++id) image_[id] = id;
   for (std::uint32_t r = 0; r < ranks; ++r) {
     if (representative_[r] != r) continue;
     class_index_[r] = static_cast<std::uint32_t>(class_reps_.size());
@@ -180,11 +165,7 @@ void RankSymmetry::build_classes() {
   std::vector<std::uint32_t> next(member_first_.begin(), member_first_.end() - 1);
   for (std::uint32_t r = 0; r < ranks; ++r) members_[next[class_index_[representative_[r]]]++] = r;
   for (std::uint32_t r = 0; r < ranks; ++r) {
-    const std::uint32_t rep = representative_[r];
-    if (rep == r) continue;
-    const auto mine = program(r), theirs = program(rep);
-    for (std::size_t i = 0; i < mine.size(); ++i) image_[mine[i]] = theirs[i];
-    mirrored_nodes_ += mine.size();
+    if (representative_[r] != r) mirrored_nodes_ += programs_->size(r);
   }
 }
 

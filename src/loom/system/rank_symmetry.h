@@ -18,7 +18,8 @@
 //
 // Cost: O(nodes) time (a hash per rank, then a comparison with a candidate representative;
 // with shared programs per rank of distinct blocks, and O(nodes) array work otherwise); memory
-// 12 bytes per node (image, position, program order), 4 more while finding.
+// O(ranks) when each rank's nodes are one id range (rank_programs.h), 8 bytes per node
+// otherwise, and 4 more per node while finding. A refinement shares the programs: O(ranks).
 #pragma once
 
 #include <cstdint>
@@ -27,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "loom/system/rank_programs.h"
 #include "loom/workload/workload.h"
 
 namespace loom::system {
@@ -50,36 +52,33 @@ class RankSymmetry {
   std::span<const std::uint32_t> members(std::uint32_t class_index) const;
   // The class index of a representative rank.
   std::uint32_t class_of(std::uint32_t rank) const { return class_index_[representative_[rank]]; }
-  // A node of a non-representative rank (not stepped by the runtime).
-  bool is_mirror(workload::NodeId id) const { return image_[id] != id; }
-  // The representative's node at the same program position (the node itself on a representative).
-  workload::NodeId image(workload::NodeId id) const { return image_[id]; }
-  // The node of `rank` at the program position of `id` (a node of `rank`'s class).
-  workload::NodeId counterpart(workload::NodeId id, std::uint32_t rank) const {
-    return programs_->program[programs_->rank_first[rank] + programs_->position[id]];
+  // A rank whose nodes are not stepped by the runtime (not a representative).
+  bool is_mirrored(std::uint32_t rank) const { return representative_[rank] != rank; }
+  // The representative's node at the program position of `id`, a node of `its_rank` (the node
+  // itself on a representative).
+  workload::NodeId image(workload::NodeId id, std::uint32_t its_rank) const {
+    return counterpart(id, its_rank, representative_[its_rank]);
   }
-  // The index of `id` in its rank's program.
-  std::uint32_t position(workload::NodeId id) const { return programs_->position[id]; }
+  // The node of `rank` at the program position of `id`, a node of `its_rank` (of `rank`'s class).
+  workload::NodeId counterpart(workload::NodeId id, std::uint32_t its_rank, std::uint32_t rank) const {
+    return programs_->node(rank, programs_->position(id, its_rank));
+  }
+  // The index of `id`, a node of `its_rank`, in its rank's program.
+  std::uint32_t position(workload::NodeId id, std::uint32_t its_rank) const {
+    return programs_->position(id, its_rank);
+  }
   // `rank`'s nodes in program (id) order.
-  std::span<const workload::NodeId> program(std::uint32_t rank) const {
-    const std::vector<std::uint32_t>& first = programs_->rank_first;
-    return {programs_->program.data() + first[rank], first[rank + 1] - first[rank]};
-  }
+  RankPrograms::View program(std::uint32_t rank) const { return programs_->program(rank); }
   std::uint64_t mirrored_nodes() const { return mirrored_nodes_; }
   // True when some class has more than one member.
   bool reduces() const { return declined_.empty() && class_count() < rank_count(); }
 
   // Each rank's nodes in program order, shared by every refinement of these classes (and by
   // the run's NodeTimings, which map mirrored nodes with them after the classes are gone).
-  struct Programs {
-    std::vector<std::uint32_t> rank_first;  // CSR over ranks into program
-    std::vector<workload::NodeId> program;  // each rank's nodes in id order
-    std::vector<std::uint32_t> position;    // per node: its index in its rank's program
-  };
-  const std::shared_ptr<const Programs>& programs() const { return programs_; }
+  const std::shared_ptr<const RankPrograms>& programs() const { return programs_; }
 
  private:
-  // Classes, members and images from representative_.
+  // Classes and members from representative_.
   void build_classes();
 
   std::string declined_;
@@ -88,8 +87,7 @@ class RankSymmetry {
   std::vector<std::uint32_t> class_reps_;      // per class
   std::vector<std::uint32_t> member_first_;    // CSR over classes into members_
   std::vector<std::uint32_t> members_;
-  std::shared_ptr<const Programs> programs_;
-  std::vector<workload::NodeId> image_;        // per node
+  std::shared_ptr<const RankPrograms> programs_;
   std::uint64_t mirrored_nodes_ = 0;
 };
 

@@ -94,12 +94,14 @@ Runtime::Runtime(Simulator& simulator, const topology::Topology& topology, const
   }
   for (NodeId id = 0; id < n; ++id) node_state_[id + 1].first_dependent += node_state_[id].first_dependent;
   dependents_.resize(node_state_[n].first_dependent);
-  std::vector<std::uint32_t> fill(n);
-  for (NodeId id = 0; id < n; ++id) fill[id] = node_state_[id].first_dependent;
+  // Each node's first_dependent serves as its fill cursor, ending at the next node's first, and
+  // is shifted back after: no per-node fill array at the constructor's peak.
   for (NodeId id = 0; id < n; ++id) {
     if (is_mirror(id)) continue;
-    for (NodeId dep : workload.deps(id)) dependents_[fill[dep]++] = id;
+    for (NodeId dep : workload.deps(id)) dependents_[node_state_[dep].first_dependent++] = id;
   }
+  for (NodeId id = n; id > 0; --id) node_state_[id].first_dependent = node_state_[id - 1].first_dependent;
+  node_state_[0].first_dependent = 0;
   streams_.resize(std::size_t{workload.rank_count()} * per_rank);
   for (std::size_t s = 0; s < streams_.size(); ++s) streams_[s].rank = static_cast<std::uint32_t>(s / per_rank);
   // One record per collective instance: reserved exactly, as growing it by doubling would
@@ -135,8 +137,9 @@ Runtime::Runtime(Simulator& simulator, const topology::Topology& topology, const
     } else {
       twins_ = CommunicatorTwins::find(workload, *options_.symmetry);
       result_.skipped_communicators = twins_->skipped_count();
+      nodes_to_run_ -= twins_->skipped_nodes();  // no run operation waits for them (join_mirrors)
     }
-    build_joins();
+    twin_split_.assign(workload.rank_count(), 0);
   }
 }
 

@@ -249,16 +249,19 @@ class Runtime final : private network::CompletionHandler {
   void close_interrupted_run();
   // Rank symmetry (runtime_mirrors.cc): the mirrored nodes of `id` join their operations; a
   // mirrored node's part ends; after the run, mirrored nodes take their representative's timing.
-  bool is_mirror(workload::NodeId id) const { return options_.symmetry != nullptr && options_.symmetry->is_mirror(id); }
+  bool is_mirror(workload::NodeId id) const {
+    return options_.symmetry != nullptr && options_.symmetry->is_mirrored(rank_of(id));
+  }
+  // A node's rank, from its stream (rank * (1 + comm_streams) + stream).
+  std::uint32_t rank_of(workload::NodeId id) const { return node_state_[id].stream / (1 + options_.comm_streams); }
   void join_mirrors(workload::NodeId id);
   void finish_mirror(workload::NodeId id);
   void part_done(workload::NodeId id);  // a representative's communication node ended its part
   void stop_on_mismatch();  // the run stops when the current operation ends
   void expand_mirrors();
-  // Skipped operations (runtime_twins.cc): which mirrored nodes join with a representative's
-  // node; the timing of an operation on a skipped twin communicator, compared at the start of
-  // the operation standing for it; the twins' records and rendezvous.
-  void build_joins();
+  // Skipped operations (runtime_twins.cc): the timing of an operation on a skipped twin
+  // communicator, compared at the start of the operation standing for it; the twins' records
+  // and rendezvous.
   void settle(Instance& instance, collective::CollectiveSpec& spec);
   // The closed-form timing of an operation like `model` on `communicator` (its own flow
   // hashes), and the settings it runs with: known, taken from the replays made before the run
@@ -335,9 +338,6 @@ class Runtime final : private network::CompletionHandler {
   std::uint64_t nodes_done_ = 0;
   std::uint64_t nodes_to_run_ = 0;  // all nodes but mirrored compute nodes
   std::vector<bool> part_done_;     // with symmetry, per node: its communication part ended
-  // With symmetry: the mirrored nodes joining each representative's node (CSR by node id).
-  std::vector<std::uint32_t> join_first_;
-  std::vector<workload::NodeId> joins_;
   std::shared_ptr<const RankSymmetry> refined_classes_;  // choose_classes(): options_.symmetry, when set
   std::optional<CommunicatorTwins> twins_;  // with symmetry and closed-form timing
   std::vector<std::uint64_t> twin_split_;   // per rank: where a skipped operation differed

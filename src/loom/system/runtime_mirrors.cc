@@ -15,10 +15,16 @@ namespace loom::system {
 using workload::NodeId;
 using workload::NodeKind;
 
+// The mirrored nodes at `id`'s program position join now, in rank order, but for collective
+// nodes of skipped communicators: no run operation waits for them (runtime_twins.cc).
 void Runtime::join_mirrors(NodeId id) {
+  const RankSymmetry& symmetry = *options_.symmetry;
   const bool collective = static_cast<NodeKind>(node_state_[id].kind) == NodeKind::kCollective;
-  for (std::uint32_t i = join_first_[id]; i < join_first_[id + 1]; ++i) {
-    const NodeId mirror = joins_[i];
+  const std::uint32_t rank = rank_of(id);
+  const auto members = symmetry.members(symmetry.class_of(rank));
+  for (std::size_t i = 1; i < members.size(); ++i) {
+    const NodeId mirror = symmetry.counterpart(id, rank, members[i]);
+    if (collective && twins_ && twins_->skips(mirror)) continue;
     result_.nodes.held(mirror).start = simulator_.now();
     collective ? arrive(mirror) : arrive_point_to_point(mirror);
   }
@@ -28,7 +34,7 @@ void Runtime::finish_mirror(NodeId id) {
   ++nodes_done_;
   result_.nodes.held(id).end = simulator_.now();
   part_done_[id] = true;
-  const NodeId original = options_.symmetry->image(id);
+  const NodeId original = options_.symmetry->image(id, rank_of(id));
   if (part_done_[original] && result_.nodes[original].end != simulator_.now()) stop_on_mismatch();
 }
 
@@ -37,10 +43,10 @@ void Runtime::part_done(NodeId id) {
   part_done_[id] = true;
   result_.nodes.held(id).end = simulator_.now();  // node_done() records the same when it runs
   const RankSymmetry& symmetry = *options_.symmetry;
-  const std::uint32_t rank = streams_[node_state_[id].stream].rank;
+  const std::uint32_t rank = rank_of(id);
   const auto members = symmetry.members(symmetry.class_of(rank));
   for (std::size_t i = 1; i < members.size(); ++i) {
-    const NodeId mirror = symmetry.counterpart(id, members[i]);
+    const NodeId mirror = symmetry.counterpart(id, rank, members[i]);
     if (part_done_[mirror] && result_.nodes[mirror].end != simulator_.now()) stop_on_mismatch();
   }
 }
@@ -68,7 +74,7 @@ void Runtime::expand_mirrors() {
         const NodeId original = program[position];
         // Compute nodes of mirrored ranks are not held: they read as their representative's.
         if (static_cast<NodeKind>(node_state_[original].kind) == NodeKind::kCompute) continue;
-        const NodeId mirror = symmetry.counterpart(original, rank);
+        const NodeId mirror = symmetry.counterpart(original, rep, rank);
         const NodeTiming theirs = result_.nodes[original];
         NodeTiming& mine = result_.nodes.held(mirror);
         const bool both_done = part_done_[mirror] && part_done_[original];
@@ -84,7 +90,7 @@ void Runtime::expand_mirrors() {
         }
         mine.start = theirs.start;
         mine.end = theirs.end;
-        mine.enabler = theirs.enabler == kNoNode ? kNoNode : symmetry.counterpart(theirs.enabler, rank);
+        mine.enabler = theirs.enabler == kNoNode ? kNoNode : symmetry.counterpart(theirs.enabler, rep, rank);
       }
     }
   }

@@ -31,44 +31,6 @@ std::vector<std::pair<Time, bool>> ends_by_member(const OperationTiming& timing,
 }
 }  // namespace
 
-// Each representative's communication node lists the mirrored nodes at its program position
-// that join operations when it starts: all but the collective nodes of skipped communicators,
-// which no run operation waits for (nodes_to_run_ leaves them out). Members in rank order.
-void Runtime::build_joins() {
-  const RankSymmetry& symmetry = *options_.symmetry;
-  const std::uint32_t n = workload_.node_count();
-  join_first_.assign(std::size_t{n} + 1, 0);
-  twin_split_.assign(symmetry.rank_count(), 0);
-  // Calls f(representative's node, mirrored node) for every mirrored node, class by class,
-  // member by member in rank order, in program order.
-  const auto each_mirror = [&symmetry](const auto& f) {
-    for (std::uint32_t c = 0; c < symmetry.class_count(); ++c) {
-      const auto members = symmetry.members(c);
-      const auto program = symmetry.program(members[0]);
-      for (std::size_t i = 1; i < members.size(); ++i) {
-        const auto mine = symmetry.program(members[i]);
-        for (std::size_t p = 0; p < mine.size(); ++p) f(program[p], mine[p]);
-      }
-    }
-  };
-  std::vector<bool> joins(n, false);
-  each_mirror([&](NodeId original, NodeId mirror) {
-    if (static_cast<NodeKind>(node_state_[mirror].kind) == NodeKind::kCompute) return;
-    if (twins_ && twins_->skips(mirror)) {
-      --nodes_to_run_;
-      return;
-    }
-    joins[mirror] = true;
-    ++join_first_[original + 1];
-  });
-  for (NodeId id = 0; id < n; ++id) join_first_[id + 1] += join_first_[id];
-  joins_.resize(join_first_[n]);
-  std::vector<std::uint32_t> fill(join_first_.begin(), join_first_.end() - 1);
-  each_mirror([&](NodeId original, NodeId mirror) {
-    if (joins[mirror]) joins_[fill[original]++] = mirror;
-  });
-}
-
 std::shared_ptr<const OperationTiming> Runtime::operation_timing(const Instance& model, CommunicatorId twin,
                                                                  CollectiveRecord& settings) {
   Instance shadow;
@@ -158,9 +120,9 @@ void Runtime::time_twins(std::uint32_t index) {
     for (std::size_t j = 0; j < members; ++j) {
       if (same_run && their_ends[j] == ends[j]) continue;
       differs = true;
-      const NodeId node = symmetry.counterpart(instance.member_nodes[j], ranks[j]);
+      const NodeId node = symmetry.counterpart(instance.member_nodes[j], rank_of(instance.member_nodes[j]), ranks[j]);
       if (twin_split_[ranks[j]] == 0) {
-        twin_split_[ranks[j]] = (std::uint64_t{symmetry.position(node)} + 1) * 0x9e3779b97f4a7c15ULL ^
+        twin_split_[ranks[j]] = (std::uint64_t{symmetry.position(node, ranks[j])} + 1) * 0x9e3779b97f4a7c15ULL ^
                                 static_cast<std::uint64_t>(their_ends[j].first.picoseconds()) ^ (same_run ? 0 : 1);
       }
       if (result_.symmetry_mismatch.empty()) {
@@ -198,9 +160,9 @@ void Runtime::run_twin(std::uint32_t index, CommunicatorId twin) {
   ++result_.twin_operations_run;
   const auto arrive_as = [&](std::uint32_t j) {
     const NodeId standing = instances_[index].member_nodes[j];
-    const NodeId node = symmetry.counterpart(standing, ranks[j]);
+    const NodeId node = symmetry.counterpart(standing, rank_of(standing), ranks[j]);
     result_.nodes.held(node).start = result_.nodes[standing].start;
-    ++nodes_to_run_;  // build_joins left it out
+    ++nodes_to_run_;  // the constructor left it out
     next_sequence_[twin][j] = sequence;  // skipped operations did not count
     arrive(node);
   };
@@ -223,15 +185,16 @@ void Runtime::skip_twin(const Instance& instance, CommunicatorId twin, const Ope
   ++result_.skipped_operations;
   result_.transfers += theirs.transfers;
   result_.bytes_moved += theirs.wire_bytes;
-  const NodeId rendezvous = symmetry.counterpart(instance.member_nodes[instance.last_member], ranks[instance.last_member]);
+  const NodeId last = instance.member_nodes[instance.last_member];
+  const NodeId rendezvous = symmetry.counterpart(last, rank_of(last), ranks[instance.last_member]);
   for (std::size_t j = 0; j < instance.member_nodes.size(); ++j) {
-    const NodeId node = symmetry.counterpart(instance.member_nodes[j], ranks[j]);
+    const NodeId node = symmetry.counterpart(instance.member_nodes[j], rank_of(instance.member_nodes[j]), ranks[j]);
     NodeTiming& mine = result_.nodes.held(node);
     mine.start = result_.nodes[instance.member_nodes[j]].start;
     mine.end = simulator_.now() + ends[j].first;
     mine.rendezvous = rendezvous;
     part_done_[node] = true;
-    const NodeId original = symmetry.image(node);
+    const NodeId original = symmetry.image(node, ranks[j]);
     if (part_done_[original] && result_.nodes[original].end != mine.end) stop_on_mismatch();
   }
 }
@@ -246,7 +209,8 @@ void Runtime::record_twins(const Instance& instance) {
     CollectiveRecord record = instance.record;
     record.communicator = twin;
     const std::uint32_t first = instance.first_member;
-    record.label = workload_.node(symmetry.counterpart(instance.member_nodes[first], workload_.communicator(twin).ranks[first])).label;
+    const NodeId standing = instance.member_nodes[first];
+    record.label = workload_.node(symmetry.counterpart(standing, rank_of(standing), workload_.communicator(twin).ranks[first])).label;
     record_operation(record);
   }
 }
