@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include <fmt/format.h>
+
 #include "loom/core/error.h"
 
 namespace loom::network::packet::fastforward {
@@ -170,7 +172,10 @@ void FastForward::ensure_sampling() {
 void FastForward::on_sample() {
   settle_finished();
   ++counters_.samples;
-  if (twins_) follow_twins();
+  if (twins_) {
+    release_before_ends();
+    follow_twins();
+  }
   const Time now = simulator_.now();
   bool any = false;
   for (PartitionId id = 0; id < partitions_.id_limit(); ++id) {
@@ -335,7 +340,7 @@ std::vector<Statistic> FastForward::statistics(std::uint64_t events) const {
   // Events the skipped packets would have cost, at the run's own events per simulated hop.
   const double per_hop = simulated_hops == 0 ? 0 : static_cast<double>(events) / static_cast<double>(simulated_hops);
   const auto estimate = static_cast<std::uint64_t>(per_hop * static_cast<double>(counters_.skipped_packet_hops));
-  return {{"fast_forward.events_simulated", events},
+  std::vector<Statistic> statistics{{"fast_forward.events_simulated", events},
           {"fast_forward.events_skipped_estimate", estimate},
           {"fast_forward.skips", counters_.skips},
           {"fast_forward.skip_backs", counters_.skip_backs},
@@ -370,6 +375,10 @@ std::vector<Statistic> FastForward::statistics(std::uint64_t events) const {
           {"fast_forward.window_samples", detector_.length()},
           {"fast_forward.interval_ps", static_cast<std::uint64_t>(interval_.picoseconds())},
           {"fast_forward.rate_error_bound_ppm", static_cast<std::uint64_t>(std::lround(threshold_ / (1 - threshold_) * 1e6))}};
+  for (std::size_t r = 1; r < kCopyRefusals; ++r) {
+    statistics.push_back({fmt::format("fast_forward.twins_refused.{}", to_string(static_cast<CopyRefusal>(r))), counters_.twins_refused[r]});
+  }
+  return statistics;
 }
 
 }  // namespace loom::network::packet::fastforward

@@ -71,6 +71,7 @@
 // skip O(pending events + the partition's size).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -115,6 +116,8 @@ struct FastForwardCounters {
   std::uint64_t twins_replayed = 0;      // ... that took their leader's transient and skipped on
   std::uint64_t twins_released = 0;      // ... that took their leader's progress and were simulated on
   std::uint64_t twins_copied = 0;        // ... of those replayed or released, exact copies of their leader
+  // ... and those not copied, by why (CopyRefusal; kNone's slot stays 0).
+  std::array<std::uint64_t, kCopyRefusals> twins_refused{};
   // Why QPs were not skipped: bytes of finished QPs, and of those among them whose window
   // never filled (so they were never judged, skipped or replayed), split by whether they
   // lived shorter than one window or longer (their partition kept changing: every start or
@@ -261,6 +264,12 @@ class FastForward {
   void start_skip(PartitionId id, Time span);
   // fast_forward_twins.cc (see the header comment).
   void follow_twins();
+  // Whether a QP of partition `id` is within two sampling intervals of its last byte: a
+  // follower copies its leader only while the leader's QPs run.
+  bool near_end(PartitionId id) const;
+  // Releases, with a copy, the followers of every leader near its end (at each sample, before
+  // follow_twins), instead of after a QP of it ended, when the copy is refused.
+  void release_before_ends();
   bool same_progress(PartitionId twin, PartitionId leader) const;
   void park(PartitionId twin, PartitionId leader);
   // Bytes follower.qps[i] is credited for what its leader's QP did since the park.
@@ -271,8 +280,10 @@ class FastForward {
   // The leader was found steady and took a skip: each follower replays its transient.
   void replay_followers(PartitionId leader);
   // The follower takes its leader's packet-level state now (FabricSkipper::copy) when both
-  // were at the same absolute progress at the park; false (nothing changed) otherwise.
+  // were at the same absolute progress at the park; false (nothing changed, the refusal
+  // counted in twins_refused) otherwise.
   bool copy_leader(PartitionId follower);
+  CopyRefusal try_copy_leader(PartitionId follower);
   void grow(PartitionId id);
   void ensure_sampling();
   void add_qp(QpId qp);
