@@ -59,8 +59,10 @@
 // pending events, relabelled) and skips as the leader does, at the leader's steady rates, to
 // the margin before its own earliest completion. When the leader's transient is cut (a start
 // or finish on its ports, a link change), or the follower's (a start on its ports), the
-// follower takes the copy and is simulated on. Where a copy is refused (the two were not at
-// the same absolute progress at the park, or their racks differ: FabricSkipper::copy), the
+// follower takes the copy and is simulated on; a leader with a QP within two intervals of its
+// last byte releases its followers so at that sample, before the QP ends (a QP that has
+// ended cannot be copied). Where a copy is refused (the two were not at the same absolute
+// progress at the park, or their racks differ: FabricSkipper::copy; counted by CopyRefusal), the
 // follower takes the leader's bytes since the park and CC state instead, keeping its own
 // queues and packets in flight from the park: as a replay begun at the park when the leader
 // skips, as its progress so far when cut.
