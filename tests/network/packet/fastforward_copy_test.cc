@@ -1,12 +1,13 @@
 // FabricSkipper::copy: a 2-to-1 incast set mid-transient from an identical one started at the
 // same instant goes on as its leader does (equal state at once, equal completion times after),
-// and a rack that differs (a faster cable, a third flow on one port) refuses the copy and is
-// left as it was.
+// and a rack that differs (a faster cable, a third flow on one port) refuses the copy, says
+// why, and is left as it was.
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "loom/core/simulator.h"
@@ -98,7 +99,7 @@ TEST_P(FastForwardCopy, AFollowerSetFromItsLeaderGoesOnAsItsLeader) {
   const bool apart = seen(*copied.fabric, copied.leader) != seen(*copied.fabric, copied.follower);
   const std::size_t pending = copied.simulator.pending();
   FabricSkipper skipper(*copied.fabric);
-  ASSERT_TRUE(skipper.copy(copied.leader, copied.follower));
+  ASSERT_EQ(to_string(skipper.copy(copied.leader, copied.follower)), "none");
   EXPECT_EQ(seen(*copied.fabric, copied.follower), seen(*copied.fabric, copied.leader));
   EXPECT_GT(copied.simulator.pending(), pending / 2);
   copied.simulator.run();
@@ -123,14 +124,14 @@ std::string cc_name(const ::testing::TestParamInfo<CcKind>& param) { return std:
 
 INSTANTIATE_TEST_SUITE_P(Cc, FastForwardCopy, ::testing::Values(CcKind::kDcqcn, CcKind::kHpcc), cc_name);
 
-// A copy that would not be exact is refused and changes nothing.
-void expect_refused(Racks& racks) {
+// A copy that would not be exact is refused, says why, and changes nothing.
+void expect_refused(Racks& racks, std::string_view why) {
   racks.simulator.run_until(Time::us(300));
   const Seen leader = seen(*racks.fabric, racks.leader);
   const Seen follower = seen(*racks.fabric, racks.follower);
   const std::size_t pending = racks.simulator.pending();
   FabricSkipper skipper(*racks.fabric);
-  EXPECT_FALSE(skipper.copy(racks.leader, racks.follower));
+  EXPECT_EQ(to_string(skipper.copy(racks.leader, racks.follower)), why);
   EXPECT_EQ(seen(*racks.fabric, racks.leader), leader);
   EXPECT_EQ(seen(*racks.fabric, racks.follower), follower);
   EXPECT_EQ(racks.simulator.pending(), pending);
@@ -138,13 +139,13 @@ void expect_refused(Racks& racks) {
 
 TEST(FastForwardCopyRefused, AFasterCableOnTheFollowersRack) {
   Racks racks(testing::fast_forward_params(CcKind::kHpcc, true), 200);
-  expect_refused(racks);
+  expect_refused(racks, "queue_pairs");  // the QP sending over it has another line rate
 }
 
 TEST(FastForwardCopyRefused, AThirdFlowOnOneOfTheFollowersPorts) {
   Racks racks(testing::fast_forward_params(CcKind::kHpcc, true), 100);
   racks.start(3, 6, 1'000'000'000);  // the follower's sink sends too: its NIC port serves another QP
-  expect_refused(racks);
+  expect_refused(racks, "shared_port");
 }
 
 TEST(FastForwardCopyRefused, MismatchedQueuePairs) {
@@ -152,10 +153,10 @@ TEST(FastForwardCopyRefused, MismatchedQueuePairs) {
   racks.simulator.run_until(Time::us(300));
   FabricSkipper skipper(*racks.fabric);
   const std::vector<QpId> one{racks.follower[0]};
-  EXPECT_FALSE(skipper.copy(racks.leader, one));           // another count
-  EXPECT_FALSE(skipper.copy(racks.leader, racks.leader));  // onto itself
+  EXPECT_EQ(to_string(skipper.copy(racks.leader, one)), "queue_pairs");           // another count
+  EXPECT_EQ(to_string(skipper.copy(racks.leader, racks.leader)), "queue_pairs");  // onto itself
   const std::vector<QpId> overlapping{racks.follower[0], racks.leader[1]};
-  EXPECT_FALSE(skipper.copy(racks.leader, overlapping));
+  EXPECT_EQ(to_string(skipper.copy(racks.leader, overlapping)), "queue_pairs");
 }
 
 }  // namespace

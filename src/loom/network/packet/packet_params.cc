@@ -167,6 +167,12 @@ void check_packet_params(const PacketParams& params) {
   if (params.fast_forward.twins && !params.fast_forward.memo) {
     fail("fast_forward.twins", "true", "false with fast_forward.memo off: a twin follows a transient the memo records");
   }
+  if (params.fast_forward.twins && params.lp_delay_threshold > Time::zero()) {
+    fail("fast_forward.twins", "true",
+         fmt::format("false with lp_delay_threshold > 0 (here {}): a twin's copy reads and rewrites the serial "
+                     "simulator's event queue, which the windowed executor splits over its logical processes",
+                     to_string(params.lp_delay_threshold)));
+  }
   if (params.fast_forward.whole_life && !params.fast_forward.memo) {
     fail("fast_forward.whole_life", "true", "false with fast_forward.memo off: whole lives are memo entries");
   }

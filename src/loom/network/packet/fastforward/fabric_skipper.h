@@ -26,14 +26,38 @@
 // Cost: O(pending events + the partition's ports, QPs and queued packets).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string_view>
 #include <vector>
 
 #include "loom/network/packet/fabric.h"
 #include "loom/network/packet/fastforward/transient_memo.h"
 
 namespace loom::network::packet::fastforward {
+
+// Why an exact twin's copy was refused (FabricSkipper::copy; kProgress is the controller's own
+// check before it asks). Each refusal has exactly one reason: the first check that fails.
+enum class CopyRefusal : std::uint8_t {
+  kNone,           // not refused: copied
+  kProgress,       // the follower's QPs did not stand where the leader's did at the park
+  kMode,           // the copy does not apply: windowed execution, completion bounds or selective repeat
+  kQueuePairs,     // the QPs do not mirror one to one: another count, one onto itself, a QP that has
+                   // ended, or another path length, class, weight, window, line rate or base RTT, or a
+                   // smaller size
+  kPorts,          // the paths do not map link to link one to one onto ports of equal rate, latency,
+                   // ECN, error rate and forwarding, or a port is down
+  kPaused,         // a port of either side is paused or holds a pause (port_quiet)
+  kLossy,          // a port of either side is lossy
+  kSharedPort,     // a port of either side holds or serves (at its NIC) a QP the copy does not map
+  kSharedArrival,  // a packet of a QP the copy does not map is on its way into a port of either side
+  kPfc,            // a PFC frame is under way to a port of either side
+};
+inline constexpr std::size_t kCopyRefusals = 10;  // CopyRefusal's values, kNone included
+// "progress", "mode", "queue_pairs", "ports", "paused", "lossy", "shared_port",
+// "shared_arrival", "pfc" ("none" for kNone): the summary's twins_refused.* keys.
+std::string_view to_string(CopyRefusal refusal);
 
 class FabricSkipper {
  public:
@@ -102,11 +126,12 @@ class FabricSkipper {
   // skip credits. The switches' shared buffers account the copied queues (a packet the
   // follower's switch cannot admit is dropped there). What stays the follower's own: its
   // ECN and error random streams, its QPs' sizes, tags, generations and start times.
-  // Refused (false, nothing changed) unless the paths map link to link one to one onto ports
-  // of equal parameters (rate, latency, ECN, errors, who forwards), both sides' ports are
-  // quiet (port_quiet), hold and expect no packet of another QP and no PFC frame, serve no
-  // other QP at their NICs, and neither selective repeat nor completion bounds are on.
-  bool copy(std::span<const QpId> from, std::span<const QpId> to);
+  // Refused (nothing changed; the reason returned, kNone when copied) unless the paths map
+  // link to link one to one onto ports of equal parameters (rate, latency, ECN, errors, who
+  // forwards), both sides' ports are quiet (port_quiet), hold and expect no packet of another
+  // QP and no PFC frame, serve no other QP at their NICs, and neither the windowed executor,
+  // selective repeat nor completion bounds are on.
+  CopyRefusal copy(std::span<const QpId> from, std::span<const QpId> to);
 
  private:
   static bool owned(void* self, const EventQueue::Fired& event);
@@ -120,10 +145,12 @@ class FabricSkipper {
 
   // copy (fabric_skipper_copy.cc).
   static constexpr QpId kNoQp = ~QpId{0};
-  bool map_twin(std::span<const QpId> from, std::span<const QpId> to);
+  CopyRefusal map_twin(std::span<const QpId> from, std::span<const QpId> to);
+  // Why a mapped port pair cannot be copied (kNone when it can).
+  CopyRefusal port_refusal(topology::LinkId from, topology::LinkId to) const;
   bool mapped(QpId qp) const { return qp < qp_map_.size() && (qp_map_[qp] != kNoQp || qp_back_[qp] != kNoQp); }
-  // Whether the port of `link` is lossy, or holds or serves a QP the copy does not map.
-  bool lossy_or_alien(topology::LinkId link) const;
+  // Whether the port of `link` holds or serves a QP the copy does not map.
+  bool alien(topology::LinkId link) const;
   static bool collect(void* self, const EventQueue::Fired& event);
   static bool follower_event(void* self, const EventQueue::Fired& event);
   static bool timer(const EventQueue::Fired& event);  // a QP's CC or retransmission timer
@@ -150,7 +177,7 @@ class FabricSkipper {
   std::vector<topology::LinkId> copy_from_ports_;
   std::vector<std::uint64_t> tx_offset_;
   std::vector<EventQueue::Fired> leader_events_;
-  bool copy_refused_ = false;
+  CopyRefusal copy_refused_ = CopyRefusal::kNone;  // found among the pending events (collect)
 };
 
 }  // namespace loom::network::packet::fastforward

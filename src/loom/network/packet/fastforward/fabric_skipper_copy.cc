@@ -22,11 +22,37 @@ bool FabricSkipper::timer(const Fired& event) {
   return is<&Fabric::on_decrease>(event) || is<&Fabric::on_increase>(event) || is<&Fabric::on_timeout>(event);
 }
 
-bool FabricSkipper::map_twin(std::span<const QpId> from, std::span<const QpId> to) {
+std::string_view to_string(CopyRefusal refusal) {
+  switch (refusal) {
+    case CopyRefusal::kNone: return "none";
+    case CopyRefusal::kProgress: return "progress";
+    case CopyRefusal::kMode: return "mode";
+    case CopyRefusal::kQueuePairs: return "queue_pairs";
+    case CopyRefusal::kPorts: return "ports";
+    case CopyRefusal::kPaused: return "paused";
+    case CopyRefusal::kLossy: return "lossy";
+    case CopyRefusal::kSharedPort: return "shared_port";
+    case CopyRefusal::kSharedArrival: return "shared_arrival";
+    case CopyRefusal::kPfc: return "pfc";
+  }
+  return "none";
+}
+
+CopyRefusal FabricSkipper::map_twin(std::span<const QpId> from, std::span<const QpId> to) {
   const Fabric& f = fabric_;
   // The copy reads and rewrites the serial simulator's queue; under windows the partition's
   // events are in its LPs' queues and lanes.
-  if (from.size() != to.size() || f.windowed_ || f.bound_completions_ || f.params_.nic.selective_repeat) return false;
+  if (f.windowed_ || f.bound_completions_ || f.params_.nic.selective_repeat) return CopyRefusal::kMode;
+  if (from.size() != to.size()) return CopyRefusal::kQueuePairs;
+  for (std::size_t i = 0; i < from.size(); ++i) {
+    const Qp& a = f.qps_[from[i]];
+    const Qp& b = f.qps_[to[i]];
+    if (!a.active || !b.active || a.forward_len != b.forward_len || a.reverse_len != b.reverse_len ||
+        a.priority != b.priority || a.weight != b.weight || a.window != b.window || a.size > b.size ||
+        a.cc.line_rate != b.cc.line_rate || a.cc.base_rtt != b.cc.base_rtt || from[i] == to[i]) {
+      return CopyRefusal::kQueuePairs;
+    }
+  }
   link_map_.assign(f.ports_.size(), topology::kNone);
   link_back_.assign(f.ports_.size(), topology::kNone);
   qp_map_.assign(f.qps_.size(), kNoQp);
@@ -42,39 +68,39 @@ bool FabricSkipper::map_twin(std::span<const QpId> from, std::span<const QpId> t
     return link_map_[a] == b && link_back_[b] == a;
   };
   for (std::size_t i = 0; i < from.size(); ++i) {
-    const Qp& a = f.qps_[from[i]];
-    const Qp& b = f.qps_[to[i]];
-    if (!a.active || !b.active || a.forward_len != b.forward_len || a.reverse_len != b.reverse_len ||
-        a.priority != b.priority || a.weight != b.weight || a.window != b.window || a.size > b.size ||
-        a.cc.line_rate != b.cc.line_rate || a.cc.base_rtt != b.cc.base_rtt || from[i] == to[i]) {
-      return false;
-    }
     qp_map_[from[i]] = to[i];
     qp_back_[to[i]] = from[i];
+    const Qp& a = f.qps_[from[i]];
     for (std::uint32_t h = 0; h < a.forward_len; ++h) {
-      if (!pair_links(f.paths_.forward(from[i])[h], f.paths_.forward(to[i])[h])) return false;
+      if (!pair_links(f.paths_.forward(from[i])[h], f.paths_.forward(to[i])[h])) return CopyRefusal::kPorts;
     }
     for (std::uint32_t h = 0; h < a.reverse_len; ++h) {
-      if (!pair_links(f.paths_.reverse(from[i])[h], f.paths_.reverse(to[i])[h])) return false;
+      if (!pair_links(f.paths_.reverse(from[i])[h], f.paths_.reverse(to[i])[h])) return CopyRefusal::kPorts;
     }
   }
   for (const LinkId a : copy_from_ports_) {
-    const LinkId b = link_map_[a];
-    const EgressPort& p = f.ports_[a];
-    const EgressPort& q = f.ports_[b];
-    if (p.bps != q.bps || p.delay != q.delay || p.kmin != q.kmin || p.kmax != q.kmax || p.pmax != q.pmax ||
-        p.error_rate != q.error_rate || p.down || q.down || p.forwarding_source != q.forwarding_source ||
-        p.forwarding_target != q.forwarding_target || (p.nic == kNoNic) != (q.nic == kNoNic) ||
-        !port_quiet(a) || !port_quiet(b) || lossy_or_alien(a) || lossy_or_alien(b)) {
-      return false;
-    }
+    if (const CopyRefusal refusal = port_refusal(a, link_map_[a]); refusal != CopyRefusal::kNone) return refusal;
   }
-  return true;
+  return CopyRefusal::kNone;
 }
 
-bool FabricSkipper::lossy_or_alien(LinkId link) const {
+CopyRefusal FabricSkipper::port_refusal(LinkId from, LinkId to) const {
   const Fabric& f = fabric_;
-  if (f.lossy_[link] != 0) return true;
+  const EgressPort& p = f.ports_[from];
+  const EgressPort& q = f.ports_[to];
+  if (p.bps != q.bps || p.delay != q.delay || p.kmin != q.kmin || p.kmax != q.kmax || p.pmax != q.pmax ||
+      p.error_rate != q.error_rate || p.down || q.down || p.forwarding_source != q.forwarding_source ||
+      p.forwarding_target != q.forwarding_target || (p.nic == kNoNic) != (q.nic == kNoNic)) {
+    return CopyRefusal::kPorts;
+  }
+  if (!port_quiet(from) || !port_quiet(to)) return CopyRefusal::kPaused;
+  if (f.lossy_[from] != 0 || f.lossy_[to] != 0) return CopyRefusal::kLossy;
+  if (alien(from) || alien(to)) return CopyRefusal::kSharedPort;
+  return CopyRefusal::kNone;
+}
+
+bool FabricSkipper::alien(LinkId link) const {
+  const Fabric& f = fabric_;
   const EgressPort& port = f.ports_[link];
   if (port.nic != kNoNic) {
     for (const QpId q : f.nics_[port.nic].qps) {
@@ -89,15 +115,15 @@ bool FabricSkipper::lossy_or_alien(LinkId link) const {
   return false;
 }
 
-bool FabricSkipper::copy(std::span<const QpId> from, std::span<const QpId> to) {
-  if (!map_twin(from, to)) return false;
+CopyRefusal FabricSkipper::copy(std::span<const QpId> from, std::span<const QpId> to) {
+  if (const CopyRefusal refusal = map_twin(from, to); refusal != CopyRefusal::kNone) return refusal;
   Fabric& f = fabric_;
   // The leader's pending events, read without moving them (a zero shift that selects none);
   // a PFC frame, or a packet of another QP, on either side's ports refuses the copy.
   leader_events_.clear();
-  copy_refused_ = false;
+  copy_refused_ = CopyRefusal::kNone;
   f.simulator_.shift_events(Time::zero(), &FabricSkipper::collect, this);
-  if (copy_refused_) return false;
+  if (copy_refused_ != CopyRefusal::kNone) return copy_refused_;
 
   // The follower's own state goes: its events, its packets in flight and queued.
   f.simulator_.remove_events(&FabricSkipper::follower_event, this);
@@ -131,7 +157,7 @@ bool FabricSkipper::copy(std::span<const QpId> from, std::span<const QpId> to) {
   // The leader's events, for the follower, in time order (ties: as they were scheduled).
   std::stable_sort(leader_events_.begin(), leader_events_.end(), [](const Fired& x, const Fired& y) { return x.time < y.time; });
   for (const Fired& event : leader_events_) copy_event(event);
-  return true;
+  return CopyRefusal::kNone;
 }
 
 bool FabricSkipper::collect(void* self, const Fired& event) {
@@ -140,10 +166,11 @@ bool FabricSkipper::collect(void* self, const Fired& event) {
   if (event.context != &f) return false;
   const LinkId link = skipper->event_link(event);
   if (link != topology::kNone && (skipper->link_map_[link] != topology::kNone || skipper->link_back_[link] != topology::kNone)) {
+    // Both found: a PFC frame is the reason, whatever order the events are visited in.
     if (is<&Fabric::on_pfc>(event)) {
-      skipper->copy_refused_ = true;
+      skipper->copy_refused_ = CopyRefusal::kPfc;
     } else if (is<&Fabric::on_arrive>(event) && !skipper->mapped(f.pool_[static_cast<PacketId>(event.arg)].qp)) {
-      skipper->copy_refused_ = true;
+      skipper->copy_refused_ = std::max(skipper->copy_refused_, CopyRefusal::kSharedArrival);
     } else if (skipper->link_map_[link] != topology::kNone) {
       skipper->leader_events_.push_back(event);
     }

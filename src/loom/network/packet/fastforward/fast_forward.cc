@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include <fmt/format.h>
+
 #include "loom/core/error.h"
 
 namespace loom::network::packet::fastforward {
@@ -170,7 +172,10 @@ void FastForward::ensure_sampling() {
 void FastForward::on_sample() {
   settle_finished();
   ++counters_.samples;
-  if (twins_) follow_twins();
+  if (twins_) {
+    release_before_ends();
+    follow_twins();
+  }
   const Time now = simulator_.now();
   bool any = false;
   for (PartitionId id = 0; id < partitions_.id_limit(); ++id) {
@@ -335,41 +340,46 @@ std::vector<Statistic> FastForward::statistics(std::uint64_t events) const {
   // Events the skipped packets would have cost, at the run's own events per simulated hop.
   const double per_hop = simulated_hops == 0 ? 0 : static_cast<double>(events) / static_cast<double>(simulated_hops);
   const auto estimate = static_cast<std::uint64_t>(per_hop * static_cast<double>(counters_.skipped_packet_hops));
-  return {{"fast_forward.events_simulated", events},
-          {"fast_forward.events_skipped_estimate", estimate},
-          {"fast_forward.skips", counters_.skips},
-          {"fast_forward.skip_backs", counters_.skip_backs},
-          {"fast_forward.skipped_time_ps", counters_.skipped_ps},
-          {"fast_forward.longest_skip_ps", counters_.longest_skip_ps},
-          {"fast_forward.skipped_data_packets", counters_.skipped_data_packets},
-          {"fast_forward.skipped_packet_hops", counters_.skipped_packet_hops},
-          {"fast_forward.peak_partitions", counters_.peak_partitions},
-          {"fast_forward.samples", counters_.samples},
-          {"fast_forward.memo_hits", counters_.memo_hits},
-          {"fast_forward.memo_misses", counters_.memo_misses},
-          {"fast_forward.memo_unusable", counters_.memo_unusable},
-          {"fast_forward.memo_stored", counters_.memo_stored},
-          {"fast_forward.memo_vouched", counters_.memo_vouched},
-          {"fast_forward.memo_disputed", counters_.memo_disputed},
-          {"fast_forward.memo_loaded", counters_.memo_loaded},
-          {"fast_forward.memo_size", memo_ ? memo_->size() : 0},
-          {"fast_forward.memo_replayed_time_ps", counters_.memo_replayed_ps},
-          {"fast_forward.life_hits", counters_.life_hits},
-          {"fast_forward.life_unusable", counters_.life_unusable},
-          {"fast_forward.life_stored", counters_.life_stored},
-          {"fast_forward.life_vouched", counters_.life_vouched},
-          {"fast_forward.life_disputed", counters_.life_disputed},
-          {"fast_forward.twins_followed", counters_.twins_followed},
-          {"fast_forward.twins_replayed", counters_.twins_replayed},
-          {"fast_forward.twins_released", counters_.twins_released},
-          {"fast_forward.twins_copied", counters_.twins_copied},
-          {"fast_forward.finished_bytes", counters_.finished_bytes},
-          {"fast_forward.unjudged_short_bytes", counters_.unjudged_short_bytes},
-          {"fast_forward.unjudged_disturbed_bytes", counters_.unjudged_disturbed_bytes},
-          {"fast_forward.threshold_ppm", static_cast<std::uint64_t>(std::lround(threshold_ * 1e6))},
-          {"fast_forward.window_samples", detector_.length()},
-          {"fast_forward.interval_ps", static_cast<std::uint64_t>(interval_.picoseconds())},
-          {"fast_forward.rate_error_bound_ppm", static_cast<std::uint64_t>(std::lround(threshold_ / (1 - threshold_) * 1e6))}};
+  std::vector<Statistic> statistics{
+      {"fast_forward.events_simulated", events},
+      {"fast_forward.events_skipped_estimate", estimate},
+      {"fast_forward.skips", counters_.skips},
+      {"fast_forward.skip_backs", counters_.skip_backs},
+      {"fast_forward.skipped_time_ps", counters_.skipped_ps},
+      {"fast_forward.longest_skip_ps", counters_.longest_skip_ps},
+      {"fast_forward.skipped_data_packets", counters_.skipped_data_packets},
+      {"fast_forward.skipped_packet_hops", counters_.skipped_packet_hops},
+      {"fast_forward.peak_partitions", counters_.peak_partitions},
+      {"fast_forward.samples", counters_.samples},
+      {"fast_forward.memo_hits", counters_.memo_hits},
+      {"fast_forward.memo_misses", counters_.memo_misses},
+      {"fast_forward.memo_unusable", counters_.memo_unusable},
+      {"fast_forward.memo_stored", counters_.memo_stored},
+      {"fast_forward.memo_vouched", counters_.memo_vouched},
+      {"fast_forward.memo_disputed", counters_.memo_disputed},
+      {"fast_forward.memo_loaded", counters_.memo_loaded},
+      {"fast_forward.memo_size", memo_ ? memo_->size() : 0},
+      {"fast_forward.memo_replayed_time_ps", counters_.memo_replayed_ps},
+      {"fast_forward.life_hits", counters_.life_hits},
+      {"fast_forward.life_unusable", counters_.life_unusable},
+      {"fast_forward.life_stored", counters_.life_stored},
+      {"fast_forward.life_vouched", counters_.life_vouched},
+      {"fast_forward.life_disputed", counters_.life_disputed},
+      {"fast_forward.twins_followed", counters_.twins_followed},
+      {"fast_forward.twins_replayed", counters_.twins_replayed},
+      {"fast_forward.twins_released", counters_.twins_released},
+      {"fast_forward.twins_copied", counters_.twins_copied},
+      {"fast_forward.finished_bytes", counters_.finished_bytes},
+      {"fast_forward.unjudged_short_bytes", counters_.unjudged_short_bytes},
+      {"fast_forward.unjudged_disturbed_bytes", counters_.unjudged_disturbed_bytes},
+      {"fast_forward.threshold_ppm", static_cast<std::uint64_t>(std::lround(threshold_ * 1e6))},
+      {"fast_forward.window_samples", detector_.length()},
+      {"fast_forward.interval_ps", static_cast<std::uint64_t>(interval_.picoseconds())},
+      {"fast_forward.rate_error_bound_ppm", static_cast<std::uint64_t>(std::lround(threshold_ / (1 - threshold_) * 1e6))}};
+  for (std::size_t r = 1; r < kCopyRefusals; ++r) {
+    statistics.push_back({fmt::format("fast_forward.twins_refused.{}", to_string(static_cast<CopyRefusal>(r))), counters_.twins_refused[r]});
+  }
+  return statistics;
 }
 
 }  // namespace loom::network::packet::fastforward

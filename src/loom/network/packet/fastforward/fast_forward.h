@@ -59,8 +59,10 @@
 // pending events, relabelled) and skips as the leader does, at the leader's steady rates, to
 // the margin before its own earliest completion. When the leader's transient is cut (a start
 // or finish on its ports, a link change), or the follower's (a start on its ports), the
-// follower takes the copy and is simulated on. Where a copy is refused (the two were not at
-// the same absolute progress at the park, or their racks differ: FabricSkipper::copy), the
+// follower takes the copy and is simulated on; a leader with a QP within two intervals of its
+// last byte releases its followers so at that sample, before the QP ends (a QP that has
+// ended cannot be copied). Where a copy is refused (the two were not at the same absolute
+// progress at the park, or their racks differ: FabricSkipper::copy; counted by CopyRefusal), the
 // follower takes the leader's bytes since the park and CC state instead, keeping its own
 // queues and packets in flight from the park: as a replay begun at the park when the leader
 // skips, as its progress so far when cut.
@@ -71,6 +73,7 @@
 // skip O(pending events + the partition's size).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -115,6 +118,8 @@ struct FastForwardCounters {
   std::uint64_t twins_replayed = 0;      // ... that took their leader's transient and skipped on
   std::uint64_t twins_released = 0;      // ... that took their leader's progress and were simulated on
   std::uint64_t twins_copied = 0;        // ... of those replayed or released, exact copies of their leader
+  // ... and those not copied, by why (CopyRefusal; kNone's slot stays 0).
+  std::array<std::uint64_t, kCopyRefusals> twins_refused{};
   // Why QPs were not skipped: bytes of finished QPs, and of those among them whose window
   // never filled (so they were never judged, skipped or replayed), split by whether they
   // lived shorter than one window or longer (their partition kept changing: every start or
@@ -261,6 +266,12 @@ class FastForward {
   void start_skip(PartitionId id, Time span);
   // fast_forward_twins.cc (see the header comment).
   void follow_twins();
+  // Whether a QP of partition `id` is within two sampling intervals of its last byte: a
+  // follower copies its leader only while the leader's QPs run.
+  bool near_end(PartitionId id) const;
+  // Releases, with a copy, the followers of every leader near its end (at each sample, before
+  // follow_twins), instead of after a QP of it ended, when the copy is refused.
+  void release_before_ends();
   bool same_progress(PartitionId twin, PartitionId leader) const;
   void park(PartitionId twin, PartitionId leader);
   // Bytes follower.qps[i] is credited for what its leader's QP did since the park.
@@ -271,8 +282,10 @@ class FastForward {
   // The leader was found steady and took a skip: each follower replays its transient.
   void replay_followers(PartitionId leader);
   // The follower takes its leader's packet-level state now (FabricSkipper::copy) when both
-  // were at the same absolute progress at the park; false (nothing changed) otherwise.
+  // were at the same absolute progress at the park; false (nothing changed, the refusal
+  // counted in twins_refused) otherwise.
   bool copy_leader(PartitionId follower);
+  CopyRefusal try_copy_leader(PartitionId follower);
   void grow(PartitionId id);
   void ensure_sampling();
   void add_qp(QpId qp);

@@ -36,13 +36,31 @@ void FastForward::follow_twins() {
   std::sort(open.begin(), open.end(), [&](const Open& a, const Open& b) { return std::tie(a.digest, a.start, a.id) < std::tie(b.digest, b.start, b.id); });
   for (auto first = open.begin(); first != open.end();) {
     const auto last = std::find_if(first, open.end(), [&](const Open& o) { return key(o) != key(*first); });
-    // The leader: one already followed, else the first.
+    // The leader: one already followed, else the first; none about to end (its followers
+    // would be released at the next sample, having saved nothing).
     const auto leader = std::find_if(first, last, [&](const Open& o) { return !followers_[o.id].empty(); });
     const PartitionId lead = leader != last ? leader->id : first->id;
-    for (auto o = first; o != last; ++o) {
+    const bool ending = near_end(lead);
+    for (auto o = first; o != last && !ending; ++o) {
       if (o->id != lead && followers_[o->id].empty() && same_progress(o->id, lead)) park(o->id, lead);
     }
     first = last;
+  }
+}
+
+bool FastForward::near_end(PartitionId id) const {
+  // At its CC rate (which its goodput does not exceed) a QP with this little left may end
+  // before the next sample but one.
+  for (const QpId q : partitions_.partition(id).qps) {
+    const double left_bits = 8.0 * static_cast<double>(skipper_.size(q) - skipper_.received(q));
+    if (left_bits <= 2 * interval_.seconds() * fabric_.qp_rate(q)) return true;
+  }
+  return false;
+}
+
+void FastForward::release_before_ends() {
+  for (PartitionId id = 0; id < followers_.size(); ++id) {
+    if (!followers_[id].empty() && near_end(id)) release_followers(id);
   }
 }
 
@@ -100,10 +118,19 @@ std::int64_t FastForward::leader_progress(const Skip& follower, std::size_t i) c
 }
 
 bool FastForward::copy_leader(PartitionId id) {
+  const CopyRefusal refusal = try_copy_leader(id);
+  if (refusal == CopyRefusal::kNone) return true;
+  ++counters_.twins_refused[static_cast<std::size_t>(refusal)];
+  return false;
+}
+
+CopyRefusal FastForward::try_copy_leader(PartitionId id) {
   const Skip& skip = skips_[id];
   for (std::size_t i = 0; i < skip.qps.size(); ++i) {
     // Parked since, the follower's QPs are where the leader's were at the park.
-    if (skipper_.sent(skip.qps[i]) != skip.leader_sent[i] || skipper_.received(skip.qps[i]) != skip.leader_received[i]) return false;
+    if (skipper_.sent(skip.qps[i]) != skip.leader_sent[i] || skipper_.received(skip.qps[i]) != skip.leader_received[i]) {
+      return CopyRefusal::kProgress;
+    }
   }
   std::uint64_t packets = 0;
   std::uint64_t hops = 0;
@@ -112,11 +139,11 @@ bool FastForward::copy_leader(PartitionId id) {
     packets += whole;
     hops += whole * fabric_.qp_path(skip.qps[i], true).size();
   }
-  if (!skipper_.copy(skip.leader_qps, skip.qps)) return false;
+  if (const CopyRefusal refusal = skipper_.copy(skip.leader_qps, skip.qps); refusal != CopyRefusal::kNone) return refusal;
   counters_.skipped_data_packets += packets;
   counters_.skipped_packet_hops += hops;
   ++counters_.twins_copied;
-  return true;
+  return CopyRefusal::kNone;
 }
 
 void FastForward::release(PartitionId id) {
