@@ -1,4 +1,4 @@
-// Fabric::earliest_completion (fabric_completions.cc): before every instant T of a run, the
+// Fabric::completion_bound (fabric_completions.cc): before every instant T of a run, the
 // bound it gives for the packets in the fabric is never later than the next QP delivery, unless
 // that delivery comes from a packet sent later, which takes at least a path's latency (here
 // 2 us: in a windowed run, a lookahead to reach another LP); and for a lone packet on an idle
@@ -44,7 +44,7 @@ Bounded run_bounded(const PacketParams& params, std::uint32_t senders, Bytes byt
   for (std::uint32_t i = 0; i < senders; ++i) star.add_qp_to_receiver(fabric, i, bytes);
   Bounded out;
   for (Time at = star.simulator.next_event_time(); at != Time::max(); at = star.simulator.next_event_time()) {
-    out.bounds.emplace_back(at, fabric.earliest_completion(at));
+    out.bounds.emplace_back(at, fabric.completion_bound().at(at));
     star.simulator.run_until(at);
   }
   out.deliveries = deliveries.times;
