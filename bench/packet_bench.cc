@@ -25,7 +25,6 @@
 // src/loom/network/packet/README.md, "Speed".
 #include <sys/resource.h>
 
-#include <barrier>
 #include <chrono>
 #include <cmath>
 #include <thread>
@@ -44,6 +43,7 @@
 #include "loom/core/simulator.h"
 #include "loom/hpcc/hpcc_inputs.h"
 #include "loom/network/packet/packet_backend.h"
+#include "loom/network/packet/parallel/window_barrier.h"
 #include "loom/network/packet/parallel/window_profiler.h"
 #include "loom/network/packet/parallel/windowed_executor.h"
 #include "loom/topology/routing.h"
@@ -183,16 +183,17 @@ void run(benchmark::State& state, const Scenario& scenario, CcKind kind, bool fa
   state.counters["completion_ms_sum"] = static_cast<double>(completion_ps) / 1e9;
 }
 
-// Wall time of one round of a 2-thread barrier (the synchronisation at a window's end), over
+// Wall time of one round of the 2-thread WindowBarrier the executor ends each window with, over
 // 20,000 rounds.
 double barrier_round_seconds() {
   constexpr int kRounds = 20'000;
-  std::barrier sync(2);
+  network::packet::parallel::WindowBarrier sync(2);
+  const auto nothing = [] {};
   const auto start = std::chrono::steady_clock::now();
   std::thread other([&] {
-    for (int i = 0; i < kRounds; ++i) sync.arrive_and_wait();
+    for (int i = 0; i < kRounds; ++i) sync.arrive_and_wait(nothing);
   });
-  for (int i = 0; i < kRounds; ++i) sync.arrive_and_wait();
+  for (int i = 0; i < kRounds; ++i) sync.arrive_and_wait(nothing);
   other.join();
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / kRounds;
 }
@@ -284,7 +285,7 @@ network::packet::parallel::LpPartition lps_of(const Load& load) {
 // thread count P the span bound (events / span: the speed-up with free synchronisation), the
 // placement's imbalance and the model's predicted speed-up
 //   S(P) = W c_e / (span_P c_e + R c_sync log2(P) + X c_e / P)
-// with c_e the serial run's wall time per event, c_sync a 2-thread barrier round measured here,
+// with c_e the serial run's wall time per event, c_sync a 2-thread WindowBarrier round measured here,
 // W events, R windows, X cross-LP packets.
 void profile_windows(benchmark::State& state, const Load& load, CcKind kind, bool window) {
   if (!has_flows(state, load)) return;

@@ -102,8 +102,9 @@ void print_windows(const network::packet::parallel::LpPartition& lps, const netw
 // One line on the exchanges of a run over MPI ranks.
 void print_ranks(const network::packet::parallel::RankStats& r, std::ostream& out) {
   out << fmt::format("  MPI ranks: {}; {} exchange rounds, {} events and {:.1f} MB sent between ranks; {:.3f}-{:.3f} s "
-                     "of wall time in exchanges per rank\n", r.ranks, r.rounds, r.events_sent,
-                     static_cast<double>(r.bytes_sent) * 1e-6, r.exchange_seconds_min, r.exchange_seconds_max);
+                     "of wall time in exchanges per rank; {} collectives\n", r.ranks, r.rounds, r.events_sent,
+                     static_cast<double>(r.bytes_sent) * 1e-6, r.exchange_seconds_min, r.exchange_seconds_max,
+                     r.collectives);
 }
 
 void warn(const std::string& message) { fmt::print(stderr, "loom: warning: {}\n", message); }

@@ -91,6 +91,7 @@
 #include "loom/network/packet/egress_port.h"
 #include "loom/network/packet/packet_params.h"
 #include "loom/network/packet/packet_pool.h"
+#include "loom/network/packet/parallel/reaction_bound.h"
 #include "loom/network/packet/queue_pair.h"
 #include "loom/network/packet/shared_buffer.h"
 #include "loom/topology/topology.h"
@@ -198,14 +199,15 @@ class Fabric {
   void gather_from_ranks(parallel::RankExchange& ranks);
   // From now on, keeps track of every data packet whose arrival may complete its QP (the last
   // packet of its QP; with selective repeat, any packet sent once the last was, or any packet
-  // under packet spraying), so that earliest_completion() can bound when the next QP is
+  // under packet spraying), so that completion_bound() can bound when the next QP is
   // delivered (fabric_completions.cc). Before any queue pair starts.
   void bound_completions();
-  // A lower bound on the time at which the next QP is delivered, when every node's clock is at
-  // least `now` and none has run an event after it: each tracked packet's time of arrival at
-  // its next node (or `now`, queued there), plus the serialisation and delay of every link left
-  // on its path. Time::max() when no such packet exists. Only while no LP runs.
-  Time earliest_completion(Time now) const;
+  // A lower bound on the time at which the next QP is delivered, as a function of the instant
+  // `start` at which every node's clock is (none having run an event after it): each tracked
+  // packet's time of arrival at its next node (in flight: the bound's `fixed` term) or `start`
+  // (queued there: its `after_start` term), plus the serialisation and delay of every link left
+  // on its path. at(start) is Time::max() when no such packet exists. Only while no LP runs.
+  parallel::ReactionBound completion_bound() const;
   // The simulator that runs `node`'s events (its clock is the node's time during them).
   const Simulator& simulator_at(topology::NodeId node) const { return *node_sim_[node]; }
 
@@ -407,7 +409,9 @@ class Fabric {
   bool may_complete(const Qp& qp, std::uint64_t seq, std::uint32_t payload) const;
   // Hands the finals_out of every lane to the lanes of their LPs (between windows).
   void pass_finals_on();
-  Time earliest_arrival(const FinalCopy& copy, Time now) const;
+  // The serialisation and delay of the links `copy`'s packet has left to cross after its next
+  // node (from its queue there when queued); Time::max() for a packet of an older route.
+  Time time_left(const FinalCopy& copy) const;
 
   Simulator& simulator_;  // the drivers' (and, unless use_lp_simulators, every node's)
   std::vector<Simulator*> node_sim_;  // by node id

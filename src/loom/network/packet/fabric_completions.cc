@@ -1,5 +1,5 @@
 // A lower bound on the fabric's next QP delivery, for a windowed run whose driver reacts to
-// completions at once (parallel/windowed_executor.h, WindowListener::reaction_horizon): the
+// completions at once (parallel/windowed_executor.h, WindowListener::reaction_bound): the
 // window is cut there, so that what the driver starts in reaction starts at the serial run's
 // time.
 //
@@ -7,8 +7,8 @@
 // last packet (the receiver accepts bytes in order only), under selective repeat any packet
 // that can fill the last hole (sent once the last packet was, or any packet when spraying
 // reorders them). Such a packet is tracked by the LP of its next event: in flight towards one
-// of its nodes (its arrival time is known) or queued at one of its ports (it leaves at `now`
-// at the earliest). Every link left on its path costs at least the packet's serialisation and
+// of its nodes (its arrival time is known) or queued at one of its ports (it leaves at the window's
+// start at the earliest). Every link left on its path costs at least the packet's serialisation and
 // the link's delay. Each LP updates its own list; packets sent to another LP wait in the
 // sender's `finals_out` until the window ends (they arrive a lookahead later).
 #include <algorithm>
@@ -60,29 +60,37 @@ void Fabric::pass_finals_on() {
   }
 }
 
-Time Fabric::earliest_completion(Time now) const {
+parallel::ReactionBound Fabric::completion_bound() const {
   LOOM_ASSERT(bound_completions_ && !window_open_, "completions bounded outside windows only, once tracked");
-  Time earliest = Time::max();
+  parallel::ReactionBound bound;
   for (const Lane& lane : lanes_) {
     for (const std::vector<FinalCopy>* copies : {&lane.finals, &lane.finals_out}) {
-      for (const FinalCopy& copy : *copies) earliest = std::min(earliest, earliest_arrival(copy, now));
+      for (const FinalCopy& copy : *copies) {
+        const Time left = time_left(copy);
+        if (left == Time::max()) continue;
+        if (copy.queued) {
+          bound.after_start = std::min(bound.after_start, left);
+        } else {
+          bound.fixed = std::min(bound.fixed, copy.arrival + left);
+        }
+      }
     }
   }
-  return earliest;
+  return bound;
 }
 
-Time Fabric::earliest_arrival(const FinalCopy& copy, Time now) const {
+Time Fabric::time_left(const FinalCopy& copy) const {
   const Packet& packet = pool_[copy.id];
   // A packet of an older route is dropped when it next arrives.
   if (rerouted_ && packet.route_epoch != qps_[packet.qp].route_epoch) return Time::max();
   const LinkId* path = paths_.data(packet.qp, packet.path);
   // Queued for path[hop]; or in flight over it, arriving at its far end.
-  Time at = copy.queued ? now : copy.arrival;
+  Time left = Time::zero();
   for (std::uint32_t hop = copy.queued ? packet.hop : packet.hop + 1u; hop < packet.path_links; ++hop) {
     const EgressPort& port = ports_[path[hop]];
-    at += port.serialization(packet.wire) + port.delay;
+    left += port.serialization(packet.wire) + port.delay;
   }
-  return at;
+  return left;
 }
 
 }  // namespace loom::network::packet

@@ -187,6 +187,7 @@ std::vector<Statistic> PacketBackend::statistics() const {
                            {"windows.threads.rebalances", w.rebalances}});
     if (rank_stats_) {
       out.insert(out.end(), {{"windows.ranks.count", rank_stats_->ranks}, {"windows.ranks.rounds", rank_stats_->rounds},
+                             {"windows.ranks.collectives", rank_stats_->collectives},
                              {"windows.ranks.events_sent", rank_stats_->events_sent},
                              {"windows.ranks.bytes_sent", rank_stats_->bytes_sent}});
     }

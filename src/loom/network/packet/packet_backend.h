@@ -31,7 +31,7 @@
 // the drivers' events of their instant, as a serial run's zero-delay completion events), and the
 // driver's events before the window's end run. Since the driver may start a transfer at once,
 // every window ends right after the fabric's earliest possible completion
-// (Fabric::earliest_completion, the reaction horizon): the completions of a window all fall in
+// (Fabric::completion_bound, the reaction horizon): the completions of a window all fall in
 // its last instant, which every LP has run, so a transfer started in reaction starts at its
 // serial time, and the run equals the serial one (statistics() `windows.cut` counts the windows
 // ended so).
@@ -156,13 +156,14 @@ class PacketBackend final : public Backend, private FabricListener, private para
   void apply_link_change(topology::LinkId link, bool up);
   void on_qp_acked(QpId qp, std::uint64_t tag) override;
   void window_ended(Time end) override;
-  Time reaction_horizon(Time start) override;
+  parallel::ReactionBound reaction_bound() override;
   // Windowed: the transfer of slot `id` completed in an LP's event (under the fabric's lock).
   void note_completion(QpId qp, std::uint32_t id);
   // Event: tells `handler` (a CompletionHandler) that the transfer of `cookie` completed.
   static void deliver(void* handler, std::uint64_t cookie);
-  // Over ranks: every rank's completions of the window that ended, in rank order.
-  void gather_completions();
+  // Over ranks: settles the window that ended (RankSync::settle_window) and gathers every
+  // rank's completions of it in the same collective, in rank order.
+  void settle_window();
   // Event: the completions of this instant, each as a zero-delay event.
   static void tell_completions(void* self, std::uint64_t unused);
 

@@ -41,10 +41,10 @@ std::optional<parallel::WindowStats> PacketBackend::window_stats() const {
   return summed_windows_ ? *summed_windows_ : executor_->stats();
 }
 
-Time PacketBackend::reaction_horizon(Time start) {
+parallel::ReactionBound PacketBackend::reaction_bound() {
   // The runtime reacts to a completion at once; it touches the fabric for nothing else inside
   // a window (its own events are global steps).
-  return fabric_.earliest_completion(start);
+  return fabric_.completion_bound();
 }
 
 void PacketBackend::note_completion(QpId qp, std::uint32_t id) {
@@ -54,11 +54,11 @@ void PacketBackend::note_completion(QpId qp, std::uint32_t id) {
   completed_.push_back({parallel::stamp_of(fabric_.simulator_at(receiver)), id});
 }
 
-void PacketBackend::gather_completions() {
+void PacketBackend::settle_window() {
   parallel::ByteWriter mine;
   mine.put_all(completed_);
   completed_.clear();
-  for (const std::string& message : ranks_->exchange().all_gather(mine.bytes())) {
+  for (const std::string& message : ranks_->settle_window(fabric_, mine.bytes())) {
     const std::vector<Completion> theirs = parallel::ByteReader(message).get_all<Completion>();
     completed_.insert(completed_.end(), theirs.begin(), theirs.end());
   }
@@ -67,7 +67,7 @@ void PacketBackend::gather_completions() {
 void PacketBackend::window_ended(Time end) {
   // A rank's completions are in its LPs' order, and simultaneous ones of one order key come
   // from one node, so one rank: the stable sort below puts them in the serial order.
-  if (ranks_) gather_completions();
+  if (ranks_) settle_window();
   if (completed_.empty()) return;
   // Simultaneous completions of one order key come from one node, in its order: stable.
   std::stable_sort(completed_.begin(), completed_.end(),

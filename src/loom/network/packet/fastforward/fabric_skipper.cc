@@ -85,7 +85,7 @@ void FabricSkipper::shift_events() {
   }
   // Windowed: the partition's events are in the queues of the LPs of its nodes, or held in a
   // lane for another LP until the next window (Fabric::hand_over). Its packets that may
-  // complete their QP are tracked with their arrival times (Fabric::earliest_completion).
+  // complete their QP are tracked with their arrival times (Fabric::completion_bound).
   for (Simulator* lp : f.lp_sim_) lp->shift_events(delta_, &FabricSkipper::owned, this);
   for (Fabric::Lane& lane : f.lanes_) {
     lane.earliest_handoff = Time::max();

@@ -43,6 +43,11 @@ class ByteWriter {
     static_assert(std::is_trivially_copyable_v<T>);
     bytes_.append(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(T));
   }
+  // A byte string of any length (get_text reads it back).
+  void put_text(std::string_view text) {
+    put(static_cast<std::uint64_t>(text.size()));
+    bytes_.append(text);
+  }
   std::string& bytes() { return bytes_; }
 
  private:
@@ -61,6 +66,14 @@ class ByteReader {
     std::memcpy(&value, bytes_.data() + at_, sizeof(T));
     at_ += sizeof(T);
     return value;
+  }
+  // A string put_text wrote; a view into the message.
+  std::string_view get_text() {
+    const auto n = get<std::uint64_t>();
+    LOOM_ASSERT(at_ + n <= bytes_.size(), "a rank's message ends early");
+    const std::string_view text = bytes_.substr(at_, n);
+    at_ += n;
+    return text;
   }
   template <class T>
   std::vector<T> get_all() {

@@ -51,36 +51,43 @@ void RankSync::exchange_held(Fabric& fabric) {
   const std::vector<std::string> inbox = exchange_.exchange(outbox);
   for (const std::string& message : inbox) fabric.import_from_rank(message);
   ++stats_.rounds;
+  ++stats_.collectives;
 }
 
-Time RankSync::agree_next(Fabric& fabric, Time local_next) {
-  const Stopwatch watch(exchange_seconds_);
-  ByteWriter mine;
-  mine.put(local_next);
-  mine.bytes() += fabric.take_qp_notes();
-  Time next = Time::max();
-  for (const std::string& message : exchange_.all_gather(mine.bytes())) {
-    ByteReader in(message);
-    next = std::min(next, in.get<Time>());
-    fabric.apply_qp_notes(message.substr(sizeof(Time)));
-  }
-  return next;
+std::vector<std::string> RankSync::gather_notes(Fabric& fabric, ByteWriter& mine) {
+  mine.put_text(fabric.take_qp_notes());
+  std::vector<std::string> messages = exchange_.all_gather(mine.bytes());
+  ++stats_.collectives;
+  return messages;
 }
 
-void RankSync::settle_window(Fabric& fabric) {
-  exchange_held(fabric);
-  agree_next(fabric, Time::max());
-}
-
-Time RankSync::agree_min(Time local) {
+NextWindow RankSync::agree_next(Fabric& fabric, const NextWindow& local) {
   const Stopwatch watch(exchange_seconds_);
   ByteWriter mine;
   mine.put(local);
-  Time earliest = Time::max();
-  for (const std::string& message : exchange_.all_gather(mine.bytes())) {
-    earliest = std::min(earliest, ByteReader(message).get<Time>());
+  NextWindow agreed;
+  for (const std::string& message : gather_notes(fabric, mine)) {
+    ByteReader in(message);
+    const auto theirs = in.get<NextWindow>();
+    agreed.next = std::min(agreed.next, theirs.next);
+    agreed.bound.combine(theirs.bound);
+    fabric.apply_qp_notes(in.get_text());
   }
-  return earliest;
+  return agreed;
+}
+
+std::vector<std::string> RankSync::settle_window(Fabric& fabric, const std::string& news) {
+  exchange_held(fabric);
+  const Stopwatch watch(exchange_seconds_);
+  ByteWriter mine;
+  mine.put_text(news);
+  std::vector<std::string> theirs;
+  for (const std::string& message : gather_notes(fabric, mine)) {
+    ByteReader in(message);
+    theirs.push_back(std::string(in.get_text()));
+    fabric.apply_qp_notes(in.get_text());
+  }
+  return theirs;
 }
 
 void RankSync::sum_window_stats(WindowStats& stats) {

@@ -4,8 +4,11 @@
 // each global step) the ranks exchange, rank pair by rank pair, the events their LPs held for
 // LPs of the other (packets serialised with the event's time and order key, PFC frames) and
 // the packets released away from their senders' rank; then all of them agree on the QP slots
-// freed and QPs ended, and on the next window's start: the earliest pending event over all
-// ranks (the window then runs to start + lookahead, as on one process).
+// freed and QPs ended, on the next window's start (the earliest pending event over all ranks)
+// and on the driver's reaction bound, in one all-gather: the window then runs to
+// start + lookahead or right after the bound, as on one process. In a run whose driver reacts
+// to completions, the window's end is settled likewise (one exchange, one all-gather that
+// also carries each rank's completions): four collectives per window.
 //
 // Placement: LPs on ranks by longest processing time first over their node counts
 // (lp_placement.h), fixed for the run (moving an LP would move its state between processes).
@@ -15,11 +18,13 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "loom/core/time.h"
 #include "loom/network/packet/parallel/lp_partition.h"
 #include "loom/network/packet/parallel/rank_exchange.h"
+#include "loom/network/packet/parallel/reaction_bound.h"
 #include "loom/network/packet/parallel/windowed_executor.h"
 
 namespace loom::network::packet {
@@ -31,11 +36,21 @@ namespace loom::network::packet::parallel {
 struct RankStats {
   std::uint32_t ranks = 1;
   std::uint64_t rounds = 0;          // exchanges (one per window and global step)
+  // Collectives (exchanges and all-gathers; each two MPI calls in mpi_rank_exchange.cc) while
+  // the run's events ran (every rank makes the same).
+  std::uint64_t collectives = 0;
   std::uint64_t bytes_sent = 0;      // to other ranks, summed over ranks (after gather_stats)
   std::uint64_t events_sent = 0;     // events handed to another rank's LP, likewise
   // Wall time in the exchanges (packing, MPI calls and waiting for the other ranks): the
   // busiest rank's and the least busy rank's (after gather_stats).
   double exchange_seconds_max = 0, exchange_seconds_min = 0;
+};
+
+// What the ranks agree on before each window: where it starts (the earliest pending event) and
+// when its events could first make the driver react (the window ends right after).
+struct NextWindow {
+  Time next = Time::max();
+  ReactionBound bound;
 };
 
 // UserError when `ranks` cannot share `partition`'s LPs (more ranks than LPs).
@@ -56,16 +71,17 @@ class RankSync {
   // Collective, between windows: sends the events the fabric holds for other ranks' LPs and
   // takes those held for this rank's.
   void exchange_held(Fabric& fabric);
-  // Collective: the earliest of every rank's `local_next` (this rank's next LP event or held
-  // event); applies every rank's freed QP slots and ended QPs to the fabric first.
-  Time agree_next(Fabric& fabric, Time local_next);
+  // Collective, one all-gather: the earliest of every rank's `local.next` (this rank's next LP
+  // event or held event) and every rank's reaction bound combined; applies every rank's freed
+  // QP slots and ended QPs to the fabric first.
+  NextWindow agree_next(Fabric& fabric, const NextWindow& local);
 
   // Collective, between windows of a run whose driver reacts to completions: hands the held
   // events over and applies every rank's freed QP slots and ended QPs, as a window's end does on
-  // one process, so that what the driver starts next takes the same slots everywhere.
-  void settle_window(Fabric& fabric);
-  // Collective: the earliest of every rank's `local` (the driver's reaction horizon).
-  Time agree_min(Time local);
+  // one process, so that what the driver starts next takes the same slots everywhere. Carries
+  // `news` (the listener's news of the window: its completions) in the same all-gather and
+  // returns every rank's, by rank.
+  std::vector<std::string> settle_window(Fabric& fabric, const std::string& news);
 
   // Collective: this rank's counts summed over ranks.
   RankStats gather_stats();
@@ -73,6 +89,10 @@ class RankSync {
   void sum_window_stats(WindowStats& stats);
 
  private:
+  // All-gathers `mine` followed by the fabric's QP notes (ByteWriter::put_text): every rank's
+  // message, by rank. The caller applies each rank's notes as it reads them.
+  std::vector<std::string> gather_notes(Fabric& fabric, ByteWriter& mine);
+
   RankExchange& exchange_;
   std::vector<std::uint32_t> rank_of_lp_;
   RankStats stats_;

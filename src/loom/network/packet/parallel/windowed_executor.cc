@@ -115,8 +115,8 @@ bool WindowedExecutor::next_window(Time limit) {
     ++windows_;
     measure_window();
     lp_clock_ = window_end_ - Time::ps(1);
-    // Over ranks, the listener's reactions start QPs: every rank frees the window's slots first.
-    if (listener_ != nullptr && ranks_ != nullptr) ranks_->settle_window(fabric_);
+    // Over ranks, the listener settles the window (every rank frees its slots) before its
+    // reactions start QPs.
     if (listener_ != nullptr) listener_->window_ended(window_end_);
     // Catching up: the global events the listener posted inside the window (they do not touch
     // the fabric, so the LPs' being past them changes nothing).
@@ -135,7 +135,12 @@ bool WindowedExecutor::next_window(Time limit) {
     // queues in the next window (Fabric::take_handoffs).
     if (ranks_ != nullptr) ranks_->exchange_held(fabric_);
     Time lp_next = std::min(next_lp_event(), fabric_.earliest_handoff());
-    if (ranks_ != nullptr) lp_next = ranks_->agree_next(fabric_, lp_next);
+    ReactionBound bound = listener_ != nullptr ? listener_->reaction_bound() : ReactionBound{};
+    if (ranks_ != nullptr) {
+      const NextWindow agreed = ranks_->agree_next(fabric_, {lp_next, bound});
+      lp_next = agreed.next;
+      bound = agreed.bound;
+    }
     const Time global_next = global_.next_event_time();
     const Time start = std::min(lp_next, global_next);
     if (start == Time::max() || start > limit) return false;
@@ -155,14 +160,11 @@ bool WindowedExecutor::next_window(Time limit) {
     Time end = lookahead >= Time::max() - start ? Time::max() : start + lookahead;
     end = std::min(end, global_next);
     if (limit < Time::max()) end = std::min(end, limit + Time::ps(1));
-    if (listener_ != nullptr) {
-      Time horizon = listener_->reaction_horizon(start);
-      if (ranks_ != nullptr) horizon = ranks_->agree_min(horizon);
-      LOOM_ASSERT(horizon >= start, "a reaction horizon before the window's start");
-      if (horizon < end - Time::ps(1)) {
-        end = horizon + Time::ps(1);
-        ++cut_;
-      }
+    const Time horizon = bound.at(start);
+    LOOM_ASSERT(horizon >= start, "a reaction horizon before the window's start");
+    if (horizon < end - Time::ps(1)) {
+      end = horizon + Time::ps(1);
+      ++cut_;
     }
     window_start_ = start;
     window_end_ = end;

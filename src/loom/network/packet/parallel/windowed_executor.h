@@ -17,7 +17,7 @@
 // executor then runs the global events due before the window's end ("catching up"). A driver
 // may react at once (a completion's zero-delay event starts the next transfer), so before each
 // window the listener names the earliest instant at which what it is told could make it touch
-// the fabric (reaction_horizon: the fabric's next possible completion), and the window ends
+// the fabric (reaction_bound: the fabric's next possible completion), and the window ends
 // right after that instant: every LP has run that instant's events, as a serial run has when
 // its completion events run, and the driver's reactions start at their own time (lp_clock()).
 //
@@ -52,6 +52,7 @@
 
 #include "loom/core/simulator.h"
 #include "loom/network/packet/parallel/lp_partition.h"
+#include "loom/network/packet/parallel/reaction_bound.h"
 
 namespace loom::network::packet {
 class Fabric;
@@ -79,13 +80,15 @@ class WindowListener {
  public:
   // The window that ran every LP's events before `end` is over (held events handed over, logs
   // merged). Events posted on the global simulator now at times before `end` run next. Over
-  // ranks (rank_sync.h) every rank's listener is told, after the ranks settled the window, and
-  // must tell its driver what every rank's LPs did (the listener gathers it).
+  // ranks (rank_sync.h) every rank's listener is told and settles the window
+  // (RankSync::settle_window), gathering what every rank's LPs did for its driver in the same
+  // collective.
   virtual void window_ended(Time end) = 0;
-  // Before a window starting at `start` (>= start; Time::max() for none): the earliest instant
-  // at which an event of the window could lead the listener to touch the fabric. The window
-  // ends right after it. Over ranks, each rank's answer covers its LPs; the earliest counts.
-  virtual Time reaction_horizon(Time start) = 0;
+  // Before the next window, as a function of its start (at(start) >= start; Time::max() for
+  // none): the earliest instant at which an event of the window could lead the listener to
+  // touch the fabric. The window ends right after it. Over ranks, each rank's answer covers its
+  // LPs; the ranks agree on it with the window's start, in one reduction (rank_sync.h).
+  virtual ReactionBound reaction_bound() = 0;
 
  protected:
   ~WindowListener() = default;
