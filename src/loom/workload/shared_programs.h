@@ -37,8 +37,8 @@ class SharedPrograms {
   using RoleMap = std::function<std::uint32_t(Role, std::uint32_t value)>;
   // Appends rank `rank`'s nodes, numbered from `first` (the next id), as a copy of rank `like`'s
   // (one block, added before): the same program, each role standing for map(kind, value) where
-  // `like`'s stands for value. Ends the open block first. Returns the nodes added. O(roles):
-  // no node is built, hashed or compared. The caller checks the mapped roles.
+  // `like`'s stands for value. Ends the open block first. Returns the nodes added. O(roles +
+  // blocks added since `like`'s): no node is built, hashed or compared. The caller checks the mapped roles.
   std::uint32_t add_like(NodeId first, std::uint32_t rank, std::uint32_t like, const RoleMap& map);
 
   Node node(NodeId id) const;

@@ -50,7 +50,7 @@ class Workload {
   // With shared programs: appends rank `rank`'s nodes as a copy of rank `like`'s, whose nodes
   // (one run of ids, the last of that rank) were added before — the same nodes in the same
   // order, each collective on communicator(c) where `like`'s is on c, each send and receive
-  // with peer(p) where `like`'s has p. In O(communicators and peers) rather than O(nodes), for
+  // with peer(p) where `like`'s has p. In O(communicators, peers and ranks since `like`) rather than O(nodes), for
   // builders whose ranks of one kind differ only in those. Checked as add_node checks them
   // (UserErrors naming the ranks).
   void add_rank_like(std::uint32_t rank, std::uint32_t like,
